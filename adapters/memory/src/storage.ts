@@ -1,0 +1,77 @@
+import {
+  Conflict,
+  type DatasetRecord,
+  type StorageService,
+  type StoredDataset,
+} from "@gleaner/core";
+import { Effect, Option } from "effect";
+import type { MemoryState } from "./state.js";
+
+const newestFirst = (a: DatasetRecord, b: DatasetRecord): number =>
+  a.createdAt === b.createdAt ? (a.id < b.id ? 1 : a.id > b.id ? -1 : 0) : a.createdAt < b.createdAt ? 1 : -1;
+
+const nameTaken = (name: string) =>
+  new Conflict({ code: "name_taken", message: `You already have a dataset named "${name}".` });
+
+export const makeMemoryStorage = (state: MemoryState): StorageService => {
+  const stored = (record: DatasetRecord): StoredDataset => ({ record, rowCount: 0, lastRun: null });
+  const nameOwner = (ownerId: string, name: string): DatasetRecord | undefined => {
+    for (const d of state.datasets.values()) if (d.ownerId === ownerId && d.name === name) return d;
+    return undefined;
+  };
+
+  return {
+    createOwner: (owner) =>
+      Effect.suspend(() => {
+        if (state.ownerIdsByName.has(owner.name)) {
+          return Effect.fail(new Conflict({ code: "owner_exists", message: `An owner named "${owner.name}" exists.` }));
+        }
+        state.owners.set(owner.id, owner);
+        state.ownerIdsByName.set(owner.name, owner.id);
+        return Effect.void;
+      }),
+    findOwnerByName: (name) =>
+      Effect.sync(() => Option.fromNullable(state.owners.get(state.ownerIdsByName.get(name) ?? ""))),
+    addApiKey: (key) => Effect.sync(() => void state.apiKeys.set(key.hash, key)),
+    findApiKey: (hash) =>
+      Effect.sync(() => {
+        const key = state.apiKeys.get(hash);
+        const owner = key && state.owners.get(key.ownerId);
+        return key && owner ? Option.some({ key, owner }) : Option.none();
+      }),
+
+    insertDataset: (record) =>
+      Effect.suspend(() => {
+        if (nameOwner(record.ownerId, record.name)) return Effect.fail(nameTaken(record.name));
+        state.datasets.set(record.id, record);
+        return Effect.void;
+      }),
+    getDataset: (ownerId, id) =>
+      Effect.sync(() => {
+        const record = state.datasets.get(id);
+        return record && record.ownerId === ownerId ? Option.some(stored(record)) : Option.none();
+      }),
+    listDatasets: (ownerId, { after, limit }) =>
+      Effect.sync(() =>
+        [...state.datasets.values()]
+          .filter((d) => d.ownerId === ownerId)
+          .filter((d) => !after || d.createdAt < after.createdAt || (d.createdAt === after.createdAt && d.id < after.id))
+          .sort(newestFirst)
+          .slice(0, limit)
+          .map(stored),
+      ),
+    updateDataset: (next) =>
+      Effect.suspend(() => {
+        const current = state.datasets.get(next.id);
+        if (!current || current.revision !== next.revision - 1) {
+          return Effect.fail(
+            new Conflict({ code: "stale_dataset", message: "The dataset changed while this update ran; retry it." }),
+          );
+        }
+        const holder = nameOwner(next.ownerId, next.name);
+        if (holder && holder.id !== next.id) return Effect.fail(nameTaken(next.name));
+        state.datasets.set(next.id, next);
+        return Effect.void;
+      }),
+  };
+};

@@ -1,0 +1,13 @@
+export { type Book, type BookRating, type BookRef, BOOKS_JSON_URL, findBook, loadBooks, parsePrice } from "./books-data.js";
+export { escapeHtml, type RenderMode, shortTitle } from "./books-markup.js";
+export {
+  BOOKS_SELECTORS,
+  type BlockMode,
+  type BlockOptions,
+  type BooksSite,
+  type BooksSiteOptions,
+  DEFAULT_ROBOTS,
+  type RequestKind,
+  type RequestRecord,
+  startBooksSite,
+} from "./books-site.js";

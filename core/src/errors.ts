@@ -1,0 +1,94 @@
+import { Schema } from "effect";
+
+/** One problem with a request, located by a JSON pointer (`/source/fields/0/read`) or a query name. */
+export const ErrorDetail = Schema.Struct({ path: Schema.String, message: Schema.String });
+export type ErrorDetail = typeof ErrorDetail.Type;
+
+/**
+ * Every error a use case can return. Each carries the machine-readable `code` a client sees; the
+ * host maps the tag to an HTTP status (see hosts/koa/src/http/errors.ts) and adds nothing else.
+ */
+export class ValidationError extends Schema.TaggedError<ValidationError>()("ValidationError", {
+  message: Schema.String,
+  details: Schema.Array(ErrorDetail),
+}) {
+  readonly code = "validation_error";
+}
+
+export class BadRequest extends Schema.TaggedError<BadRequest>()("BadRequest", {
+  message: Schema.String,
+  details: Schema.optional(Schema.Array(ErrorDetail)),
+}) {
+  readonly code = "bad_request";
+}
+
+export class Unauthorized extends Schema.TaggedError<Unauthorized>()("Unauthorized", {
+  message: Schema.String,
+}) {
+  readonly code = "unauthorized";
+}
+
+export class NotFound extends Schema.TaggedError<NotFound>()("NotFound", {
+  resource: Schema.String,
+  id: Schema.String,
+}) {
+  readonly code = "not_found";
+  override get message(): string {
+    return `No ${this.resource} with id ${this.id} exists for this owner.`;
+  }
+}
+
+/** 409. `code` is specific where it helps a client act: `name_taken`, `stale_revision`, `run_in_progress`… */
+export class Conflict extends Schema.TaggedError<Conflict>()("Conflict", {
+  code: Schema.String,
+  message: Schema.String,
+}) {}
+
+export class InsufficientCredits extends Schema.TaggedError<InsufficientCredits>()("InsufficientCredits", {
+  balance: Schema.Number,
+  required: Schema.Number,
+}) {
+  readonly code = "insufficient_credits";
+  override get message(): string {
+    return `This needs ${this.required} credit(s); the balance is ${this.balance}.`;
+  }
+}
+
+export class QueueUnavailable extends Schema.TaggedError<QueueUnavailable>()("QueueUnavailable", {
+  message: Schema.String,
+}) {
+  readonly code = "queue_unavailable";
+}
+
+/** A storage or infrastructure failure: the request may be retried; nothing was half-written. */
+export class StorageFailure extends Schema.TaggedError<StorageFailure>()("StorageFailure", {
+  message: Schema.String,
+  cause: Schema.optional(Schema.Unknown),
+}) {
+  readonly code = "internal_error";
+}
+
+export type ApiError =
+  | ValidationError
+  | BadRequest
+  | Unauthorized
+  | NotFound
+  | Conflict
+  | InsufficientCredits
+  | QueueUnavailable
+  | StorageFailure;
+
+/** Every error code the API can answer with, for the OpenAPI document and clients. */
+export const errorCodes = [
+  "bad_request",
+  "unauthorized",
+  "insufficient_credits",
+  "not_found",
+  "conflict",
+  "name_taken",
+  "validation_error",
+  "internal_error",
+  "queue_unavailable",
+  "payload_too_large",
+  "unsupported_media_type",
+] as const;

@@ -1,0 +1,45 @@
+import { Context, type Effect, Schema } from "effect";
+
+/** An excerpt of an element's markup, cut at a UTF-8 character boundary. */
+export interface Excerpt {
+  readonly text: string;
+  readonly truncated: boolean;
+}
+
+/**
+ * An element of a parsed document. Methods are synchronous: a parsed document is plain in-memory
+ * data, and the engine reads thousands of cells per run.
+ */
+export interface DocumentElement {
+  /** Descendants matching a selector from the validated subset, in document order. */
+  readonly select: (selector: string) => ReadonlyArray<DocumentElement>;
+  /** textContent with whitespace runs collapsed to one space and trimmed. */
+  readonly text: () => string;
+  readonly attribute: (name: string) => string | null;
+  /** The element's outer HTML, at most `maxBytes` UTF-8 bytes. */
+  readonly excerpt: (maxBytes: number) => Excerpt;
+}
+
+export interface ParsedDocument {
+  readonly root: DocumentElement;
+  /** The URL relative references resolve against (the page's final URL, or its `<base href>`). */
+  readonly baseUrl: string;
+  /** Resolves a relative reference against `baseUrl`; null when it is not a valid URL. */
+  readonly resolveUrl: (reference: string) => string | null;
+  /** Frees the document (jsdom windows hold memory until closed). */
+  readonly dispose: () => void;
+}
+
+export class ParseFailed extends Schema.TaggedError<ParseFailed>()("ParseFailed", {
+  message: Schema.String,
+}) {}
+
+export interface DocumentParserService {
+  readonly parse: (html: string, url: string) => Effect.Effect<ParsedDocument, ParseFailed>;
+}
+
+/** Turns HTML into a queryable document. Adapters: @gleaner/jsdom (and a faster htmlparser2 one). */
+export class DocumentParser extends Context.Tag("@gleaner/core/DocumentParser")<
+  DocumentParser,
+  DocumentParserService
+>() {}

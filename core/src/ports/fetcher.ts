@@ -1,0 +1,43 @@
+import { Context, type Effect, Schema } from "effect";
+import { ReadFailure } from "../schema/run.js";
+import type { ProxyMode, RenderMode } from "../schema/source.js";
+
+/** One page read as a run asks for it. */
+export interface FetchRequest {
+  readonly url: string;
+  readonly render: RenderMode;
+  readonly proxy: ProxyMode;
+  readonly ignoreRobots: boolean;
+  /** For `render: browser`: the run's item selector, a signal that the page has rendered its list. */
+  readonly waitForSelector?: string;
+}
+
+/** A page that was read successfully: never a challenge, a login page or an error page. */
+export interface FetchedPage {
+  readonly requestedUrl: string;
+  /** The URL after redirects; relative links resolve against it. */
+  readonly finalUrl: string;
+  readonly status: number;
+  readonly contentType: string;
+  /** The decoded document text. */
+  readonly body: string;
+  /** Size of the body as received, in bytes. */
+  readonly bytes: number;
+  /** How many attempts the read took (retries of transient failures included). */
+  readonly attempts: number;
+  readonly durationMs: number;
+}
+
+/** A read that did not yield a page, classified by the readFailure reasons of SPEC.md. */
+export class ReadFailed extends Schema.TaggedError<ReadFailed>()("ReadFailed", {
+  failure: ReadFailure,
+  message: Schema.String,
+  attempts: Schema.Number,
+}) {}
+
+export interface FetcherService {
+  readonly read: (request: FetchRequest) => Effect.Effect<FetchedPage, ReadFailed>;
+}
+
+/** Reads pages. Adapters: @gleaner/http (`render: static`) and @gleaner/playwright (`render: browser`). */
+export class Fetcher extends Context.Tag("@gleaner/core/Fetcher")<Fetcher, FetcherService>() {}

@@ -1,0 +1,53 @@
+import type { ReadFailure } from "../schema/run.js";
+
+/**
+ * Bounded retries with exponential backoff and full jitter, only for failures that may pass on their
+ * own. A 429's Retry-After is honoured when it is within `maxRetryAfterMs`; a longer one ends the read
+ * (retrying sooner than the site asked would only get us blocked).
+ */
+export interface RetryPolicy {
+  /** Attempts in total, the first included. */
+  readonly maxAttempts: number;
+  readonly baseDelayMs: number;
+  readonly maxDelayMs: number;
+  readonly maxRetryAfterMs: number;
+}
+
+export const defaultRetryPolicy: RetryPolicy = { maxAttempts: 3, baseDelayMs: 500, maxDelayMs: 8_000, maxRetryAfterMs: 30_000 };
+
+const transientStatuses = new Set([408, 500, 502, 503, 504]);
+
+export const isTransient = (failure: ReadFailure): boolean => {
+  switch (failure.reason) {
+    case "timeout":
+    case "connection_reset":
+    case "network":
+    case "rate_limited":
+      return true;
+    case "http_error":
+      return failure.status === null || transientStatuses.has(failure.status);
+    default:
+      return false;
+  }
+};
+
+/**
+ * How long to wait before attempt `attemptsSoFar + 1`, or null when the read should stop here.
+ * `random` is injectable so tests can pin the jitter.
+ */
+export const retryDelayMs = (
+  policy: RetryPolicy,
+  attemptsSoFar: number,
+  failure: ReadFailure,
+  retryAfterMs: number | null,
+  random: () => number = Math.random,
+): number | null => {
+  if (attemptsSoFar >= policy.maxAttempts || !isTransient(failure)) return null;
+  const backoff = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (attemptsSoFar - 1));
+  const jittered = Math.round(backoff / 2 + (random() * backoff) / 2);
+  if (failure.reason === "rate_limited" && retryAfterMs !== null) {
+    if (retryAfterMs > policy.maxRetryAfterMs) return null;
+    return Math.max(retryAfterMs, jittered);
+  }
+  return jittered;
+};

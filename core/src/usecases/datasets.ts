@@ -1,0 +1,124 @@
+import { Effect, Option } from "effect";
+import type { DatasetRecord, StoredDataset } from "../domain.js";
+import { decodeBody, decodeQuery } from "../decode.js";
+import { NotFound, ValidationError } from "../errors.js";
+import { Storage } from "../ports/storage.js";
+import { decodeCursor, encodeCursor } from "../rules/cursor.js";
+import { createDatasetProblems } from "../rules/dataset-rules.js";
+import type { DatasetColumn } from "../schema/column.js";
+import {
+  CreateDatasetRequest,
+  type Dataset,
+  DatasetListQuery,
+  UpdateDatasetRequest,
+} from "../schema/dataset.js";
+import { type DatasetId, type FieldId, newId, type OwnerId, type SchemaId } from "../schema/ids.js";
+import { nowIso } from "../time.js";
+import { applyDatasetUpdate } from "./dataset-update.js";
+
+/** The API view of a stored dataset. */
+export const toDataset = ({ record, rowCount, lastRun }: StoredDataset): Dataset => ({
+  id: record.id,
+  name: record.name,
+  question: record.question,
+  columns: record.columns,
+  schemaVersion: record.schemaVersion,
+  status: record.status,
+  schedule: record.schedule,
+  scheduleState: record.scheduleState,
+  rowCount,
+  lastRun,
+  createdAt: record.createdAt,
+  updatedAt: record.updatedAt,
+});
+
+const invalid = (details: ValidationError["details"]) =>
+  new ValidationError({ message: `The dataset is invalid: ${details[0]?.path} ${details[0]?.message}.`, details });
+
+/** Endpoint 1. Dataset (`draft`), bot, recipe version 1 and schema version 1, all or nothing. */
+export const createDataset = (ownerId: OwnerId, body: unknown) =>
+  Effect.gen(function* () {
+    const request = yield* decodeBody(CreateDatasetRequest, body);
+    const problems = createDatasetProblems(request);
+    if (problems.length > 0) return yield* Effect.fail(invalid(problems));
+    const now = yield* nowIso;
+    const id = newId<DatasetId>();
+    const columns: DatasetColumn[] = request.columns.map((c) => ({
+      id: newId<FieldId>(),
+      label: c.label ?? c.name,
+      ownership: c.ownership,
+      name: c.name,
+      type: c.type,
+      key: c.key,
+      ...(c.description !== undefined ? { description: c.description } : {}),
+    }));
+    const record: DatasetRecord = {
+      id,
+      ownerId,
+      name: request.name,
+      question: request.question ?? null,
+      columns,
+      schemaVersion: 1,
+      status: "draft",
+      schedule: null,
+      scheduleState: null,
+      botId: newId(),
+      recipes: [{ version: 1, source: request.source, createdAt: now }],
+      schemas: [{ id: newId<SchemaId>(), datasetId: id, version: 1, fields: columns, createdAt: now }],
+      createdAt: now,
+      updatedAt: now,
+      revision: 1,
+    };
+    const storage = yield* Storage;
+    yield* storage.insertDataset(record);
+    return toDataset({ record, rowCount: 0, lastRun: null });
+  });
+
+/** Reads an owner's dataset; another owner's dataset is simply not found. */
+export const findDataset = (ownerId: OwnerId, id: string) =>
+  Effect.gen(function* () {
+    const storage = yield* Storage;
+    const found = yield* storage.getDataset(ownerId, id as DatasetId);
+    if (Option.isNone(found)) return yield* Effect.fail(new NotFound({ resource: "dataset", id }));
+    return found.value;
+  });
+
+export const getDataset = (ownerId: OwnerId, id: string) => Effect.map(findDataset(ownerId, id), toDataset);
+
+/** Endpoint 2: newest first, keyset-paginated with an opaque cursor. */
+export const listDatasets = (ownerId: OwnerId, query: Record<string, unknown>) =>
+  Effect.gen(function* () {
+    const { cursor, limit } = yield* decodeQuery(DatasetListQuery, query);
+    const after = cursor
+      ? yield* Effect.map(decodeCursor("datasets", ownerId, cursor), ([createdAt, id]) => ({
+          createdAt: String(createdAt),
+          id: String(id) as DatasetId,
+        }))
+      : null;
+    const storage = yield* Storage;
+    const page = yield* storage.listDatasets(ownerId, { after, limit: limit + 1 });
+    const data = page.slice(0, limit);
+    const last = data[data.length - 1];
+    const nextCursor =
+      page.length > limit && last ? encodeCursor("datasets", ownerId, [last.record.createdAt, last.record.id]) : null;
+    return { data: data.map(toDataset), nextCursor };
+  });
+
+/** Endpoint 4. */
+export const updateDataset = (ownerId: OwnerId, id: string, body: unknown) =>
+  Effect.gen(function* () {
+    const request = yield* decodeBody(UpdateDatasetRequest, body);
+    if (Object.keys(request).length === 0) {
+      return yield* Effect.fail(
+        new ValidationError({
+          message: "The update is empty: send at least one of name, question, columns, status, schedule.",
+          details: [{ path: "/", message: "must have at least one property" }],
+        }),
+      );
+    }
+    const stored = yield* findDataset(ownerId, id);
+    const next = yield* applyDatasetUpdate(stored.record, request, yield* nowIso);
+    if (next === stored.record) return toDataset(stored);
+    yield* (yield* Storage).updateDataset(next);
+    return toDataset({ ...stored, record: next });
+  });

@@ -1,0 +1,63 @@
+import { Effect, Option } from "effect";
+import type { Owner } from "../domain.js";
+import { Unauthorized } from "../errors.js";
+import { Credits } from "../ports/credits.js";
+import { Storage } from "../ports/storage.js";
+import { digestsEqual, hashApiKey, looksLikeApiKey, newApiKey } from "../rules/api-keys.js";
+import { newId, type OwnerId } from "../schema/ids.js";
+import { nowIso } from "../time.js";
+
+/** Finds the owner by name, creating it when it does not exist yet. */
+export const ensureOwner = (name: string) =>
+  Effect.gen(function* () {
+    const storage = yield* Storage;
+    const existing = yield* storage.findOwnerByName(name);
+    if (Option.isSome(existing)) return existing.value;
+    const owner: Owner = { id: newId<OwnerId>(), name, createdAt: yield* nowIso };
+    yield* storage.createOwner(owner).pipe(
+      // Two processes creating the same owner at once: the loser reads the winner's row.
+      Effect.catchTag("Conflict", () => Effect.void),
+    );
+    return Option.getOrThrow(yield* storage.findOwnerByName(name));
+  });
+
+/**
+ * Creates an API key for an owner (created on first use), optionally granting credits. The key
+ * text is returned once and never stored.
+ */
+export const createApiKey = (ownerName: string, credits = 0) =>
+  Effect.gen(function* () {
+    const storage = yield* Storage;
+    const owner = yield* ensureOwner(ownerName);
+    const key = newApiKey();
+    const hash = yield* Effect.promise(() => hashApiKey(key));
+    yield* storage.addApiKey({ hash, ownerId: owner.id, createdAt: yield* nowIso });
+    if (credits > 0) yield* (yield* Credits).grant(owner.id, credits);
+    return { owner, key };
+  });
+
+export const grantCredits = (ownerName: string, amount: number) =>
+  Effect.gen(function* () {
+    const storage = yield* Storage;
+    const owner = yield* storage.findOwnerByName(ownerName);
+    if (Option.isNone(owner)) return yield* Effect.fail(new Unauthorized({ message: `No owner named "${ownerName}".` }));
+    const entry = yield* (yield* Credits).grant(owner.value.id, amount);
+    return { owner: owner.value, entry, balance: yield* (yield* Credits).balance(owner.value.id) };
+  });
+
+const refused = new Unauthorized({ message: "A valid API key is required: send Authorization: Bearer gl_…" });
+
+/** Resolves `Authorization: Bearer gl_…` to its owner, or Unauthorized. */
+export const authenticate = (authorization: string | undefined) =>
+  Effect.gen(function* () {
+    const match = /^Bearer ([^\s]+)$/i.exec(authorization?.trim() ?? "");
+    const key = match?.[1];
+    if (!key || !looksLikeApiKey(key)) return yield* Effect.fail(refused);
+    const hash = yield* Effect.promise(() => hashApiKey(key));
+    const found = yield* (yield* Storage).findApiKey(hash);
+    // The store looked the hash up by index; compare it in constant time before trusting it.
+    if (Option.isNone(found) || !digestsEqual(found.value.key.hash, hash)) return yield* Effect.fail(refused);
+    return found.value.owner;
+  });
+
+export const ownerBalance = (ownerId: OwnerId) => Effect.flatMap(Credits, (credits) => credits.balance(ownerId));

@@ -1,0 +1,15 @@
+import { Clock, Effect } from "effect";
+import { Credits } from "../ports/credits.js";
+import type { OwnerId } from "../schema/ids.js";
+import type { Usage } from "../schema/usage.js";
+
+const ledgerWindowMs = 30 * 24 * 60 * 60 * 1000;
+
+/** Endpoint 16: the balance and the ledger of the last 30 days, newest first. */
+export const getUsage = (ownerId: OwnerId) =>
+  Effect.gen(function* () {
+    const credits = yield* Credits;
+    const since = new Date((yield* Clock.currentTimeMillis) - ledgerWindowMs).toISOString();
+    const [balance, entries] = yield* Effect.all([credits.balance(ownerId), credits.ledger(ownerId, since)]);
+    return { balance, entries } satisfies Usage;
+  });

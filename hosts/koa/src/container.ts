@@ -1,0 +1,95 @@
+import { Container, inject, injectable } from "inversify";
+import type { Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { Layer, ManagedRuntime } from "effect";
+import type Koa from "koa";
+import { pino, type Logger } from "pino";
+import type { HostConfig } from "./config.js";
+import { createApp } from "./http/app.js";
+import type { GleanerState } from "./http/middleware.js";
+import { buildOpenApi } from "./openapi.js";
+import { selectStore } from "./plugins.js";
+import { datasetsRouter } from "./routes/datasets.js";
+import { usageRouter } from "./routes/usage.js";
+import type { GleanerRuntime, GleanerServices } from "./runtime.js";
+
+/**
+ * The composition root. inversify wires only the host's own parts (configuration, logger, the
+ * Koa app, the HTTP server) and one singleton Effect runtime built from the Layer that the
+ * configuration selects. No token names a port: ports are Effect's business.
+ */
+export const TOKENS = {
+  Config: Symbol.for("gleaner.Config"),
+  Logger: Symbol.for("gleaner.Logger"),
+  AdapterLayer: Symbol.for("gleaner.AdapterLayer"),
+  Runtime: Symbol.for("gleaner.Runtime"),
+  App: Symbol.for("gleaner.App"),
+  HttpServer: Symbol.for("gleaner.HttpServer"),
+} as const;
+
+@injectable()
+export class HttpServer {
+  private server: Server | undefined;
+
+  constructor(
+    @inject(TOKENS.App) private readonly app: Koa<GleanerState>,
+    @inject(TOKENS.Config) private readonly config: HostConfig,
+  ) {}
+
+  /** Starts listening; resolves with the base URL once the port is bound. */
+  listen(): Promise<string> {
+    return new Promise((resolve, reject) => {
+      const server = this.app.listen(this.config.port, this.config.host);
+      server.once("error", reject);
+      server.once("listening", () => {
+        const { port } = server.address() as AddressInfo;
+        const host = this.config.host === "0.0.0.0" || this.config.host === "::" ? "localhost" : this.config.host;
+        resolve(`http://${host.includes(":") ? `[${host}]` : host}:${port}`);
+      });
+      this.server = server;
+    });
+  }
+
+  close(): Promise<void> {
+    const server = this.server;
+    if (!server) return Promise.resolve();
+    return new Promise((resolve) => {
+      server.close(() => resolve());
+      server.closeAllConnections();
+    });
+  }
+}
+
+export interface ContainerOptions {
+  readonly config: HostConfig;
+  /** Use this Layer instead of the one the configuration selects (the conformance suite does). */
+  readonly layer?: Layer.Layer<GleanerServices, unknown>;
+  readonly logger?: Logger;
+}
+
+export const buildContainer = ({ config, layer, logger }: ContainerOptions): Container => {
+  const container = new Container({ defaultScope: "Singleton" });
+  container.bind<HostConfig>(TOKENS.Config).toConstantValue(config);
+  container.bind<Logger>(TOKENS.Logger).toConstantValue(logger ?? pino({ level: config.logLevel }));
+  container
+    .bind<Layer.Layer<GleanerServices, unknown>>(TOKENS.AdapterLayer)
+    .toDynamicValue(() => layer ?? selectStore(config).layer(config));
+  container
+    .bind<GleanerRuntime>(TOKENS.Runtime)
+    .toDynamicValue((ctx) => ManagedRuntime.make(ctx.get<Layer.Layer<GleanerServices, unknown>>(TOKENS.AdapterLayer)))
+    .onDeactivation((runtime) => runtime.dispose());
+  container.bind<Koa<GleanerState>>(TOKENS.App).toDynamicValue((ctx) => {
+    const runtime = ctx.get<GleanerRuntime>(TOKENS.Runtime);
+    return createApp({
+      runtime,
+      logger: ctx.get<Logger>(TOKENS.Logger),
+      bodyLimitBytes: config.bodyLimitBytes,
+      routers: [datasetsRouter(runtime), usageRouter(runtime)],
+      openapi: buildOpenApi,
+    });
+  });
+  container.bind(TOKENS.HttpServer).to(HttpServer);
+  return container;
+};
+
+

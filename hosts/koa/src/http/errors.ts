@@ -1,0 +1,43 @@
+import type { ApiError, ErrorDetail } from "@gleaner/core";
+
+/** The error body of every 4xx/5xx answer (docs/decisions/0001-http-conventions.md). */
+export interface ErrorBody {
+  readonly error: { readonly code: string; readonly message: string; readonly details?: ReadonlyArray<ErrorDetail> };
+}
+
+const statusByTag: Record<ApiError["_tag"], number> = {
+  ValidationError: 422,
+  BadRequest: 400,
+  Unauthorized: 401,
+  NotFound: 404,
+  Conflict: 409,
+  InsufficientCredits: 402,
+  QueueUnavailable: 503,
+  StorageFailure: 500,
+};
+
+/** An error the host answers with; thrown inside Koa middleware and rendered by `errorMiddleware`. */
+export class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly details?: ReadonlyArray<ErrorDetail>,
+  ) {
+    super(message);
+  }
+
+  get body(): ErrorBody {
+    return { error: { code: this.code, message: this.message, ...(this.details ? { details: this.details } : {}) } };
+  }
+
+  static fromApiError(error: ApiError): HttpError {
+    if (!(error?._tag in statusByTag)) return Object.assign(internalError(), { cause: error });
+    const details = "details" in error ? error.details : undefined;
+    // StorageFailure messages may carry driver text: never show it to clients.
+    const message = error._tag === "StorageFailure" ? "Something went wrong on our side; try again." : error.message;
+    return new HttpError(statusByTag[error._tag], error.code, message, details);
+  }
+}
+
+export const internalError = () => new HttpError(500, "internal_error", "Something went wrong on our side; try again.");

@@ -1,0 +1,22 @@
+import type { ApiError, Credits, Storage } from "@gleaner/core";
+import { Cause, type Effect, Exit, type ManagedRuntime, Option } from "effect";
+import { HttpError, internalError } from "./http/errors.js";
+
+/** The services every use case may need; the configured adapters' Layer provides them. */
+export type GleanerServices = Storage | Credits;
+export type GleanerRuntime = ManagedRuntime.ManagedRuntime<GleanerServices, unknown>;
+
+/**
+ * Runs a use case and returns its value, or throws the HttpError its failure maps to. Defects
+ * (bugs, crashed drivers) become 500s; their cause is logged by the error middleware.
+ */
+export const runUseCase = async <A>(
+  runtime: GleanerRuntime,
+  effect: Effect.Effect<A, ApiError, GleanerServices>,
+): Promise<A> => {
+  const exit = await runtime.runPromiseExit(effect);
+  if (Exit.isSuccess(exit)) return exit.value;
+  const failure = Cause.failureOption(exit.cause);
+  if (Option.isSome(failure)) throw HttpError.fromApiError(failure.value as ApiError);
+  throw Object.assign(internalError(), { cause: Cause.squash(exit.cause) });
+};
