@@ -1,1 +1,5 @@
-export {};
+export { type Answer, type Client, makeClient } from "./client.js";
+export type { Owner, SuiteContext, Supports } from "./context.js";
+export { type Body, bend, validDataset } from "./bodies.js";
+export { type AdapterSet, suite } from "./suite.js";
+export * from "./sites/index.js";

@@ -4,7 +4,7 @@ import { expect } from "chai";
 import { BOOKS_SELECTORS, type BooksSite, loadBooks, startBooksSite } from "../src/sites/index.js";
 
 const fixture = (name: string) => readFileSync(new URL(`../fixtures/books/${name}`, import.meta.url), "utf8");
-const unescape = (s: string) =>
+const unescapeHtml = (s: string) =>
   s.replace(/&#39;/g, "'").replace(/&quot;/g, '"').replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&amp;/g, "&");
 
 interface Item {
@@ -15,7 +15,7 @@ interface Item {
 function items(html: string): Item[] {
   return [...html.matchAll(/<h3><a href="([^"]*)" title="([^"]*)">/g)].map((m) => ({
     href: m[1] ?? "",
-    title: unescape(m[2] ?? ""),
+    title: unescapeHtml(m[2] ?? ""),
   }));
 }
 const pods = (html: string) => html.match(/<article class="product_pod">/g)?.length ?? 0;
@@ -129,11 +129,14 @@ describe("books fixture site", () => {
   it("supports url-pattern pagination ending where the endSelector matches", async () => {
     expect(site.urlPattern).to.equal(`${site.url}/catalogue/page-{page}.html`);
     const titles: string[] = [];
-    for (let page = 1; page <= 60; page++) {
-      const { html } = await get(site, new URL(site.urlPattern.replace("{page}", String(page))).pathname);
+    let endedAt = 0;
+    for (let page = 1; page <= 60 && endedAt === 0; page++) {
+      const { res, html } = await get(site, new URL(site.urlPattern.replace("{page}", String(page))).pathname);
+      expect(res.status).to.equal(200);
       titles.push(...items(html).map((i) => i.title));
-      if (isLastPage(html)) break;
+      if (isLastPage(html)) endedAt = page;
     }
+    expect(endedAt).to.equal(50);
     expect(titles).to.deep.equal(books.map((b) => b.title));
   });
 

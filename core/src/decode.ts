@@ -21,7 +21,9 @@ export const decodeBody = <A, I>(schema: Schema.Schema<A, I>, body: unknown): Ef
       const first = details[0];
       return Effect.fail(
         new ValidationError({
-          message: first ? `The request body is invalid: ${first.path} ${first.message}.` : "The request body is invalid.",
+          message: first
+            ? `The request body is invalid: ${first.path} ${first.message}.`
+            : "The request body is invalid.",
           details,
         }),
       );

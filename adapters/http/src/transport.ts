@@ -45,16 +45,19 @@ export const exchange = async (url: string, options: ExchangeOptions): Promise<E
     },
   });
   const headers = headersFromRecord(response.headers);
+  // Destroying an unread body emits an AbortError; nobody waits on it, so it must not go unhandled.
+  const release = () => {
+    response.body.on("error", () => {});
+    response.body.destroy();
+  };
   return {
     status: response.statusCode,
     headers,
-    discard: () => {
-      response.body.destroy();
-    },
+    discard: release,
     readBody: async (maxBytes) => {
       const declared = Number(headers.get("content-length") ?? Number.NaN);
       if (Number.isFinite(declared) && declared > maxBytes) {
-        response.body.destroy();
+        release();
         throw new BodyTooLargeError(`the body is ${declared} bytes, more than the ${maxBytes} allowed`);
       }
       const chunks: Buffer[] = [];
@@ -62,7 +65,7 @@ export const exchange = async (url: string, options: ExchangeOptions): Promise<E
       for await (const chunk of response.body as AsyncIterable<Buffer>) {
         wireBytes += chunk.length;
         if (wireBytes > maxBytes) {
-          response.body.destroy();
+          release();
           throw new BodyTooLargeError(`the body is more than the ${maxBytes} bytes allowed`);
         }
         chunks.push(chunk);

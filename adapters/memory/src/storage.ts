@@ -1,9 +1,4 @@
-import {
-  Conflict,
-  type DatasetRecord,
-  type StorageService,
-  type StoredDataset,
-} from "@gleaner/core";
+import { Conflict, type DatasetRecord, type StorageService, type StoredDataset } from "@gleaner/core";
 import { Effect, Option } from "effect";
 import type { MemoryState } from "./state.js";
 
@@ -55,7 +50,9 @@ export const makeMemoryStorage = (state: MemoryState): StorageService => {
       Effect.sync(() =>
         [...state.datasets.values()]
           .filter((d) => d.ownerId === ownerId)
-          .filter((d) => !after || d.createdAt < after.createdAt || (d.createdAt === after.createdAt && d.id < after.id))
+          .filter(
+            (d) => !after || d.createdAt < after.createdAt || (d.createdAt === after.createdAt && d.id < after.id),
+          )
           .sort(newestFirst)
           .slice(0, limit)
           .map(stored),

@@ -24,10 +24,7 @@ export interface StorageService {
    * Fails with Conflict `name_taken` when the owner already has a dataset of that name.
    */
   readonly insertDataset: (record: DatasetRecord) => Effect.Effect<void, Conflict | StorageFailure>;
-  readonly getDataset: (
-    ownerId: OwnerId,
-    id: DatasetId,
-  ) => Effect.Effect<Option.Option<StoredDataset>, StorageFailure>;
+  readonly getDataset: (ownerId: OwnerId, id: DatasetId) => Effect.Effect<Option.Option<StoredDataset>, StorageFailure>;
   /** Newest first (createdAt desc, id desc), strictly after `after` when given. */
   readonly listDatasets: (
     ownerId: OwnerId,

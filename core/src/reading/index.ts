@@ -1,5 +1,6 @@
 export * from "./charset.js";
 export * from "./classify.js";
+export * from "./excerpt.js";
 export * from "./origin.js";
 export * from "./page-text.js";
 export * from "./proxy.js";

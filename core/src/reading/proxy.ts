@@ -33,12 +33,12 @@ export const parseProxyUrls = (value: string | ReadonlyArray<string> | undefined
     try {
       parsed = new URL(entry);
     } catch {
-      throw new InvalidReadingConfig({ setting: "GLEANER_PROXY_URLS", message: `an entry is not a URL (${redactUrl(entry)})` });
+      throw new InvalidReadingConfig({ setting: "GLEANER_PROXY_URLS", message: `GLEANER_PROXY_URLS: an entry is not a URL (${redactUrl(entry)})` });
     }
     if (parsed.protocol !== "http:" && parsed.protocol !== "https:") {
       throw new InvalidReadingConfig({
         setting: "GLEANER_PROXY_URLS",
-        message: `${redactUrl(entry)} is not an http or https proxy`,
+        message: `GLEANER_PROXY_URLS: ${redactUrl(entry)} is not an http or https proxy`,
       });
     }
     return { url: parsed.href, redacted: redactUrl(parsed.href) };

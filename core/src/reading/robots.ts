@@ -1,10 +1,11 @@
 import robotsParserModule from "robots-parser";
+import type { ReadFailureReason } from "../schema/run.js";
 import { ROBOTS_PRODUCT_TOKEN } from "./user-agent.js";
 
 /**
  * robots.txt per RFC 9309, parsed by robots-parser. What the fetch of /robots.txt returned decides the
  * rules: 2xx → the file's rules for our product token (else `*`); 4xx → "unavailable", allow all;
- * 5xx or unreachable (network error, too many redirects) → disallow all. Adapters fetch the file (with
+ * 5xx or unreachable (network error) → disallow all; more than 5 redirects → unavailable, allow all. Adapters fetch the file (with
  * their own SSRF guard, following up to 5 redirects) and share this cache, at most 24 h per origin.
  */
 
@@ -21,17 +22,31 @@ export const ROBOTS_UNREACHABLE_MAX_AGE_MS = 5 * 60 * 1000;
 
 export type RobotsRules =
   | { readonly kind: "allow-all"; readonly why: string }
-  | { readonly kind: "disallow-all"; readonly why: string }
+  | {
+      readonly kind: "disallow-all";
+      readonly why: string;
+      /**
+       * Set when robots.txt could not be fetched at all (network, timeout, reset): the site itself is
+       * unreachable, and a read reports that reason rather than `robots_disallowed`.
+       */
+      readonly unreachable?: ReadFailureReason;
+    }
   | { readonly kind: "file"; readonly isAllowed: (url: string, productToken: string) => boolean };
 
 export type RobotsFetchOutcome =
   | { readonly kind: "response"; readonly status: number; readonly body: string; readonly url: string }
-  | { readonly kind: "unreachable"; readonly why: string };
+  | { readonly kind: "unreachable"; readonly why: string; readonly reason?: ReadFailureReason }
+  /** RFC 9309 §2.3.1.2: more than five consecutive redirects → the file is "unavailable" (like a 4xx). */
+  | { readonly kind: "unavailable"; readonly why: string };
 
 export const robotsTxtUrl = (pageUrl: string): string => new URL("/robots.txt", pageUrl).href;
 
 export const robotsRulesFrom = (outcome: RobotsFetchOutcome): RobotsRules => {
-  if (outcome.kind === "unreachable") return { kind: "disallow-all", why: `robots.txt is unreachable (${outcome.why})` };
+  if (outcome.kind === "unavailable") return { kind: "allow-all", why: outcome.why };
+  if (outcome.kind === "unreachable") {
+    const rules = { kind: "disallow-all", why: `robots.txt is unreachable (${outcome.why})` } as const;
+    return outcome.reason ? { ...rules, unreachable: outcome.reason } : rules;
+  }
   const { status } = outcome;
   if (status >= 500) return { kind: "disallow-all", why: `robots.txt answered ${status}` };
   if (status >= 400) return { kind: "allow-all", why: `robots.txt answered ${status}` };

@@ -44,7 +44,7 @@ export const parseAllowList = (value: string | ReadonlyArray<string> | undefined
       try {
         ranges.push(ipaddr.parseCIDR(bare));
       } catch {
-        throw new InvalidReadingConfig({ setting: "GLEANER_ALLOW_PRIVATE_TARGETS", message: `"${entry}" is not a valid CIDR` });
+        throw new InvalidReadingConfig({ setting: "GLEANER_ALLOW_PRIVATE_TARGETS", message: `GLEANER_ALLOW_PRIVATE_TARGETS: "${entry}" is not a valid CIDR` });
       }
     } else if (ipaddr.isValid(bare) && (bare.includes(":") || ipaddr.IPv4.isValidFourPartDecimal(bare))) {
       const address = ipaddr.parse(bare);
@@ -54,7 +54,7 @@ export const parseAllowList = (value: string | ReadonlyArray<string> | undefined
     } else {
       throw new InvalidReadingConfig({
         setting: "GLEANER_ALLOW_PRIVATE_TARGETS",
-        message: `"${entry}" is neither a CIDR, an IP address nor a host name`,
+        message: `GLEANER_ALLOW_PRIVATE_TARGETS: "${entry}" is neither a CIDR, an IP address nor a host name`,
       });
     }
   }

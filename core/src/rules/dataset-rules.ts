@@ -24,7 +24,10 @@ export const columnProblems = (columns: ReadonlyArray<ColumnInput>, mode: "creat
     }
     const earlier = seen.get(column.name);
     if (earlier !== undefined) {
-      problems.push({ path: `/columns/${i}/name`, message: `duplicates the name of /columns/${earlier} ("${column.name}")` });
+      problems.push({
+        path: `/columns/${i}/name`,
+        message: `duplicates the name of /columns/${earlier} ("${column.name}")`,
+      });
     } else seen.set(column.name, i);
     if (column.ownership === "collected" && !collectedTypes.has(column.type)) {
       problems.push({
@@ -55,12 +58,18 @@ const sourceProblems = (source: Source, columns: ReadonlyArray<ColumnInput>): Er
   source.fields.forEach((field, j) => {
     const base = `/source/fields/${j}`;
     if (fieldIndex.has(field.name)) {
-      problems.push({ path: `${base}/name`, message: `"${field.name}" has another source field; each column has exactly one read` });
+      problems.push({
+        path: `${base}/name`,
+        message: `"${field.name}" has another source field; each column has exactly one read`,
+      });
     } else fieldIndex.set(field.name, j);
     const column = columns.find((c) => c.name === field.name);
     if (!column) problems.push({ path: `${base}/name`, message: `"${field.name}" is not the name of any column` });
     else if (column.ownership !== "collected") {
-      problems.push({ path: `${base}/name`, message: `"${field.name}" is a user-owned column; only collected columns are read` });
+      problems.push({
+        path: `${base}/name`,
+        message: `"${field.name}" is a user-owned column; only collected columns are read`,
+      });
     }
     problems.push(...selectorProblem(`${base}/read/selector`, field.read.selector));
     if (field.read.kind === "attribute" && field.read.attribute === undefined) {
@@ -72,7 +81,10 @@ const sourceProblems = (source: Source, columns: ReadonlyArray<ColumnInput>): Er
   });
   columns.forEach((column, i) => {
     if (column.ownership === "collected" && !fieldIndex.has(column.name)) {
-      problems.push({ path: `/columns/${i}/name`, message: `collected column "${column.name}" has no source field to read it` });
+      problems.push({
+        path: `/columns/${i}/name`,
+        message: `collected column "${column.name}" has no source field to read it`,
+      });
     }
   });
 
@@ -96,12 +108,16 @@ const sourceProblems = (source: Source, columns: ReadonlyArray<ColumnInput>): Er
 
   // Pagination.
   const pagination = source.pagination;
-  if (pagination.kind === "next-link") problems.push(...selectorProblem("/source/pagination/selector", pagination.selector));
+  if (pagination.kind === "next-link")
+    problems.push(...selectorProblem("/source/pagination/selector", pagination.selector));
   if (pagination.kind === "url-pattern") {
     problems.push(...selectorProblem("/source/pagination/endSelector", pagination.endSelector));
     const placeholders = pagination.pattern.split("{page}").length - 1;
     if (placeholders !== 1) {
-      problems.push({ path: "/source/pagination/pattern", message: `must contain exactly one {page} placeholder (found ${placeholders})` });
+      problems.push({
+        path: "/source/pagination/pattern",
+        message: `must contain exactly one {page} placeholder (found ${placeholders})`,
+      });
     } else {
       const first = pagination.pattern.replace("{page}", String(pagination.startPage));
       if (first !== source.url) {

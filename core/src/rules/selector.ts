@@ -49,7 +49,8 @@ export const unsupportedSelectorPart = (selector: string): string | null => {
   }
   for (const token of tokens) {
     const problem = describe(token);
-    if (problem) return `uses ${problem}, which is not supported (supported: tags, classes, ids, attributes, descendant and child combinators)`;
+    if (problem)
+      return `uses ${problem}, which is not supported (supported: tags, classes, ids, attributes, descendant and child combinators)`;
   }
   return null;
 };

@@ -7,7 +7,9 @@ import type { UpdateDatasetRequest } from "../schema/dataset.js";
 import { type FieldId, newId, type SchemaId } from "../schema/ids.js";
 
 const fail = (details: ErrorDetail[]) =>
-  Effect.fail(new ValidationError({ message: `The update is invalid: ${details[0]?.path} ${details[0]?.message}.`, details }));
+  Effect.fail(
+    new ValidationError({ message: `The update is invalid: ${details[0]?.path} ${details[0]?.message}.`, details }),
+  );
 
 /**
  * Column evolution: every existing column is kept with its id, name, type, ownership and key;
@@ -39,7 +41,10 @@ const evolveColumns = (
     }
     const existing = current.find((c) => c.id === input.id);
     if (!existing) {
-      problems.push({ path: `${path}/id`, message: `"${input.id}" is not a column of this dataset; omit id for a new column` });
+      problems.push({
+        path: `${path}/id`,
+        message: `"${input.id}" is not a column of this dataset; omit id for a new column`,
+      });
       return;
     }
     if (kept.has(existing.id)) problems.push({ path: `${path}/id`, message: "lists the same column twice" });

@@ -6,12 +6,7 @@ import { Storage } from "../ports/storage.js";
 import { decodeCursor, encodeCursor } from "../rules/cursor.js";
 import { createDatasetProblems } from "../rules/dataset-rules.js";
 import type { DatasetColumn } from "../schema/column.js";
-import {
-  CreateDatasetRequest,
-  type Dataset,
-  DatasetListQuery,
-  UpdateDatasetRequest,
-} from "../schema/dataset.js";
+import { CreateDatasetRequest, type Dataset, DatasetListQuery, UpdateDatasetRequest } from "../schema/dataset.js";
 import { type DatasetId, type FieldId, newId, type OwnerId, type SchemaId } from "../schema/ids.js";
 import { nowIso } from "../time.js";
 import { applyDatasetUpdate } from "./dataset-update.js";

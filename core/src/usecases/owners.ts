@@ -40,7 +40,8 @@ export const grantCredits = (ownerName: string, amount: number) =>
   Effect.gen(function* () {
     const storage = yield* Storage;
     const owner = yield* storage.findOwnerByName(ownerName);
-    if (Option.isNone(owner)) return yield* Effect.fail(new Unauthorized({ message: `No owner named "${ownerName}".` }));
+    if (Option.isNone(owner))
+      return yield* Effect.fail(new Unauthorized({ message: `No owner named "${ownerName}".` }));
     const entry = yield* (yield* Credits).grant(owner.value.id, amount);
     return { owner: owner.value, entry, balance: yield* (yield* Credits).balance(owner.value.id) };
   });

@@ -6,7 +6,9 @@ const Env = Schema.Struct({
     default: () => 8080,
   }),
   GLEANER_HOST: Schema.optionalWith(Schema.String, { default: () => "0.0.0.0" }),
-  GLEANER_STORAGE: Schema.optionalWith(Schema.Literal("memory", "postgres", "mongodb"), { default: () => "memory" as const }),
+  GLEANER_STORAGE: Schema.optionalWith(Schema.Literal("memory", "postgres", "mongodb"), {
+    default: () => "memory" as const,
+  }),
   GLEANER_QUEUE: Schema.optionalWith(Schema.Literal("memory", "agenda"), { default: () => "memory" as const }),
   GLEANER_POSTGRES_URL: Schema.optional(Schema.String),
   GLEANER_MONGODB_URL: Schema.optional(Schema.String),

@@ -1,7 +1,7 @@
 import { Container, inject, injectable } from "inversify";
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { Layer, ManagedRuntime } from "effect";
+import { type Layer, ManagedRuntime } from "effect";
 import type Koa from "koa";
 import { pino, type Logger } from "pino";
 import type { HostConfig } from "./config.js";
@@ -91,5 +91,3 @@ export const buildContainer = ({ config, layer, logger }: ContainerOptions): Con
   container.bind(TOKENS.HttpServer).to(HttpServer);
   return container;
 };
-
-

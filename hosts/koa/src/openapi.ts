@@ -96,7 +96,10 @@ export const buildOpenApi = (): Json => {
         post: {
           operationId: "createDataset",
           requestBody: body(ref(CreateDatasetRequest, "CreateDatasetRequest")),
-          responses: { ...ok(201, dataset, "The dataset, in status draft."), ...errors(400, 401, 409, 413, 415, 422, 500) },
+          responses: {
+            ...ok(201, dataset, "The dataset, in status draft."),
+            ...errors(400, 401, 409, 413, 415, 422, 500),
+          },
         },
         get: {
           operationId: "listDatasets",
@@ -104,12 +107,18 @@ export const buildOpenApi = (): Json => {
             { name: "cursor", in: "query", schema: { type: "string" } },
             { name: "limit", in: "query", schema: { type: "integer", minimum: 1, maximum: 100, default: 20 } },
           ],
-          responses: { ...ok(200, ref(DatasetList, "DatasetList"), "Datasets, newest first."), ...errors(400, 401, 500) },
+          responses: {
+            ...ok(200, ref(DatasetList, "DatasetList"), "Datasets, newest first."),
+            ...errors(400, 401, 500),
+          },
         },
       },
       "/v1/datasets/{datasetId}": {
         parameters: [datasetIdParam],
-        get: { operationId: "getDataset", responses: { ...ok(200, dataset, "The dataset."), ...errors(401, 404, 500) } },
+        get: {
+          operationId: "getDataset",
+          responses: { ...ok(200, dataset, "The dataset."), ...errors(401, 404, 500) },
+        },
         patch: {
           operationId: "updateDataset",
           requestBody: body(ref(UpdateDatasetRequest, "UpdateDatasetRequest")),
@@ -117,7 +126,10 @@ export const buildOpenApi = (): Json => {
         },
       },
       "/v1/usage": {
-        get: { operationId: "getUsage", responses: { ...ok(200, ref(Usage, "Usage"), "Balance and ledger."), ...errors(401, 500) } },
+        get: {
+          operationId: "getUsage",
+          responses: { ...ok(200, ref(Usage, "Usage"), "Balance and ledger."), ...errors(401, 500) },
+        },
       },
     },
     components: {

@@ -1,0 +1,1 @@
+export { Htmlparser2ParserLive, parseWithHtmlparser2 } from "./parser.js";

@@ -1,0 +1,2 @@
+export type { DnsLookup, HttpFetcherConfig } from "./config.js";
+export { HttpFetcherLive } from "./fetcher.js";

@@ -1,0 +1,122 @@
+import {
+  blockedReasons,
+  checkUrl,
+  classifyResponse,
+  decodeHtml,
+  type FetchedPage,
+  type FetchRequest,
+  isHtmlContentType,
+  looksLikeHtml,
+  originOnly,
+  parseRetryAfter,
+  type ReadFailure,
+  type ReadFailureReason,
+  type Route,
+} from "@gleaner/core";
+import type { ResolvedConfig } from "./config.js";
+import type { OpenExchange, RobotsGate } from "./robots-gate.js";
+import { classifyTransportError } from "./transport-errors.js";
+import { BodyTooLargeError, type Exchange } from "./transport.js";
+
+export type AttemptOutcome =
+  | { readonly ok: true; readonly page: Omit<FetchedPage, "attempts" | "durationMs"> }
+  | { readonly ok: false; readonly failure: ReadFailure; readonly message: string; readonly retryAfterMs: number | null };
+
+/** Error pages are read only far enough to recognise a challenge; their size is not our problem. */
+const ERROR_PAGE_BYTES = 256 * 1024;
+
+const failed = (
+  reason: ReadFailureReason,
+  status: number | null,
+  url: string,
+  message: string,
+  retryAfterMs: number | null = null,
+): AttemptOutcome => ({ ok: false, failure: { reason, status, finalUrl: originOnly(url) }, message, retryAfterMs });
+
+/**
+ * One attempt at reading a page on one route: every redirect hop re-checked against the SSRF policy
+ * and robots.txt, then the final response classified. Never throws: every way a read can go wrong
+ * ends as a classified outcome.
+ */
+export const readOnce = async (
+  config: ResolvedConfig,
+  open: OpenExchange,
+  robots: RobotsGate,
+  request: FetchRequest,
+  route: Route,
+  outer: AbortSignal,
+): Promise<AttemptOutcome> => {
+  const deadline = AbortSignal.timeout(config.attemptTimeoutMs);
+  const signal = AbortSignal.any([outer, deadline]);
+  let url = request.url;
+  try {
+    for (let hops = 0; ; hops++) {
+      const verdict = checkUrl(url, config.allow);
+      if (!verdict.allowed) return failed("unsafe_target", null, url, `refused to read ${originOnly(url) ?? "the URL"}: ${verdict.why}`);
+      const refusal = request.ignoreRobots ? null : await robots.refusal(url, route);
+      if (refusal?.kind === "disallow-all" && refusal.unreachable) {
+        return failed(refusal.unreachable, null, url, `the site is unreachable: ${refusal.why}`);
+      }
+      if (refusal) {
+        const why = refusal.kind === "disallow-all" ? refusal.why : "its rules for Gleaner";
+        return failed("robots_disallowed", null, url, `robots.txt of ${originOnly(url)} disallows this page (${why})`);
+      }
+      const response = await open(url, route, signal);
+      const location = response.headers.get("location");
+      if (response.status >= 300 && response.status < 400 && location) {
+        response.discard();
+        if (hops >= config.maxRedirects) {
+          return failed("limit_exceeded", response.status, url, `more than ${config.maxRedirects} redirects`);
+        }
+        try {
+          url = new URL(location, url).href;
+        } catch {
+          return failed("http_error", response.status, url, "the redirect's Location is not a valid URL");
+        }
+        continue;
+      }
+      return await judge(config, request.url, url, response);
+    }
+  } catch (error) {
+    const { reason, message } = classifyTransportError(error, deadline.aborted);
+    return failed(reason, null, url, message);
+  }
+};
+
+const judge = async (config: ResolvedConfig, requestedUrl: string, url: string, response: Exchange): Promise<AttemptOutcome> => {
+  const { status, headers } = response;
+  const contentType = headers.get("content-type");
+  const success = status >= 200 && status < 300;
+  if (success && isHtmlContentType(contentType) === false) {
+    response.discard();
+    return failed("invalid_content", status, url, `the page is ${contentType?.split(";")[0]}, not HTML`);
+  }
+  let html: string;
+  let wireBytes: number;
+  try {
+    const body = await response.readBody(success ? config.maxBodyBytes : ERROR_PAGE_BYTES);
+    html = decodeHtml(body.bytes, contentType);
+    wireBytes = body.wireBytes;
+  } catch (error) {
+    if (success || !(error instanceof BodyTooLargeError)) throw error;
+    html = "";
+    wireBytes = 0;
+  }
+  const verdict = classifyResponse({ status, headers, html, requestedUrl, finalUrl: url });
+  if (!verdict.ok) {
+    const retryAfterMs = status === 429 || status === 503 ? parseRetryAfter(headers.get("retry-after"), config.now()) : null;
+    return failed(verdict.reason, status, url, verdict.message, retryAfterMs);
+  }
+  if (isHtmlContentType(contentType) === "unknown" && !looksLikeHtml(html)) {
+    return failed("invalid_content", status, url, "the response has no Content-Type and does not look like HTML");
+  }
+  return {
+    ok: true,
+    page: { requestedUrl, finalUrl: url, status, contentType: contentType ?? "text/html", body: html, bytes: wireBytes },
+  };
+};
+
+/** After a failure on one route, is the next route (a proxy) worth trying? */
+export const shouldSwitchRoute = (failure: ReadFailure, route: Route): boolean =>
+  blockedReasons.has(failure.reason) ||
+  (route.kind === "proxy" && (failure.reason === "network" || failure.reason === "timeout"));

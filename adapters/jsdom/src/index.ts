@@ -1,0 +1,1 @@
+export { JsdomParserLive, parseWithJsdom } from "./parser.js";

@@ -1,0 +1,55 @@
+import {
+  DocumentParser,
+  type DocumentElement,
+  type DocumentParserService,
+  documentBaseUrl,
+  normalizeWhitespace,
+  ParseFailed,
+  resolveReference,
+  utf8Excerpt,
+} from "@gleaner/core";
+import { Effect, Layer } from "effect";
+import { JSDOM, VirtualConsole } from "jsdom";
+
+/**
+ * Wraps a jsdom element. `select` scopes the selector to the element's descendants with `:scope`, so
+ * "div p" inside a container never matches through an ancestor outside it (the same meaning the
+ * htmlparser2 adapter gives it).
+ */
+const wrapElement = (element: Element): DocumentElement => ({
+  select: (selector) => Array.from(element.querySelectorAll(`:scope ${selector}`), wrapElement),
+  text: () => normalizeWhitespace(element.textContent ?? ""),
+  attribute: (name) => element.getAttribute(name),
+  excerpt: (maxBytes) => utf8Excerpt(element.outerHTML, maxBytes),
+});
+
+const wrapDocument = (document: Document): DocumentElement => ({
+  select: (selector) => Array.from(document.querySelectorAll(selector), wrapElement),
+  text: () => normalizeWhitespace(document.documentElement?.textContent ?? ""),
+  attribute: () => null,
+  excerpt: (maxBytes) => utf8Excerpt(document.documentElement?.outerHTML ?? "", maxBytes),
+});
+
+/**
+ * Scripts never run and no subresource (images, stylesheets, frames) is fetched: jsdom's defaults,
+ * kept explicit by not passing `runScripts` or `resources`. The virtual console drops jsdom's CSS and
+ * script warnings, which say nothing about the page's data.
+ */
+export const parseWithJsdom: DocumentParserService["parse"] = (html, url) =>
+  Effect.try({
+    try: () => {
+      const dom = new JSDOM(html, { url, contentType: "text/html", virtualConsole: new VirtualConsole() });
+      const { document } = dom.window;
+      const baseUrl = documentBaseUrl(url, document.querySelector("base[href]")?.getAttribute("href") ?? null);
+      return {
+        root: wrapDocument(document),
+        baseUrl,
+        resolveUrl: (reference: string) => resolveReference(baseUrl, reference),
+        // Windows hold their whole DOM until closed; the engine disposes each page after extraction.
+        dispose: () => dom.window.close(),
+      };
+    },
+    catch: (error) => new ParseFailed({ message: `jsdom could not parse the page: ${error instanceof Error ? error.message : String(error)}` }),
+  });
+
+export const JsdomParserLive: Layer.Layer<DocumentParser> = Layer.succeed(DocumentParser, { parse: parseWithJsdom });

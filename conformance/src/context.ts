@@ -1,0 +1,33 @@
+import type { RunningHost } from "@gleaner/koa";
+import { type Client, makeClient } from "./client.js";
+
+/** What a capability file gets: the running host and a way to make fresh, isolated owners. */
+export interface SuiteContext {
+  readonly host: () => RunningHost;
+  /** A new owner with its own key (random name, so cases never share state). */
+  readonly owner: (credits?: number) => Promise<Owner>;
+  readonly anonymous: () => Client;
+  readonly supports: Supports;
+}
+
+export interface Owner extends Client {
+  readonly name: string;
+  readonly key: string;
+}
+
+/**
+ * What an adapter set can do. Cases that need a capability are registered only when it is
+ * supported, and the suite prints each capability it leaves out and why: no silent skips.
+ */
+export interface Supports {
+  /** State outlives the host process (a restarted host sees the same data). */
+  readonly durable?: boolean;
+}
+
+export const makeOwnerFactory =
+  (host: () => RunningHost) =>
+  async (credits = 100): Promise<Owner> => {
+    const name = `owner-${globalThis.crypto.randomUUID()}`;
+    const key = await host().createKey(name, credits);
+    return { name, key, ...makeClient(host().url, key) };
+  };

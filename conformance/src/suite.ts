@@ -1,0 +1,65 @@
+import { type GleanerServices, type HostConfig, type RunningHost, startHost } from "@gleaner/koa";
+import type { Layer } from "effect";
+import { after, before, describe } from "mocha";
+import { pino } from "pino";
+import { makeClient } from "./client.js";
+import { authCases } from "./cases/auth.js";
+import { createDatasetCases } from "./cases/create-dataset.js";
+import { listDatasetsCases } from "./cases/list-datasets.js";
+import { updateDatasetCases } from "./cases/update-dataset.js";
+import { usageCases } from "./cases/usage.js";
+import { makeOwnerFactory, type SuiteContext, type Supports } from "./context.js";
+
+export interface AdapterSet {
+  /** Shown in the test titles, e.g. "memory" or "postgres + agenda(postgres)". */
+  readonly name: string;
+  /** The adapters under test: a Layer providing every port the host needs. Built once per suite. */
+  readonly layer: () => Layer.Layer<GleanerServices, unknown>;
+  readonly supports?: Supports;
+  /** Host configuration overrides (the suite always binds an ephemeral loopback port). */
+  readonly config?: Partial<HostConfig>;
+}
+
+/** Capability files, one per area of SPEC.md, each registering its mocha cases. */
+const capabilities: ReadonlyArray<(ctx: SuiteContext) => void> = [
+  authCases,
+  createDatasetCases,
+  listDatasetsCases,
+  updateDatasetCases,
+  usageCases,
+];
+
+/**
+ * Registers the whole conformance suite for one adapter set. Adopt it in three lines:
+ *
+ *   import { suite } from "@gleaner/conformance";
+ *   import { MyStoreLive } from "my-adapter";
+ *   suite({ name: "my-adapter", layer: () => MyStoreLive });
+ */
+export const suite = (set: AdapterSet): void => {
+  describe(`Gleaner conformance: ${set.name}`, function () {
+    this.timeout(60_000);
+    let running: RunningHost | undefined;
+    const host = (): RunningHost => {
+      if (!running) throw new Error("The host is not running: the suite's before hook failed.");
+      return running;
+    };
+    before(async () => {
+      running = await startHost({
+        layer: set.layer(),
+        config: { port: 0, host: "127.0.0.1", logLevel: "silent", ...set.config },
+        logger: pino({ level: "silent" }),
+      });
+    });
+    after(async () => {
+      await running?.close();
+    });
+    const ctx: SuiteContext = {
+      host,
+      owner: makeOwnerFactory(host),
+      anonymous: () => makeClient(host().url, null),
+      supports: set.supports ?? {},
+    };
+    for (const register of capabilities) register(ctx);
+  });
+};
