@@ -1,4 +1,5 @@
-import { type GleanerServices, type HostConfig, type RunningHost, startHost } from "@gleaner/koa";
+import type { Credits, DocumentParser, RunQueue, Storage } from "@gleaner/core";
+import { type HostConfig, type RunningHost, startHost } from "@gleaner/koa";
 import type { Layer } from "effect";
 import { after, before, describe } from "mocha";
 import { pino } from "pino";
@@ -6,6 +7,7 @@ import { makeClient } from "./client.js";
 import { authCases } from "./cases/auth.js";
 import { createDatasetCases } from "./cases/create-dataset.js";
 import { listDatasetsCases } from "./cases/list-datasets.js";
+import { runCases } from "./cases/runs.js";
 import { updateDatasetCases } from "./cases/update-dataset.js";
 import { usageCases } from "./cases/usage.js";
 import { makeOwnerFactory, type SuiteContext, type Supports } from "./context.js";
@@ -13,8 +15,12 @@ import { makeOwnerFactory, type SuiteContext, type Supports } from "./context.js
 export interface AdapterSet {
   /** Shown in the test titles, e.g. "memory" or "postgres + agenda(postgres)". */
   readonly name: string;
-  /** The adapters under test: a Layer providing every port the host needs. Built once per suite. */
-  readonly layer: () => Layer.Layer<GleanerServices, unknown>;
+  /** The store under test (Storage and Credits). Built once per suite. */
+  readonly layer: () => Layer.Layer<Storage | Credits, unknown>;
+  /** The run queue under test; the configured default (memory) when omitted. */
+  readonly queue?: () => Layer.Layer<RunQueue, unknown>;
+  /** The document parser under test; the configured default (htmlparser2) when omitted. */
+  readonly parser?: () => Layer.Layer<DocumentParser, unknown>;
   readonly supports?: Supports;
   /** Host configuration overrides (the suite always binds an ephemeral loopback port). */
   readonly config?: Partial<HostConfig>;
@@ -27,6 +33,7 @@ const capabilities: ReadonlyArray<(ctx: SuiteContext) => void> = [
   listDatasetsCases,
   updateDatasetCases,
   usageCases,
+  runCases,
 ];
 
 /**
@@ -46,8 +53,19 @@ export const suite = (set: AdapterSet): void => {
     };
     before(async () => {
       running = await startHost({
-        layer: set.layer(),
-        config: { port: 0, host: "127.0.0.1", logLevel: "silent", ...set.config },
+        overrides: {
+          store: set.layer(),
+          ...(set.queue ? { queue: set.queue() } : {}),
+          ...(set.parser ? { parser: set.parser() } : {}),
+        },
+        // The fixture sites run on loopback, which the SSRF guard refuses unless allowed.
+        config: {
+          port: 0,
+          host: "127.0.0.1",
+          logLevel: "silent",
+          allowPrivateTargets: ["127.0.0.1/32"],
+          ...set.config,
+        },
         logger: pino({ level: "silent" }),
       });
     });

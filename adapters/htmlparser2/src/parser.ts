@@ -50,7 +50,11 @@ export const parseWithHtmlparser2: DocumentParserService["parse"] = (html, url) 
       };
     },
     catch: (error) =>
-      new ParseFailed({ message: `htmlparser2 could not parse the page: ${error instanceof Error ? error.message : String(error)}` }),
+      new ParseFailed({
+        message: `htmlparser2 could not parse the page: ${error instanceof Error ? error.message : String(error)}`,
+      }),
   });
 
-export const Htmlparser2ParserLive: Layer.Layer<DocumentParser> = Layer.succeed(DocumentParser, { parse: parseWithHtmlparser2 });
+export const Htmlparser2ParserLive: Layer.Layer<DocumentParser> = Layer.succeed(DocumentParser, {
+  parse: parseWithHtmlparser2,
+});

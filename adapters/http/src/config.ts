@@ -10,7 +10,9 @@ import {
 import { lookup as dnsLookup } from "node:dns/promises";
 
 /** Resolves a host name to every address it has. Injectable so tests never depend on real DNS. */
-export type DnsLookup = (hostname: string) => Promise<ReadonlyArray<{ readonly address: string; readonly family: number }>>;
+export type DnsLookup = (
+  hostname: string,
+) => Promise<ReadonlyArray<{ readonly address: string; readonly family: number }>>;
 
 export interface HttpFetcherConfig {
   /** GLEANER_ALLOW_PRIVATE_TARGETS: CIDRs and host names the SSRF guard lets through. Empty by default. */

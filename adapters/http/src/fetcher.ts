@@ -23,13 +23,15 @@ interface HttpFetcher {
 }
 
 /** Proxy URLs carry credentials; no message that leaves this adapter may contain them. */
-const scrubber = (config: ResolvedConfig) => (message: string): string =>
-  config.proxies.reduce((text, proxy) => {
-    const url = new URL(proxy.url);
-    let out = text.split(proxy.url).join(proxy.redacted);
-    if (url.password) out = out.split(decodeURIComponent(url.password)).join("***").split(url.password).join("***");
-    return out;
-  }, message);
+const scrubber =
+  (config: ResolvedConfig) =>
+  (message: string): string =>
+    config.proxies.reduce((text, proxy) => {
+      const url = new URL(proxy.url);
+      let out = text.split(proxy.url).join(proxy.redacted);
+      if (url.password) out = out.split(decodeURIComponent(url.password)).join("***").split(url.password).join("***");
+      return out;
+    }, message);
 
 export const makeHttpFetcher = (config: ResolvedConfig): HttpFetcher => {
   const timeouts = { headersTimeout: config.headersTimeoutMs, bodyTimeout: config.bodyTimeoutMs };
@@ -38,9 +40,13 @@ export const makeHttpFetcher = (config: ResolvedConfig): HttpFetcher => {
     connect: guardedConnector(config.allow, config.lookup, { timeout: config.connectTimeoutMs }),
   });
   const viaProxy = new Map<string, ProxyAgent>(
-    config.proxies.map((proxy) => [proxy.url, new ProxyAgent({ uri: proxy.url, ...timeouts, connectTimeout: config.connectTimeoutMs })]),
+    config.proxies.map((proxy) => [
+      proxy.url,
+      new ProxyAgent({ uri: proxy.url, ...timeouts, connectTimeout: config.connectTimeoutMs }),
+    ]),
   );
-  const dispatcherFor = (route: Route): Dispatcher => (route.kind === "direct" ? direct : (viaProxy.get(route.proxy.url) ?? direct));
+  const dispatcherFor = (route: Route): Dispatcher =>
+    route.kind === "direct" ? direct : (viaProxy.get(route.proxy.url) ?? direct);
 
   const open = async (url: string, route: Route, signal: AbortSignal) => {
     // Through a proxy the proxy resolves the name, so check every address before handing it over.
@@ -97,7 +103,6 @@ export const makeHttpFetcher = (config: ResolvedConfig): HttpFetcher => {
         }
         if (!last || !hasNextRoute || !shouldSwitchRoute(last.failure, route)) break;
       }
-      // biome-ignore lint/style/noNonNullAssertion: the loop ran at least once and did not return.
       return yield* fail(last!, attempts);
     });
 
@@ -121,7 +126,9 @@ export const HttpFetcherLive = (config: HttpFetcherConfig = {}): Layer.Layer<Fet
       const resolved = yield* Effect.try({
         try: () => resolveConfig(config),
         catch: (error) =>
-          error instanceof InvalidReadingConfig ? error : new InvalidReadingConfig({ setting: "fetcher", message: String(error) }),
+          error instanceof InvalidReadingConfig
+            ? error
+            : new InvalidReadingConfig({ setting: "fetcher", message: String(error) }),
       });
       const fetcher = yield* Effect.acquireRelease(
         Effect.sync(() => makeHttpFetcher(resolved)),

@@ -20,7 +20,12 @@ import { BodyTooLargeError, type Exchange } from "./transport.js";
 
 export type AttemptOutcome =
   | { readonly ok: true; readonly page: Omit<FetchedPage, "attempts" | "durationMs"> }
-  | { readonly ok: false; readonly failure: ReadFailure; readonly message: string; readonly retryAfterMs: number | null };
+  | {
+      readonly ok: false;
+      readonly failure: ReadFailure;
+      readonly message: string;
+      readonly retryAfterMs: number | null;
+    };
 
 /** Error pages are read only far enough to recognise a challenge; their size is not our problem. */
 const ERROR_PAGE_BYTES = 256 * 1024;
@@ -52,7 +57,8 @@ export const readOnce = async (
   try {
     for (let hops = 0; ; hops++) {
       const verdict = checkUrl(url, config.allow);
-      if (!verdict.allowed) return failed("unsafe_target", null, url, `refused to read ${originOnly(url) ?? "the URL"}: ${verdict.why}`);
+      if (!verdict.allowed)
+        return failed("unsafe_target", null, url, `refused to read ${originOnly(url) ?? "the URL"}: ${verdict.why}`);
       const refusal = request.ignoreRobots ? null : await robots.refusal(url, route);
       if (refusal?.kind === "disallow-all" && refusal.unreachable) {
         return failed(refusal.unreachable, null, url, `the site is unreachable: ${refusal.why}`);
@@ -83,7 +89,12 @@ export const readOnce = async (
   }
 };
 
-const judge = async (config: ResolvedConfig, requestedUrl: string, url: string, response: Exchange): Promise<AttemptOutcome> => {
+const judge = async (
+  config: ResolvedConfig,
+  requestedUrl: string,
+  url: string,
+  response: Exchange,
+): Promise<AttemptOutcome> => {
   const { status, headers } = response;
   const contentType = headers.get("content-type");
   const success = status >= 200 && status < 300;
@@ -104,7 +115,8 @@ const judge = async (config: ResolvedConfig, requestedUrl: string, url: string, 
   }
   const verdict = classifyResponse({ status, headers, html, requestedUrl, finalUrl: url });
   if (!verdict.ok) {
-    const retryAfterMs = status === 429 || status === 503 ? parseRetryAfter(headers.get("retry-after"), config.now()) : null;
+    const retryAfterMs =
+      status === 429 || status === 503 ? parseRetryAfter(headers.get("retry-after"), config.now()) : null;
     return failed(verdict.reason, status, url, verdict.message, retryAfterMs);
   }
   if (isHtmlContentType(contentType) === "unknown" && !looksLikeHtml(html)) {
@@ -112,7 +124,14 @@ const judge = async (config: ResolvedConfig, requestedUrl: string, url: string, 
   }
   return {
     ok: true,
-    page: { requestedUrl, finalUrl: url, status, contentType: contentType ?? "text/html", body: html, bytes: wireBytes },
+    page: {
+      requestedUrl,
+      finalUrl: url,
+      status,
+      contentType: contentType ?? "text/html",
+      body: html,
+      bytes: wireBytes,
+    },
   };
 };
 

@@ -13,7 +13,7 @@ import {
 } from "@gleaner/core";
 import type { ResolvedConfig } from "./config.js";
 import { classifyTransportError } from "./transport-errors.js";
-import { type Exchange } from "./transport.js";
+import type { Exchange } from "./transport.js";
 
 /** Opens one GET on a route, with the same SSRF checks as page reads (see fetcher.ts). */
 export type OpenExchange = (url: string, route: Route, signal: AbortSignal) => Promise<Exchange>;
@@ -51,7 +51,10 @@ export class RobotsGate {
     return loading.finally(() => this.loading.delete(origin));
   }
 
-  private async fetchRules(pageUrl: string, route: Route): Promise<{ outcome: RobotsFetchOutcome; maxAgeMs: number | null }> {
+  private async fetchRules(
+    pageUrl: string,
+    route: Route,
+  ): Promise<{ outcome: RobotsFetchOutcome; maxAgeMs: number | null }> {
     // Its own deadline: the fetch is shared by every read waiting on this origin.
     const signal = AbortSignal.timeout(this.config.attemptTimeoutMs);
     let url = robotsTxtUrl(pageUrl);
@@ -59,13 +62,17 @@ export class RobotsGate {
       for (let hop = 0; ; hop++) {
         const verdict = checkUrl(url, this.config.allow);
         if (!verdict.allowed) {
-          return { outcome: { kind: "unreachable", why: `robots.txt redirects to an unsafe target: ${verdict.why}` }, maxAgeMs: null };
+          return {
+            outcome: { kind: "unreachable", why: `robots.txt redirects to an unsafe target: ${verdict.why}` },
+            maxAgeMs: null,
+          };
         }
         const response = await this.open(url, route, signal);
         const location = response.headers.get("location");
         if (response.status >= 300 && response.status < 400 && location) {
           response.discard();
-          if (hop >= ROBOTS_MAX_REDIRECTS) return { outcome: { kind: "unavailable", why: "more than 5 redirects" }, maxAgeMs: null };
+          if (hop >= ROBOTS_MAX_REDIRECTS)
+            return { outcome: { kind: "unavailable", why: "more than 5 redirects" }, maxAgeMs: null };
           url = new URL(location, url).href;
           continue;
         }

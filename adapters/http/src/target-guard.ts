@@ -5,7 +5,10 @@ import type { DnsLookup } from "./config.js";
 /** Thrown inside the connector when a target is refused; classified as `unsafe_target`. */
 export class UnsafeTargetError extends Error {
   readonly code = "GLEANER_UNSAFE_TARGET";
-  constructor(readonly host: string, readonly why: string) {
+  constructor(
+    readonly host: string,
+    readonly why: string,
+  ) {
     super(`refused to connect to ${host}: ${why}`);
   }
 }
@@ -54,7 +57,10 @@ export const guardedConnector = (
     const host = bareHost(opts.hostname);
     resolveSafeAddress(host, allow, lookup).then(
       (address) =>
-        connect({ ...opts, hostname: address, servername: opts.servername || (isIpLiteral(host) ? undefined : host) }, callback),
+        connect(
+          { ...opts, hostname: address, servername: opts.servername || (isIpLiteral(host) ? undefined : host) },
+          callback,
+        ),
       (error: Error) => callback(error, null),
     );
   };

@@ -2,7 +2,13 @@ import type { ReadFailureReason } from "@gleaner/core";
 import { BadEncodingError, BodyTooLargeError } from "./transport.js";
 import { UnsafeTargetError } from "./target-guard.js";
 
-const timeoutCodes = new Set(["UND_ERR_CONNECT_TIMEOUT", "UND_ERR_HEADERS_TIMEOUT", "UND_ERR_BODY_TIMEOUT", "ETIMEDOUT", "ESOCKETTIMEDOUT"]);
+const timeoutCodes = new Set([
+  "UND_ERR_CONNECT_TIMEOUT",
+  "UND_ERR_HEADERS_TIMEOUT",
+  "UND_ERR_BODY_TIMEOUT",
+  "ETIMEDOUT",
+  "ESOCKETTIMEDOUT",
+]);
 const resetCodes = new Set(["ECONNRESET", "EPIPE", "ECONNABORTED", "UND_ERR_SOCKET", "ERR_STREAM_PREMATURE_CLOSE"]);
 
 /** The error and everything it wraps (`cause`, AggregateError members), outermost first. */
@@ -40,10 +46,13 @@ export const classifyTransportError = (error: unknown, deadlineHit: boolean): Tr
   const badEncoding = find((e): e is BadEncodingError => e instanceof BadEncodingError);
   if (badEncoding) return { reason: "invalid_content", message: badEncoding.message };
   if (deadlineHit) return { reason: "timeout", message: "the read took longer than the attempt deadline" };
-  const codes = errors.map((e) => (typeof e === "object" && e !== null ? String((e as { code?: unknown }).code ?? "") : ""));
+  const codes = errors.map((e) =>
+    typeof e === "object" && e !== null ? String((e as { code?: unknown }).code ?? "") : "",
+  );
   const names = errors.map((e) => (e instanceof Error ? e.name : ""));
   const text = errors.map((e) => (e instanceof Error ? e.message : String(e))).join("; ");
-  if (codes.some((code) => timeoutCodes.has(code)) || names.includes("TimeoutError")) return { reason: "timeout", message: text };
+  if (codes.some((code) => timeoutCodes.has(code)) || names.includes("TimeoutError"))
+    return { reason: "timeout", message: text };
   if (codes.some((code) => resetCodes.has(code)) || /other side closed|socket hang up/i.test(text)) {
     return { reason: "connection_reset", message: text };
   }

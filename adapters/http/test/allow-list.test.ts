@@ -1,6 +1,16 @@
 import { expect } from "chai";
 import { after, before, describe, it } from "mocha";
-import { type FetcherHarness, html, type Loopback, makeFetcher, pageRequest, readFailure, readPage, sendHtml, startServer } from "./loopback.js";
+import {
+  type FetcherHarness,
+  html,
+  type Loopback,
+  makeFetcher,
+  pageRequest,
+  readFailure,
+  readPage,
+  sendHtml,
+  startServer,
+} from "./loopback.js";
 
 /** GLEANER_ALLOW_PRIVATE_TARGETS: empty by default; CIDRs and host names let listed private targets through. */
 describe("http fetcher: GLEANER_ALLOW_PRIVATE_TARGETS", () => {
@@ -9,7 +19,11 @@ describe("http fetcher: GLEANER_ALLOW_PRIVATE_TARGETS", () => {
     hostname === "books.test" || hostname === "other.test" ? [{ address: "127.0.0.1", family: 4 }] : [];
   const harnesses: FetcherHarness[] = [];
   const fetcher = (allowPrivateTargets?: string) => {
-    const harness = makeFetcher({ lookup, retry: { maxAttempts: 1 }, ...(allowPrivateTargets === undefined ? {} : { allowPrivateTargets }) });
+    const harness = makeFetcher({
+      lookup,
+      retry: { maxAttempts: 1 },
+      ...(allowPrivateTargets === undefined ? {} : { allowPrivateTargets }),
+    });
     harnesses.push(harness);
     return harness;
   };
@@ -35,14 +49,18 @@ describe("http fetcher: GLEANER_ALLOW_PRIVATE_TARGETS", () => {
   it("a listed host name lets that name through, and only that name", async () => {
     const harness = fetcher("books.test");
     await readPage(harness, pageRequest(`http://books.test:${site.port}/`));
-    expect((await readFailure(harness, pageRequest(`http://other.test:${site.port}/`))).failure.reason).to.equal("unsafe_target");
+    expect((await readFailure(harness, pageRequest(`http://other.test:${site.port}/`))).failure.reason).to.equal(
+      "unsafe_target",
+    );
   });
 
   it("a malformed entry fails the Layer, naming the setting", async () => {
-    const error = await fetcher("10.0.0.0/99").read(pageRequest(`${site.url}/`)).then(
-      () => "",
-      (e: unknown) => String(e),
-    );
+    const error = await fetcher("10.0.0.0/99")
+      .read(pageRequest(`${site.url}/`))
+      .then(
+        () => "",
+        (e: unknown) => String(e),
+      );
     expect(error).to.contain("GLEANER_ALLOW_PRIVATE_TARGETS");
   });
 });

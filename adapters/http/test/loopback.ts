@@ -16,10 +16,17 @@ export const tripped: string[] = [];
 export const mockedPublicAddresses = new Set<string>();
 
 const isLoopback = (address: string): boolean =>
-  address === "::1" || address.startsWith("127.") || address.startsWith("::ffff:127.") || mockedPublicAddresses.has(address);
+  address === "::1" ||
+  address.startsWith("127.") ||
+  address.startsWith("::ffff:127.") ||
+  mockedPublicAddresses.has(address);
 
 const originalConnect = net.Socket.prototype.connect;
-type LookupCallback = (error: Error | null, address: string | Array<{ address: string; family: number }>, family?: number) => void;
+type LookupCallback = (
+  error: Error | null,
+  address: string | Array<{ address: string; family: number }>,
+  family?: number,
+) => void;
 type Lookup = (hostname: string, options: object, callback: LookupCallback) => void;
 net.Socket.prototype.connect = function guardedForTests(this: net.Socket, ...args: unknown[]) {
   const first = args[0];
@@ -42,7 +49,8 @@ net.Socket.prototype.connect = function guardedForTests(this: net.Socket, ...arg
           const bad = addresses.find((entry) => !isLoopback(entry));
           if (!error && bad) {
             tripped.push(`${hostname} -> ${bad}`);
-            return callback(null, "127.0.0.1", 4);
+            const all = (lookupOptions as { all?: boolean }).all;
+            return all ? callback(null, [{ address: "127.0.0.1", family: 4 }]) : callback(null, "127.0.0.1", 4);
           }
           callback(error, address, family);
         });
@@ -147,6 +155,7 @@ export const readFailure = async (harness: FetcherHarness, request: FetchRequest
 
 export const readPage = async (harness: FetcherHarness, request: FetchRequest): Promise<FetchedPage> => {
   const result = await harness.read(request);
-  if (result._tag === "Left") throw new Error(`expected a page, got ${result.left.failure.reason}: ${result.left.message}`);
+  if (result._tag === "Left")
+    throw new Error(`expected a page, got ${result.left.failure.reason}: ${result.left.message}`);
   return result.right;
 };

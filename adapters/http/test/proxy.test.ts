@@ -3,7 +3,18 @@ import { after, before, describe, it } from "mocha";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createProxy, type ProxyServer } from "proxy";
-import { type FetcherHarness, html, type Loopback, loopbackOnly, makeFetcher, pageRequest, readFailure, readPage, routes, startServer } from "./loopback.js";
+import {
+  type FetcherHarness,
+  html,
+  type Loopback,
+  loopbackOnly,
+  makeFetcher,
+  pageRequest,
+  readFailure,
+  readPage,
+  routes,
+  startServer,
+} from "./loopback.js";
 
 /**
  * Proxy modes against a real forward proxy (the `proxy` package) on loopback. The proxy connects
@@ -26,7 +37,8 @@ describe("http fetcher: proxies (GLEANER_PROXY_URLS, proxy never/always/auto)", 
           response.writeHead(200, { "content-type": "text/html" }).end(html(`<p>read ${via}</p>`));
         },
         "/blocks-direct": (request, response) => {
-          if (request.socket.remoteAddress !== "127.0.0.2") return response.writeHead(403, { "content-type": "text/html" }).end(html("<p>Denied</p>"));
+          if (request.socket.remoteAddress !== "127.0.0.2")
+            return response.writeHead(403, { "content-type": "text/html" }).end(html("<p>Denied</p>"));
           response.writeHead(200, { "content-type": "text/html" }).end(html("<p>read through the proxy</p>"));
         },
         "/not-found": (_q, r) => r.writeHead(404, { "content-type": "text/html" }).end(html("<p>missing</p>")),
@@ -34,12 +46,17 @@ describe("http fetcher: proxies (GLEANER_PROXY_URLS, proxy never/always/auto)", 
     );
     proxy = createProxy(createServer());
     proxy.localAddress = "127.0.0.2";
-    proxy.authenticate = (request) => request.headers["proxy-authorization"] === `Basic ${Buffer.from("gleaner:s3cr3t-pw").toString("base64")}`;
+    proxy.authenticate = (request) =>
+      request.headers["proxy-authorization"] === `Basic ${Buffer.from("gleaner:s3cr3t-pw").toString("base64")}`;
     proxy.on("request", (request) => proxied.push(request.url ?? ""));
     proxy.on("connect", (request) => proxied.push(`CONNECT ${request.url}`));
     await new Promise<void>((resolve) => proxy.listen(0, "127.0.0.1", resolve));
     proxyUrl = `http://gleaner:s3cr3t-pw@127.0.0.1:${(proxy.address() as AddressInfo).port}`;
-    harnessWithProxy = makeFetcher({ ...loopbackOnly, proxyUrls: proxyUrl, lookup: async () => [{ address: "10.9.9.9", family: 4 }] });
+    harnessWithProxy = makeFetcher({
+      ...loopbackOnly,
+      proxyUrls: proxyUrl,
+      lookup: async () => [{ address: "10.9.9.9", family: 4 }],
+    });
     harnessWithout = makeFetcher(loopbackOnly);
   });
   after(async () => {

@@ -16,7 +16,9 @@ import {
   tripped,
 } from "./loopback.js";
 
-const article = html("<ol><li><article class='product_pod'><h3>A Light in the Attic</h3><p>£51.77</p></article></li></ol>");
+const article = html(
+  "<ol><li><article class='product_pod'><h3>A Light in the Attic</h3><p>£51.77</p></article></li></ol>",
+);
 
 describe("http fetcher: reads and classifies every readFailure reason (loopback servers)", () => {
   let site: Loopback;
@@ -28,14 +30,22 @@ describe("http fetcher: reads and classifies every readFailure reason (loopback 
     site = await startServer(
       routes({
         "/ok": sendHtml(article),
-        "/ua": (request, response) => response.writeHead(200, { "content-type": "text/html" }).end(html(`<p>${request.headers["user-agent"]}</p>`)),
-        "/gzip": (_q, r) => r.writeHead(200, { "content-type": "text/html", "content-encoding": "gzip" }).end(gzipSync(article)),
-        "/br": (_q, r) => r.writeHead(200, { "content-type": "text/html", "content-encoding": "br" }).end(brotliCompressSync(article)),
-        "/deflate": (_q, r) => r.writeHead(200, { "content-type": "text/html", "content-encoding": "deflate" }).end(deflateSync(article)),
+        "/ua": (request, response) =>
+          response.writeHead(200, { "content-type": "text/html" }).end(html(`<p>${request.headers["user-agent"]}</p>`)),
+        "/gzip": (_q, r) =>
+          r.writeHead(200, { "content-type": "text/html", "content-encoding": "gzip" }).end(gzipSync(article)),
+        "/br": (_q, r) =>
+          r.writeHead(200, { "content-type": "text/html", "content-encoding": "br" }).end(brotliCompressSync(article)),
+        "/deflate": (_q, r) =>
+          r.writeHead(200, { "content-type": "text/html", "content-encoding": "deflate" }).end(deflateSync(article)),
         "/latin1-header": (_q, r) =>
-          r.writeHead(200, { "content-type": "text/html; charset=iso-8859-1" }).end(Buffer.from(html("<p>Caf\u00e9 \u00a351</p>").replace('<meta charset="utf-8">', ""), "latin1")),
+          r
+            .writeHead(200, { "content-type": "text/html; charset=iso-8859-1" })
+            .end(Buffer.from(html("<p>Caf\u00e9 \u00a351</p>").replace('<meta charset="utf-8">', ""), "latin1")),
         "/latin1-meta": (_q, r) =>
-          r.writeHead(200, { "content-type": "text/html" }).end(Buffer.from(html("<p>Caf\u00e9</p>").replace('charset="utf-8"', 'charset="windows-1252"'), "latin1")),
+          r
+            .writeHead(200, { "content-type": "text/html" })
+            .end(Buffer.from(html("<p>Caf\u00e9</p>").replace('charset="utf-8"', 'charset="windows-1252"'), "latin1")),
         "/redirect": (_q, r) => r.writeHead(302, { location: "/ok" }).end(),
         "/forbidden": sendHtml(html("<p>Forbidden</p>"), 403),
         "/unauthorized": sendHtml(html("<p>Please authenticate</p>"), 401),
@@ -44,29 +54,64 @@ describe("http fetcher: reads and classifies every readFailure reason (loopback 
           '<!DOCTYPE html><html><head><title>Just a moment...</title></head><body><div id="cf-chl-widget"></div><script src="/cdn-cgi/challenge-platform/h/b/orchestrate/chl_page/v1"></script></body></html>',
           403,
         ),
-        "/turnstile-200": sendHtml(html('<div class="cf-turnstile" data-sitekey="x"></div><script src="https://challenges.cloudflare.com/turnstile/v0/api.js"></script><p>Checking</p>')),
-        "/datadome": sendHtml(html("<script>var dd={'rt':'c','cid':'AHrlqAAA','hsh':'1'}</script><script src=\"https://ct.captcha-delivery.com/c.js\"></script>"), 403, { "x-datadome": "protected" }),
-        "/perimeterx": sendHtml(html('<div id="px-captcha"></div><p>Press &amp; Hold to confirm you are a human</p><script>window._pxAppId="PXabc"</script>')),
-        "/incapsula": sendHtml(html('<iframe src="/_Incapsula_Resource?SWUDNSAI=31&xinfo=1"></iframe><p>Request unsuccessful. Incapsula incident ID: 1-2</p>')),
-        "/recaptcha": sendHtml(html('<form><div class="g-recaptcha" data-sitekey="k"></div></form><p>Our systems have detected unusual traffic from your computer network.</p><script src="https://www.google.com/recaptcha/api.js"></script>')),
-        "/hcaptcha": sendHtml(html('<div class="h-captcha" data-sitekey="k"></div><script src="https://hcaptcha.com/1/api.js"></script><p>Please verify you are human</p>')),
+        "/turnstile-200": sendHtml(
+          html(
+            '<div class="cf-turnstile" data-sitekey="x"></div><script src="https://challenges.cloudflare.com/turnstile/v0/api.js"></script><p>Checking</p>',
+          ),
+        ),
+        "/datadome": sendHtml(
+          html(
+            "<script>var dd={'rt':'c','cid':'AHrlqAAA','hsh':'1'}</script><script src=\"https://ct.captcha-delivery.com/c.js\"></script>",
+          ),
+          403,
+          { "x-datadome": "protected" },
+        ),
+        "/perimeterx": sendHtml(
+          html(
+            '<div id="px-captcha"></div><p>Press &amp; Hold to confirm you are a human</p><script>window._pxAppId="PXabc"</script>',
+          ),
+        ),
+        "/incapsula": sendHtml(
+          html(
+            '<iframe src="/_Incapsula_Resource?SWUDNSAI=31&xinfo=1"></iframe><p>Request unsuccessful. Incapsula incident ID: 1-2</p>',
+          ),
+        ),
+        "/recaptcha": sendHtml(
+          html(
+            '<form><div class="g-recaptcha" data-sitekey="k"></div></form><p>Our systems have detected unusual traffic from your computer network.</p><script src="https://www.google.com/recaptcha/api.js"></script>',
+          ),
+        ),
+        "/hcaptcha": sendHtml(
+          html(
+            '<div class="h-captcha" data-sitekey="k"></div><script src="https://hcaptcha.com/1/api.js"></script><p>Please verify you are human</p>',
+          ),
+        ),
         "/contact-with-recaptcha": sendHtml(
-          html(`${"<p>Real catalogue content with plenty of text about books.</p>".repeat(20)}<form><div class="g-recaptcha"></div></form>`),
+          html(
+            `${"<p>Real catalogue content with plenty of text about books.</p>".repeat(20)}<form><div class="g-recaptcha"></div></form>`,
+          ),
         ),
         "/members": (_q, r) => r.writeHead(302, { location: "/accounts/login/?next=/members" }).end(),
-        "/accounts/login/": sendHtml(html('<form method="post"><input name="u"><input type="password" name="p"></form>', "Sign in")),
+        "/accounts/login/": sendHtml(
+          html('<form method="post"><input name="u"><input type="password" name="p"></form>', "Sign in"),
+        ),
         "/gated": (_q, r) => r.writeHead(302, { location: "/welcome" }).end(),
         "/welcome": sendHtml(html('<h1>Welcome back</h1><form><input type="password" name="pw"></form>')),
-        "/in-place-login": sendHtml(html('<h1>Members only</h1><form><input type="text" name="user"><input type="password" name="pass"></form>')),
+        "/in-place-login": sendHtml(
+          html('<h1>Members only</h1><form><input type="text" name="user"><input type="password" name="pass"></form>'),
+        ),
         "/empty": sendHtml(""),
-        "/textless": sendHtml(html("<div><img src='a.png'></div><script>var a = 'only script text';</script><style>p{}</style>")),
+        "/textless": sendHtml(
+          html("<div><img src='a.png'></div><script>var a = 'only script text';</script><style>p{}</style>"),
+        ),
         "/reset": (request) => request.socket.destroy(),
         "/reset-once": (request, response) => {
           flaky++;
           if (flaky === 1) return request.socket.destroy();
           sendHtml(article)(request, response);
         },
-        "/slow-headers": (_q, r) => setTimeout(() => r.writeHead(200, { "content-type": "text/html" }).end(article), 1500),
+        "/slow-headers": (_q, r) =>
+          setTimeout(() => r.writeHead(200, { "content-type": "text/html" }).end(article), 1500),
         "/slow-body": (_q, r) => {
           r.writeHead(200, { "content-type": "text/html" });
           r.write("<html><body><p>partial");
@@ -77,15 +122,19 @@ describe("http fetcher: reads and classifies every readFailure reason (loopback 
         "/pdf": (_q, r) => r.writeHead(200, { "content-type": "application/pdf" }).end("%PDF-1.4"),
         "/json": (_q, r) => r.writeHead(200, { "content-type": "application/json" }).end('{"a":1}'),
         "/untyped-binary": (_q, r) => r.end(Buffer.from([0, 1, 2, 3, 4, 5])),
-        "/bad-gzip": (_q, r) => r.writeHead(200, { "content-type": "text/html", "content-encoding": "gzip" }).end("not gzip at all"),
-        "/huge": (_q, r) => r.writeHead(200, { "content-type": "text/html" }).end(html(`<p>${"x".repeat(300_000)}</p>`)),
+        "/bad-gzip": (_q, r) =>
+          r.writeHead(200, { "content-type": "text/html", "content-encoding": "gzip" }).end("not gzip at all"),
+        "/huge": (_q, r) =>
+          r.writeHead(200, { "content-type": "text/html" }).end(html(`<p>${"x".repeat(300_000)}</p>`)),
         "/huge-chunked": (_q, r) => {
           r.writeHead(200, { "content-type": "text/html" });
           for (let i = 0; i < 40; i++) r.write(`<p>${"y".repeat(10_000)}</p>`);
           r.end();
         },
         "/gzip-bomb": (_q, r) =>
-          r.writeHead(200, { "content-type": "text/html", "content-encoding": "gzip" }).end(gzipSync(Buffer.alloc(5_000_000, 0x20))),
+          r
+            .writeHead(200, { "content-type": "text/html", "content-encoding": "gzip" })
+            .end(gzipSync(Buffer.alloc(5_000_000, 0x20))),
         "/loop": (_q, r) => r.writeHead(302, { location: "/loop" }).end(),
         "/to-ftp": (_q, r) => r.writeHead(301, { location: "ftp://127.0.0.1/file" }).end(),
       }),
@@ -269,7 +318,10 @@ describe("http fetcher: reads and classifies every readFailure reason (loopback 
 
   let withRetries: FetcherHarness | undefined;
   const makeFetcherWithRetries = () => {
-    withRetries ??= makeFetcher({ ...loopbackOnly, retry: { maxAttempts: 3, baseDelayMs: 10, maxDelayMs: 20, maxRetryAfterMs: 1000 } });
+    withRetries ??= makeFetcher({
+      ...loopbackOnly,
+      retry: { maxAttempts: 3, baseDelayMs: 10, maxDelayMs: 20, maxRetryAfterMs: 1000 },
+    });
     return withRetries;
   };
   after(async () => {

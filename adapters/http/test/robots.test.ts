@@ -1,16 +1,33 @@
 import { expect } from "chai";
-import { after, afterEach, before, describe, it } from "mocha";
+import { afterEach, describe, it } from "mocha";
 import type { Handler } from "./loopback.js";
-import { type FetcherHarness, html, type Loopback, loopbackOnly, makeFetcher, pageRequest, readFailure, readPage, routes, sendHtml, startServer } from "./loopback.js";
+import {
+  type FetcherHarness,
+  html,
+  type Loopback,
+  loopbackOnly,
+  makeFetcher,
+  pageRequest,
+  readFailure,
+  readPage,
+  routes,
+  sendHtml,
+  startServer,
+} from "./loopback.js";
 
-const text = (body: string, status = 200): Handler => (_q, r) => r.writeHead(status, { "content-type": "text/plain" }).end(body);
+const text =
+  (body: string, status = 200): Handler =>
+  (_q, r) =>
+    r.writeHead(status, { "content-type": "text/plain" }).end(body);
 
 describe("http fetcher: robots.txt (RFC 9309)", () => {
   let now = Date.parse("2026-11-21T00:00:00Z");
   const servers: Loopback[] = [];
   const harnesses: FetcherHarness[] = [];
   const site = async (table: Record<string, Handler>) => {
-    const server = await startServer(routes({ "/page": sendHtml(html("<p>content</p>")), "/private/page": sendHtml(html("<p>secret</p>")), ...table }));
+    const server = await startServer(
+      routes({ "/page": sendHtml(html("<p>content</p>")), "/private/page": sendHtml(html("<p>secret</p>")), ...table }),
+    );
     servers.push(server);
     return server;
   };
@@ -35,10 +52,14 @@ describe("http fetcher: robots.txt (RFC 9309)", () => {
   });
 
   it("our own group wins over *: Gleaner allowed where others are not, and the reverse", async () => {
-    const server = await site({ "/robots.txt": text("User-agent: *\nDisallow: /\n\nUser-agent: gleaner\nAllow: /page\nDisallow: /private/\n") });
+    const server = await site({
+      "/robots.txt": text("User-agent: *\nDisallow: /\n\nUser-agent: gleaner\nAllow: /page\nDisallow: /private/\n"),
+    });
     const harness = fetcher();
     await readPage(harness, pageRequest(`${server.url}/page`));
-    expect((await readFailure(harness, pageRequest(`${server.url}/private/page`))).failure.reason).to.equal("robots_disallowed");
+    expect((await readFailure(harness, pageRequest(`${server.url}/private/page`))).failure.reason).to.equal(
+      "robots_disallowed",
+    );
   });
 
   it("4xx robots.txt allows everything", async () => {
@@ -68,7 +89,9 @@ describe("http fetcher: robots.txt (RFC 9309)", () => {
       return table;
     };
     const five = await site(chain(5));
-    expect((await readFailure(fetcher(), pageRequest(`${five.url}/private/page`))).failure.reason).to.equal("robots_disallowed");
+    expect((await readFailure(fetcher(), pageRequest(`${five.url}/private/page`))).failure.reason).to.equal(
+      "robots_disallowed",
+    );
     const six = await site(chain(6));
     await readPage(fetcher(), pageRequest(`${six.url}/private/page`));
     expect(six.requests).to.not.include("GET /r6");
@@ -97,7 +120,10 @@ describe("http fetcher: robots.txt (RFC 9309)", () => {
 
   it("checks robots.txt of every redirect hop's origin", async () => {
     const target = await site({ "/robots.txt": text("User-agent: *\nDisallow: /private/\n") });
-    const start = await site({ "/robots.txt": text("", 404), "/go": (_q, r) => r.writeHead(302, { location: `${target.url}/private/page` }).end() });
+    const start = await site({
+      "/robots.txt": text("", 404),
+      "/go": (_q, r) => r.writeHead(302, { location: `${target.url}/private/page` }).end(),
+    });
     const failure = await readFailure(fetcher(), pageRequest(`${start.url}/go`));
     expect(failure.failure).to.deep.equal({ reason: "robots_disallowed", status: null, finalUrl: target.url });
     expect(pageHits(target, "/private/page")).to.equal(0);

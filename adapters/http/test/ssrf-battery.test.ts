@@ -2,7 +2,18 @@ import { expect } from "chai";
 import { after, before, describe, it } from "mocha";
 import nock from "nock";
 import type { DnsLookup } from "../src/index.js";
-import { type FetcherHarness, html, type Loopback, makeFetcher, mockedPublicAddresses, pageRequest, readFailure, sendHtml, startServer, tripped } from "./loopback.js";
+import {
+  type FetcherHarness,
+  html,
+  type Loopback,
+  makeFetcher,
+  mockedPublicAddresses,
+  pageRequest,
+  readFailure,
+  sendHtml,
+  startServer,
+  tripped,
+} from "./loopback.js";
 
 /**
  * The SSRF battery: every target must be refused as `unsafe_target`, with `finalUrl` holding the
@@ -28,7 +39,11 @@ const privateAnswers: Record<string, string> = {
 
 const lookup: DnsLookup = async (hostname) => {
   if (hostname === "shop.example.com") return [{ address: PUBLIC_IP, family: 4 }];
-  if (hostname === "mixed.example") return [{ address: PUBLIC_IP, family: 4 }, { address: "10.1.2.3", family: 4 }];
+  if (hostname === "mixed.example")
+    return [
+      { address: PUBLIC_IP, family: 4 },
+      { address: "10.1.2.3", family: 4 },
+    ];
   const answer = privateAnswers[hostname];
   if (!answer) throw Object.assign(new Error(`no test DNS answer for ${hostname}`), { code: "ENOTFOUND" });
   return [{ address: answer, family: answer.includes(":") ? 6 : 4 }];
@@ -168,7 +183,11 @@ describe("http fetcher: SSRF battery (every target refused before a byte is sent
   });
 
   it("reads the public host itself (the battery is not refusing everything)", async () => {
-    nock("http://shop.example.com").get("/robots.txt").reply(404).get("/catalogue").reply(200, html("<p>public page</p>"), { "content-type": "text/html" });
+    nock("http://shop.example.com")
+      .get("/robots.txt")
+      .reply(404)
+      .get("/catalogue")
+      .reply(200, html("<p>public page</p>"), { "content-type": "text/html" });
     const result = await fetcher.read(pageRequest("http://shop.example.com/catalogue"));
     expect(result._tag).to.equal("Right");
   });

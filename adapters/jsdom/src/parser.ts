@@ -49,7 +49,10 @@ export const parseWithJsdom: DocumentParserService["parse"] = (html, url) =>
         dispose: () => dom.window.close(),
       };
     },
-    catch: (error) => new ParseFailed({ message: `jsdom could not parse the page: ${error instanceof Error ? error.message : String(error)}` }),
+    catch: (error) =>
+      new ParseFailed({
+        message: `jsdom could not parse the page: ${error instanceof Error ? error.message : String(error)}`,
+      }),
   });
 
 export const JsdomParserLive: Layer.Layer<DocumentParser> = Layer.succeed(DocumentParser, { parse: parseWithJsdom });

@@ -3,8 +3,7 @@ import { Effect } from "effect";
 import type { MemoryState } from "./state.js";
 
 export const makeMemoryCredits = (state: MemoryState): CreditsService => ({
-  balance: (ownerId) =>
-    Effect.sync(() => state.ledger.reduce((sum, e) => (e.ownerId === ownerId ? sum + e.amount : sum), 0)),
+  balance: (ownerId) => Effect.sync(() => state.balanceOf(ownerId)),
   grant: (ownerId, amount) =>
     Effect.map(nowIso, (createdAt) => {
       const entry: LedgerEntry = {

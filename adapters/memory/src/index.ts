@@ -4,6 +4,7 @@ import { makeMemoryCredits } from "./credits.js";
 import { MemoryState } from "./state.js";
 import { makeMemoryStorage } from "./storage.js";
 
+export { type MemoryRunQueueOptions, MemoryRunQueueLive } from "./run-queue.js";
 export { MemoryState } from "./state.js";
 
 /**

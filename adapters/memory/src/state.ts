@@ -1,4 +1,14 @@
-import type { ApiKeyRecord, DatasetRecord, LedgerEntry, Owner } from "@gleaner/core";
+import type {
+  ApiKeyRecord,
+  DatasetRecord,
+  LedgerEntry,
+  Owner,
+  RowRecord,
+  RunEvidence,
+  RunRecord,
+  SourceObservation,
+  StoredRevision,
+} from "@gleaner/core";
 
 /**
  * Everything the memory adapters keep, in one object shared by Storage and Credits so that one
@@ -11,4 +21,27 @@ export class MemoryState {
   readonly apiKeys = new Map<string, ApiKeyRecord>();
   readonly datasets = new Map<string, DatasetRecord>();
   readonly ledger: Array<LedgerEntry & { readonly ownerId: string }> = [];
+  readonly runs = new Map<string, RunRecord>();
+  readonly evidence = new Map<string, RunEvidence>();
+  /** datasetId -> rowId -> row */
+  readonly rows = new Map<string, Map<string, RowRecord>>();
+  /** datasetId -> revisions in sequence order (sequence = index + 1) */
+  readonly revisions = new Map<string, StoredRevision[]>();
+  readonly observations = new Map<string, SourceObservation>();
+
+  rowsOf(datasetId: string): Map<string, RowRecord> {
+    let rows = this.rows.get(datasetId);
+    if (!rows) this.rows.set(datasetId, (rows = new Map()));
+    return rows;
+  }
+
+  revisionsOf(datasetId: string): StoredRevision[] {
+    let revisions = this.revisions.get(datasetId);
+    if (!revisions) this.revisions.set(datasetId, (revisions = []));
+    return revisions;
+  }
+
+  balanceOf(ownerId: string): number {
+    return this.ledger.reduce((sum, e) => (e.ownerId === ownerId ? sum + e.amount : sum), 0);
+  }
 }

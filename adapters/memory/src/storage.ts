@@ -1,5 +1,7 @@
 import { Conflict, type DatasetRecord, type StorageService, type StoredDataset } from "@gleaner/core";
 import { Effect, Option } from "effect";
+import { latestRun, makeMemoryRuns } from "./runs.js";
+import { makeMemoryRows } from "./rows.js";
 import type { MemoryState } from "./state.js";
 
 const newestFirst = (a: DatasetRecord, b: DatasetRecord): number =>
@@ -9,7 +11,15 @@ const nameTaken = (name: string) =>
   new Conflict({ code: "name_taken", message: `You already have a dataset named "${name}".` });
 
 export const makeMemoryStorage = (state: MemoryState): StorageService => {
-  const stored = (record: DatasetRecord): StoredDataset => ({ record, rowCount: 0, lastRun: null });
+  // rowCount counts every current row, gone ones included: they are listed too.
+  const stored = (record: DatasetRecord): StoredDataset => {
+    const run = latestRun(state, record.id);
+    return {
+      record,
+      rowCount: state.rowsOf(record.id).size,
+      lastRun: run ? { id: run.id, status: run.status, completedAt: run.completedAt } : null,
+    };
+  };
   const nameOwner = (ownerId: string, name: string): DatasetRecord | undefined => {
     for (const d of state.datasets.values()) if (d.ownerId === ownerId && d.name === name) return d;
     return undefined;
@@ -70,5 +80,7 @@ export const makeMemoryStorage = (state: MemoryState): StorageService => {
         state.datasets.set(next.id, next);
         return Effect.void;
       }),
+    ...makeMemoryRuns(state),
+    ...makeMemoryRows(state),
   };
 };

@@ -351,8 +351,7 @@ function clientScript(p: ListingPage, cat: string, up: string): string {
 export function renderListingPage(p: ListingPage): string {
   const up = p.atRoot ? "" : "../";
   const cat = p.atRoot ? "catalogue/" : "";
-  const items =
-    p.render === "static" ? p.books.map((b) => productPod(b, cat, up, p.priceClass)).join("") : "";
+  const items = p.render === "static" ? p.books.map((b) => productPod(b, cat, up, p.priceClass)).join("") : "";
   const from = p.books.length === 0 ? 0 : p.offset + 1;
   return `${head("All products", up)}
 

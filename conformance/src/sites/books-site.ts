@@ -186,8 +186,7 @@ export async function startBooksSite(options: BooksSiteOptions = {}): Promise<Bo
       send(405, renderErrorPage(405, "Method Not Allowed"), { Allow: "GET, HEAD" });
       return;
     }
-    const block =
-      r.kind === "listing" ? (blocks.get(r.page) ?? blockAll) : r.kind === "detail" ? blockAll : undefined;
+    const block = r.kind === "listing" ? (blocks.get(r.page) ?? blockAll) : r.kind === "detail" ? blockAll : undefined;
     if (block !== undefined) {
       switch (block.mode) {
         case "forbidden":
@@ -339,7 +338,8 @@ export async function startBooksSite(options: BooksSiteOptions = {}): Promise<Bo
 /** The 50 categories of the sidebar, in category_id order (as on the real site). */
 function categoriesOf(books: readonly Book[]): Category[] {
   const byId = new Map<number, Category>();
-  for (const b of books) if (!byId.has(b.category_id)) byId.set(b.category_id, { slug: b.category_slug, name: b.category });
+  for (const b of books)
+    if (!byId.has(b.category_id)) byId.set(b.category_id, { slug: b.category_slug, name: b.category });
   return [...byId.entries()].sort((a, b) => a[0] - b[0]).map(([, c]) => c);
 }
 

@@ -1,4 +1,12 @@
-export { type Book, type BookRating, type BookRef, BOOKS_JSON_URL, findBook, loadBooks, parsePrice } from "./books-data.js";
+export {
+  type Book,
+  type BookRating,
+  type BookRef,
+  BOOKS_JSON_URL,
+  findBook,
+  loadBooks,
+  parsePrice,
+} from "./books-data.js";
 export { escapeHtml, type RenderMode, shortTitle } from "./books-markup.js";
 export {
   BOOKS_SELECTORS,

@@ -1,7 +1,19 @@
 import { Context, type Effect, type Option } from "effect";
 import type { ApiKeyRecord, DatasetPosition, DatasetRecord, Owner, StoredDataset } from "../domain.js";
 import type { Conflict, StorageFailure } from "../errors.js";
-import type { DatasetId, OwnerId } from "../schema/ids.js";
+import type {
+  AcceptanceOutcome,
+  NewRevision,
+  RowPosition,
+  RowRecord,
+  RunAcceptance,
+  RunArtifact,
+  RunEvidence,
+  RunRecord,
+  StoredRevision,
+} from "../run-domain.js";
+import type { DatasetId, ObservationId, OwnerId, RevisionId, RowId, RunId } from "../schema/ids.js";
+import type { RowStatus, SourceObservation } from "../schema/row.js";
 
 /**
  * Durable state. Each method is one atomic unit of work: it either happens whole or not at all,
@@ -35,6 +47,88 @@ export interface StorageService {
    * Conflict `stale_dataset`. Conflict `name_taken` when the new name belongs to another dataset.
    */
   readonly updateDataset: (next: DatasetRecord) => Effect.Effect<void, Conflict | StorageFailure>;
+
+  // ---- runs -------------------------------------------------------------------------------
+
+  /**
+   * Stores a queued run. Conflict `run_in_progress` when the dataset already has a run that is
+   * `queued` or `running`: at most one at a time per dataset, enforced by the store.
+   */
+  readonly insertRun: (run: RunRecord) => Effect.Effect<void, Conflict | StorageFailure>;
+  /** A run of the owner (any dataset), or none. */
+  readonly getRun: (ownerId: OwnerId, runId: RunId) => Effect.Effect<Option.Option<RunRecord>, StorageFailure>;
+  /** Newest first (queuedAt desc, id desc). */
+  readonly listRuns: (datasetId: DatasetId, limit: number) => Effect.Effect<ReadonlyArray<RunRecord>, StorageFailure>;
+  /**
+   * Hands a run to a worker: `queued` -> `running` (startedAt set, attempts + 1). A run already
+   * `running` is handed over again only when `reclaimRunning` (a redelivery after a crash). None
+   * when the run is finished or missing: the job is then simply dropped.
+   */
+  readonly claimRun: (
+    runId: RunId,
+    startedAt: string,
+    reclaimRunning: boolean,
+  ) => Effect.Effect<Option.Option<RunRecord>, StorageFailure>;
+  /**
+   * Finishes a run without writing rows (failed, blocked or held), with its evidence. Applies only
+   * while the run is `running`; returns the stored run either way.
+   */
+  readonly finishRun: (run: RunRecord, evidence: RunEvidence) => Effect.Effect<RunRecord, StorageFailure>;
+  /**
+   * Accepts a run in one transaction: guard the run is `running` and each row's head revision is
+   * the one the engine read; charge `charge.pages` credits idempotently by run id (or, when the
+   * balance is short, store `heldRun` instead and nothing else); write rows, revisions with the
+   * next gapless per-dataset sequences, observations, evidence and the `succeeded` run.
+   */
+  readonly acceptRun: (acceptance: RunAcceptance) => Effect.Effect<AcceptanceOutcome, StorageFailure>;
+  readonly getRunEvidence: (runId: RunId) => Effect.Effect<Option.Option<RunEvidence>, StorageFailure>;
+  readonly getArtifact: (runId: RunId, artifactId: string) => Effect.Effect<Option.Option<RunArtifact>, StorageFailure>;
+
+  // ---- rows and revisions -----------------------------------------------------------------
+
+  /** Every current row of a dataset (the engine reconciles a run against them). */
+  readonly loadRows: (datasetId: DatasetId) => Effect.Effect<ReadonlyArray<RowRecord>, StorageFailure>;
+  /** Rows by updatedAt desc, id desc, strictly after `after`, updated at or after `since`. */
+  readonly listRows: (
+    datasetId: DatasetId,
+    page: {
+      readonly after: RowPosition | null;
+      readonly since: string | null;
+      readonly statuses: ReadonlyArray<RowStatus>;
+      readonly limit: number;
+    },
+  ) => Effect.Effect<ReadonlyArray<RowRecord>, StorageFailure>;
+  readonly getRow: (datasetId: DatasetId, rowId: RowId) => Effect.Effect<Option.Option<RowRecord>, StorageFailure>;
+  /**
+   * Applies a manual edit: replaces the row and appends its revision only when the row's head is
+   * still `expectedRevisionId` (else Conflict `stale_revision`), and the revision's requestId is
+   * new for the dataset (else Conflict `duplicate_request`). Returns the stored revision.
+   */
+  readonly applyEdit: (
+    row: RowRecord,
+    expectedRevisionId: RevisionId,
+    revision: NewRevision,
+  ) => Effect.Effect<StoredRevision, Conflict | StorageFailure>;
+  readonly findRevisionByRequest: (
+    datasetId: DatasetId,
+    requestId: string,
+  ) => Effect.Effect<Option.Option<StoredRevision>, StorageFailure>;
+  /** Revisions with after < sequence <= through, ascending, optionally one row's or one cell's. */
+  readonly listRevisions: (
+    datasetId: DatasetId,
+    window: {
+      readonly after: number;
+      readonly through: number;
+      readonly limit: number;
+      readonly rowId: RowId | null;
+      readonly fieldId: string | null;
+    },
+  ) => Effect.Effect<ReadonlyArray<StoredRevision>, StorageFailure>;
+  /** The highest sequence of the dataset (0 when it has no revision). */
+  readonly lastSequence: (datasetId: DatasetId) => Effect.Effect<number, StorageFailure>;
+  readonly getObservations: (
+    ids: ReadonlyArray<ObservationId>,
+  ) => Effect.Effect<ReadonlyArray<SourceObservation>, StorageFailure>;
 }
 
 export class Storage extends Context.Tag("@gleaner/core/Storage")<Storage, StorageService>() {}

@@ -13,7 +13,9 @@ export interface ResponseHeaders {
 }
 
 /** Headers as a plain record (undici's `IncomingHttpHeaders`), read case-insensitively. */
-export const headersFromRecord = (record: Record<string, string | ReadonlyArray<string> | undefined>): ResponseHeaders => {
+export const headersFromRecord = (
+  record: Record<string, string | ReadonlyArray<string> | undefined>,
+): ResponseHeaders => {
   const lower = new Map<string, string>();
   for (const [name, value] of Object.entries(record)) {
     if (value !== undefined) lower.set(name.toLowerCase(), typeof value === "string" ? value : value.join(", "));
@@ -45,15 +47,26 @@ const challengeSignatures: ReadonlyArray<ChallengeSignature> = [
     body: /<title>\s*(just a moment|attention required! \| cloudflare)|cf-chl-|cf_chl_opt|\/cdn-cgi\/challenge-platform\/|challenges\.cloudflare\.com\/turnstile|class=["'][^"']*cf-turnstile|checking (if the site connection is secure|your browser before accessing)/i,
   },
   { vendor: "DataDome", body: /captcha-delivery\.com|\bdd\s*=\s*\{[^}]*'cid'/i },
-  { vendor: "DataDome", header: (h) => h.get("x-datadome") !== null && (h.get("x-dd-b") !== null || h.get("x-datadome-cid") !== null) },
-  { vendor: "PerimeterX", body: /_pxCaptcha|px-captcha|captcha\.px-cd[nm]\.net|window\._pxAppId|\/_px\/|press (&amp;|&) hold to confirm/i },
-  { vendor: "Incapsula", body: /_Incapsula_Resource|Incapsula incident ID|incap_ses_|Request unsuccessful\. Incapsula/i },
+  {
+    vendor: "DataDome",
+    header: (h) => h.get("x-datadome") !== null && (h.get("x-dd-b") !== null || h.get("x-datadome-cid") !== null),
+  },
+  {
+    vendor: "PerimeterX",
+    body: /_pxCaptcha|px-captcha|captcha\.px-cd[nm]\.net|window\._pxAppId|\/_px\/|press (&amp;|&) hold to confirm/i,
+  },
+  {
+    vendor: "Incapsula",
+    body: /_Incapsula_Resource|Incapsula incident ID|incap_ses_|Request unsuccessful\. Incapsula/i,
+  },
   { vendor: "Akamai", body: /\/_sec\/cp_challenge\/|sec-if-cpt-container/i },
 ];
 
 /** CAPTCHA widgets appear on ordinary pages too (contact forms), so alone they are not a challenge. */
-const captchaWidget = /class=["'][^"']*\b(g-recaptcha|h-captcha)\b|www\.(google|recaptcha)\.(com|net)\/recaptcha\/api|hcaptcha\.com\/1\/api\.js/i;
-const humanCheckWording = /verify (that )?you are (a )?human|are you a robot|not a robot|unusual traffic|complete the security check|confirm you are human|bot verification/i;
+const captchaWidget =
+  /class=["'][^"']*\b(g-recaptcha|h-captcha)\b|www\.(google|recaptcha)\.(com|net)\/recaptcha\/api|hcaptcha\.com\/1\/api\.js/i;
+const humanCheckWording =
+  /verify (that )?you are (a )?human|are you a robot|not a robot|unusual traffic|complete the security check|confirm you are human|bot verification/i;
 
 /** Returns the vendor name when the response is an anti-bot interstitial, otherwise null. */
 export const detectChallenge = (html: string, headers: ResponseHeaders): string | null => {
@@ -67,7 +80,8 @@ export const detectChallenge = (html: string, headers: ResponseHeaders): string 
   return null;
 };
 
-const loginPath = /\/(log-?in|sign-?in|signin|logon|auth|authenticate|sso|session\/new|users\/sign_in|account\/login|accounts\/login|wp-login\.php)(\/|\.[a-z]+|$)/i;
+const loginPath =
+  /\/(log-?in|sign-?in|signin|logon|auth|authenticate|sso|session\/new|users\/sign_in|account\/login|accounts\/login|wp-login\.php)(\/|\.[a-z]+|$)/i;
 
 /** A URL whose path (or `next=`-style query) says it is a login page. */
 export const isLoginUrl = (url: string): boolean => {
@@ -132,7 +146,12 @@ export const classifyResponse = (input: {
   readonly finalUrl: string;
 }): BodyVerdict => {
   const vendor = detectChallenge(input.html, input.headers);
-  if (vendor) return { ok: false, reason: "challenge", message: `the site answered with a ${vendor} challenge page (status ${input.status})` };
+  if (vendor)
+    return {
+      ok: false,
+      reason: "challenge",
+      message: `the site answered with a ${vendor} challenge page (status ${input.status})`,
+    };
   const byStatus = reasonForStatus(input.status);
   if (byStatus) return { ok: false, reason: byStatus, message: `the site answered with status ${input.status}` };
   if (isLoginWall(input.requestedUrl, input.finalUrl, input.html)) {

@@ -12,7 +12,8 @@ export const visibleText = (html: string): string =>
     .replace(invisible, " ")
     .replace(/<[^>]*>/g, " ")
     .replace(/&(#x[0-9a-f]+|#[0-9]+|[a-z]+);/gi, (whole, name: string) => {
-      if (name.startsWith("#x") || name.startsWith("#X")) return String.fromCodePoint(Number.parseInt(name.slice(2), 16) || 32);
+      if (name.startsWith("#x") || name.startsWith("#X"))
+        return String.fromCodePoint(Number.parseInt(name.slice(2), 16) || 32);
       if (name.startsWith("#")) return String.fromCodePoint(Number.parseInt(name.slice(1), 10) || 32);
       return entities[name.toLowerCase()] ?? whole;
     })
@@ -26,5 +27,4 @@ export const pageTitle = (html: string): string => {
 };
 
 /** A form with a password field: the mark of a login page whatever its URL. */
-export const hasPasswordForm = (html: string): boolean =>
-  /<input\b[^>]*\btype\s*=\s*["']?password\b/i.test(html);
+export const hasPasswordForm = (html: string): boolean => /<input\b[^>]*\btype\s*=\s*["']?password\b/i.test(html);

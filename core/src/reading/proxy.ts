@@ -33,7 +33,10 @@ export const parseProxyUrls = (value: string | ReadonlyArray<string> | undefined
     try {
       parsed = new URL(entry);
     } catch {
-      throw new InvalidReadingConfig({ setting: "GLEANER_PROXY_URLS", message: `GLEANER_PROXY_URLS: an entry is not a URL (${redactUrl(entry)})` });
+      throw new InvalidReadingConfig({
+        setting: "GLEANER_PROXY_URLS",
+        message: `GLEANER_PROXY_URLS: an entry is not a URL (${redactUrl(entry)})`,
+      });
     }
     if (parsed.protocol !== "http:" && parsed.protocol !== "https:") {
       throw new InvalidReadingConfig({
@@ -47,9 +50,16 @@ export const parseProxyUrls = (value: string | ReadonlyArray<string> | undefined
 export type Route = { readonly kind: "direct" } | { readonly kind: "proxy"; readonly proxy: ProxyEndpoint };
 
 /** Failures that mean "this site refuses us", after which `auto` tries again through a proxy. */
-export const blockedReasons: ReadonlySet<ReadFailureReason> = new Set(["forbidden", "challenge", "rate_limited", "connection_reset"]);
+export const blockedReasons: ReadonlySet<ReadFailureReason> = new Set([
+  "forbidden",
+  "challenge",
+  "rate_limited",
+  "connection_reset",
+]);
 
-export type RoutePlan = { readonly ok: true; readonly routes: ReadonlyArray<Route> } | { readonly ok: false; readonly message: string };
+export type RoutePlan =
+  | { readonly ok: true; readonly routes: ReadonlyArray<Route> }
+  | { readonly ok: false; readonly message: string };
 
 /**
  * The routes to try in order. `turn` rotates among proxies so consecutive reads spread over them.
@@ -65,9 +75,15 @@ export const planRoutes = (mode: ProxyMode, proxies: ReadonlyArray<ProxyEndpoint
       return { ok: true, routes: [{ kind: "direct" }] };
     case "always": {
       if (proxies.length === 0) {
-        return { ok: false, message: 'the source asks for proxy "always" but no proxy is configured (set GLEANER_PROXY_URLS)' };
+        return {
+          ok: false,
+          message: 'the source asks for proxy "always" but no proxy is configured (set GLEANER_PROXY_URLS)',
+        };
       }
-      return { ok: true, routes: proxies.map((_, offset) => pick(offset)).filter((route): route is Route => route !== null) };
+      return {
+        ok: true,
+        routes: proxies.map((_, offset) => pick(offset)).filter((route): route is Route => route !== null),
+      };
     }
     case "auto": {
       const proxy = pick(0);

@@ -13,7 +13,12 @@ export interface RetryPolicy {
   readonly maxRetryAfterMs: number;
 }
 
-export const defaultRetryPolicy: RetryPolicy = { maxAttempts: 3, baseDelayMs: 500, maxDelayMs: 8_000, maxRetryAfterMs: 30_000 };
+export const defaultRetryPolicy: RetryPolicy = {
+  maxAttempts: 3,
+  baseDelayMs: 500,
+  maxDelayMs: 8_000,
+  maxRetryAfterMs: 30_000,
+};
 
 const transientStatuses = new Set([408, 500, 502, 503, 504]);
 

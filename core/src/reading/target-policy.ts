@@ -28,7 +28,9 @@ const hostNamePattern = /^(\*\.)?([a-z0-9_]([a-z0-9_-]{0,61}[a-z0-9_])?)(\.[a-z0
 export const splitSetting = (value: string | ReadonlyArray<string> | undefined): ReadonlyArray<string> =>
   value === undefined
     ? []
-    : (typeof value === "string" ? value.split(/[\s,]+/) : value).map((entry) => entry.trim()).filter((entry) => entry.length > 0);
+    : (typeof value === "string" ? value.split(/[\s,]+/) : value)
+        .map((entry) => entry.trim())
+        .filter((entry) => entry.length > 0);
 
 /**
  * Parses GLEANER_ALLOW_PRIVATE_TARGETS: CIDRs (`10.0.0.0/8`, `fd00::/8`), single addresses and host
@@ -44,7 +46,10 @@ export const parseAllowList = (value: string | ReadonlyArray<string> | undefined
       try {
         ranges.push(ipaddr.parseCIDR(bare));
       } catch {
-        throw new InvalidReadingConfig({ setting: "GLEANER_ALLOW_PRIVATE_TARGETS", message: `GLEANER_ALLOW_PRIVATE_TARGETS: "${entry}" is not a valid CIDR` });
+        throw new InvalidReadingConfig({
+          setting: "GLEANER_ALLOW_PRIVATE_TARGETS",
+          message: `GLEANER_ALLOW_PRIVATE_TARGETS: "${entry}" is not a valid CIDR`,
+        });
       }
     } else if (ipaddr.isValid(bare) && (bare.includes(":") || ipaddr.IPv4.isValidFourPartDecimal(bare))) {
       const address = ipaddr.parse(bare);
@@ -91,7 +96,8 @@ export const checkAddress = (address: string, allow: AllowList = emptyAllowList)
     if (range.kind() === parsed.kind() && parsed.match(range, bits)) return allowed;
   }
   const label = parsed.range();
-  if (label !== "unicast") return { allowed: false, why: `${parsed.toString()} is a ${label} address, not a public one` };
+  if (label !== "unicast")
+    return { allowed: false, why: `${parsed.toString()} is a ${label} address, not a public one` };
   if (parsed.kind() === "ipv6" && !parsed.match(globalUnicast6)) {
     return { allowed: false, why: `${parsed.toString()} is outside the global unicast range 2000::/3` };
   }

@@ -1,11 +1,11 @@
 #!/usr/bin/env node
 import "reflect-metadata";
 import { parseArgs } from "node:util";
-import { createApiKey, grantCredits } from "@gleaner/core";
-import { ManagedRuntime } from "effect";
+import { type ApiError, type Credits, createApiKey, grantCredits, type Storage } from "@gleaner/core";
+import { type Effect, ManagedRuntime } from "effect";
 import { readConfig } from "./config.js";
 import { startHost } from "./host.js";
-import { selectStore } from "./plugins.js";
+import { select, storePlugins } from "./plugins.js";
 import { runUseCase } from "./runtime.js";
 
 const usage = `Usage: gleaner <command> [options]
@@ -30,7 +30,9 @@ const positiveInt = (name: string, value: string | undefined, fallback?: number)
 };
 
 /** Runs one administrative use case against the configured store, then closes it. */
-const admin = async <A>(run: (config: ReturnType<typeof readConfig>) => Parameters<typeof runUseCase<A>>[1]) => {
+const admin = async <A>(
+  run: (config: ReturnType<typeof readConfig>) => Effect.Effect<A, ApiError, Storage | Credits>,
+): Promise<A> => {
   const config = readConfig();
   if (config.storage === "memory") {
     console.error(
@@ -38,7 +40,7 @@ const admin = async <A>(run: (config: ReturnType<typeof readConfig>) => Paramete
         "Use `gleaner serve --dev-key` for a development key, or a durable store (GLEANER_STORAGE=postgres).",
     );
   }
-  const runtime = ManagedRuntime.make(selectStore(config).layer(config));
+  const runtime = ManagedRuntime.make(select(storePlugins, config.storage, "GLEANER_STORAGE").layer(config));
   try {
     return await runUseCase(runtime, run(config));
   } finally {

@@ -10,6 +10,9 @@ const Env = Schema.Struct({
     default: () => "memory" as const,
   }),
   GLEANER_QUEUE: Schema.optionalWith(Schema.Literal("memory", "agenda"), { default: () => "memory" as const }),
+  GLEANER_PARSER: Schema.optionalWith(Schema.Literal("htmlparser2", "jsdom"), {
+    default: () => "htmlparser2" as const,
+  }),
   GLEANER_POSTGRES_URL: Schema.optional(Schema.String),
   GLEANER_MONGODB_URL: Schema.optional(Schema.String),
   GLEANER_BROWSER_PATH: Schema.optionalWith(Schema.String, { default: () => "/usr/bin/chromium" }),
@@ -32,6 +35,7 @@ export interface HostConfig {
   readonly host: string;
   readonly storage: "memory" | "postgres" | "mongodb";
   readonly queue: "memory" | "agenda";
+  readonly parser: "htmlparser2" | "jsdom";
   readonly postgresUrl: string | undefined;
   readonly mongodbUrl: string | undefined;
   readonly browserPath: string;
@@ -61,6 +65,7 @@ export const readConfig = (env: Record<string, string | undefined> = process.env
     host: e.GLEANER_HOST,
     storage: e.GLEANER_STORAGE,
     queue: e.GLEANER_QUEUE,
+    parser: e.GLEANER_PARSER,
     postgresUrl: e.GLEANER_POSTGRES_URL,
     mongodbUrl: e.GLEANER_MONGODB_URL,
     browserPath: e.GLEANER_BROWSER_PATH,

@@ -8,8 +8,9 @@ import type { HostConfig } from "./config.js";
 import { createApp } from "./http/app.js";
 import type { GleanerState } from "./http/middleware.js";
 import { buildOpenApi } from "./openapi.js";
-import { selectStore } from "./plugins.js";
+import { type LayerOverrides, serviceLayer } from "./layers.js";
 import { datasetsRouter } from "./routes/datasets.js";
+import { runsRouter } from "./routes/runs.js";
 import { usageRouter } from "./routes/usage.js";
 import type { GleanerRuntime, GleanerServices } from "./runtime.js";
 
@@ -62,18 +63,20 @@ export class HttpServer {
 
 export interface ContainerOptions {
   readonly config: HostConfig;
-  /** Use this Layer instead of the one the configuration selects (the conformance suite does). */
-  readonly layer?: Layer.Layer<GleanerServices, unknown>;
+  /** Adapters to use instead of the configured ones (the conformance suite does). */
+  readonly overrides?: LayerOverrides;
+  /** Run the worker in this process (serve: yes; an API-only process: no). */
+  readonly worker?: boolean;
   readonly logger?: Logger;
 }
 
-export const buildContainer = ({ config, layer, logger }: ContainerOptions): Container => {
+export const buildContainer = ({ config, overrides, worker = true, logger }: ContainerOptions): Container => {
   const container = new Container({ defaultScope: "Singleton" });
   container.bind<HostConfig>(TOKENS.Config).toConstantValue(config);
   container.bind<Logger>(TOKENS.Logger).toConstantValue(logger ?? pino({ level: config.logLevel }));
   container
     .bind<Layer.Layer<GleanerServices, unknown>>(TOKENS.AdapterLayer)
-    .toDynamicValue(() => layer ?? selectStore(config).layer(config));
+    .toDynamicValue(() => serviceLayer(config, overrides, worker));
   container
     .bind<GleanerRuntime>(TOKENS.Runtime)
     .toDynamicValue((ctx) => ManagedRuntime.make(ctx.get<Layer.Layer<GleanerServices, unknown>>(TOKENS.AdapterLayer)))
@@ -84,7 +87,7 @@ export const buildContainer = ({ config, layer, logger }: ContainerOptions): Con
       runtime,
       logger: ctx.get<Logger>(TOKENS.Logger),
       bodyLimitBytes: config.bodyLimitBytes,
-      routers: [datasetsRouter(runtime), usageRouter(runtime)],
+      routers: [datasetsRouter(runtime), runsRouter(runtime), usageRouter(runtime)],
       openapi: buildOpenApi,
     });
   });

@@ -1,10 +1,10 @@
 import { createApiKey } from "@gleaner/core";
 import type { Container } from "inversify";
-import type { Layer } from "effect";
 import type { Logger } from "pino";
 import { type HostConfig, readConfig } from "./config.js";
 import { buildContainer, type HttpServer, TOKENS } from "./container.js";
-import { type GleanerRuntime, type GleanerServices, runUseCase } from "./runtime.js";
+import type { LayerOverrides } from "./layers.js";
+import { type GleanerRuntime, runUseCase } from "./runtime.js";
 
 export interface RunningHost {
   readonly url: string;
@@ -16,7 +16,8 @@ export interface RunningHost {
 
 export interface StartHostOptions {
   readonly config?: Partial<HostConfig>;
-  readonly layer?: Layer.Layer<GleanerServices, unknown>;
+  readonly overrides?: LayerOverrides;
+  readonly worker?: boolean;
   readonly logger?: Logger;
 }
 

@@ -4,5 +4,13 @@ export { type HostConfig, readConfig } from "./config.js";
 export { buildContainer, HttpServer, TOKENS } from "./container.js";
 export { type RunningHost, type StartHostOptions, startHost } from "./host.js";
 export { buildOpenApi } from "./openapi.js";
-export { type StorePlugin, storePlugins } from "./plugins.js";
-export { type GleanerRuntime, type GleanerServices, runUseCase } from "./runtime.js";
+export { type GleanerServices, type LayerOverrides, serviceLayer } from "./layers.js";
+export {
+  type ParserPlugin,
+  type QueuePlugin,
+  type StorePlugin,
+  parserPlugins,
+  queuePlugins,
+  storePlugins,
+} from "./plugins.js";
+export { type GleanerRuntime, runUseCase } from "./runtime.js";

@@ -1,24 +1,39 @@
-import type { Credits, Storage } from "@gleaner/core";
-import { MemoryStoreLive } from "@gleaner/memory";
+import type { Credits, DocumentParser, RunQueue, Storage } from "@gleaner/core";
+import { Htmlparser2ParserLive } from "@gleaner/htmlparser2";
+import { JsdomParserLive } from "@gleaner/jsdom";
+import { MemoryRunQueueLive, MemoryStoreLive } from "@gleaner/memory";
 import type { Layer } from "effect";
 import type { HostConfig } from "./config.js";
 
 /**
- * An adapter plugin: a name the configuration selects, and a function from the configuration to
- * the adapter's Layer. The host knows adapters only through this registry.
+ * Adapter plugins: a name the configuration selects, and a function from the configuration to
+ * the adapter's Layer. The host knows adapters only through these registries.
  */
-export interface StorePlugin {
-  readonly name: HostConfig["storage"];
-  readonly layer: (config: HostConfig) => Layer.Layer<Storage | Credits, unknown>;
+export interface Plugin<Name extends string, Provides> {
+  readonly name: Name;
+  readonly layer: (config: HostConfig) => Layer.Layer<Provides, unknown>;
 }
 
-export const storePlugins: ReadonlyArray<StorePlugin> = [{ name: "memory", layer: () => MemoryStoreLive }];
+export type StorePlugin = Plugin<HostConfig["storage"], Storage | Credits>;
+export type QueuePlugin = Plugin<HostConfig["queue"], RunQueue>;
+export type ParserPlugin = Plugin<HostConfig["parser"], DocumentParser>;
 
-export const selectStore = (config: HostConfig, plugins: ReadonlyArray<StorePlugin> = storePlugins): StorePlugin => {
-  const plugin = plugins.find((p) => p.name === config.storage);
+export const storePlugins: StorePlugin[] = [{ name: "memory", layer: () => MemoryStoreLive }];
+export const queuePlugins: QueuePlugin[] = [{ name: "memory", layer: () => MemoryRunQueueLive() }];
+export const parserPlugins: ParserPlugin[] = [
+  { name: "htmlparser2", layer: () => Htmlparser2ParserLive },
+  { name: "jsdom", layer: () => JsdomParserLive },
+];
+
+export const select = <P extends { readonly name: string }>(
+  plugins: ReadonlyArray<P>,
+  name: string,
+  variable: string,
+): P => {
+  const plugin = plugins.find((p) => p.name === name);
   if (!plugin) {
     const known = plugins.map((p) => p.name).join(", ");
-    throw new Error(`GLEANER_STORAGE=${config.storage} is not available in this build (available: ${known}).`);
+    throw new Error(`${variable}=${name} is not available in this build (available: ${known}).`);
   }
   return plugin;
 };

@@ -1,18 +1,19 @@
-import type { ApiError, Credits, Storage } from "@gleaner/core";
+import type { ApiError } from "@gleaner/core";
 import { Cause, type Effect, Exit, type ManagedRuntime, Option } from "effect";
 import { HttpError, internalError } from "./http/errors.js";
 
-/** The services every use case may need; the configured adapters' Layer provides them. */
-export type GleanerServices = Storage | Credits;
+import type { GleanerServices } from "./layers.js";
+
+export type { GleanerServices };
 export type GleanerRuntime = ManagedRuntime.ManagedRuntime<GleanerServices, unknown>;
 
 /**
  * Runs a use case and returns its value, or throws the HttpError its failure maps to. Defects
  * (bugs, crashed drivers) become 500s; their cause is logged by the error middleware.
  */
-export const runUseCase = async <A>(
-  runtime: GleanerRuntime,
-  effect: Effect.Effect<A, ApiError, GleanerServices>,
+export const runUseCase = async <A, R>(
+  runtime: ManagedRuntime.ManagedRuntime<R, unknown>,
+  effect: Effect.Effect<A, ApiError, R>,
 ): Promise<A> => {
   const exit = await runtime.runPromiseExit(effect);
   if (Exit.isSuccess(exit)) return exit.value;

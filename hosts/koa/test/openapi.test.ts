@@ -8,7 +8,7 @@ describe("GET /v1/openapi.json", () => {
   let host: RunningHost;
   before(async () => {
     host = await startHost({
-      layer: MemoryStoreLive,
+      overrides: { store: MemoryStoreLive },
       config: { port: 0, host: "127.0.0.1" },
       logger: pino({ level: "silent" }),
     });

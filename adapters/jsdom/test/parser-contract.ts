@@ -1,0 +1,89 @@
+/**
+ * The DocumentParser contract, shared word for word by @gleaner/jsdom and @gleaner/htmlparser2
+ * (each package keeps an identical copy: adapters never import each other). Runs against the real
+ * books.toscrape.com listing page.
+ */
+import type { DocumentParserService, ParsedDocument } from "@gleaner/core";
+import { expect } from "chai";
+import { Effect } from "effect";
+import { after, before, describe, it } from "mocha";
+import { readFileSync } from "node:fs";
+
+const booksPage = readFileSync(new URL("../../../conformance/fixtures/books/index.html", import.meta.url), "utf8");
+const pageUrl = "http://books.local:8080/index.html";
+
+export const parserContract = (name: string, parser: DocumentParserService) =>
+  describe(`${name}: DocumentParser contract`, () => {
+    let doc: ParsedDocument;
+    const parse = (html: string, url = pageUrl) => Effect.runSync(parser.parse(html, url));
+    before(() => {
+      doc = parse(booksPage);
+    });
+    after(() => doc.dispose());
+
+    it("selects the 20 books of the listing, in document order", () => {
+      const items = doc.root.select("article.product_pod");
+      expect(items).to.have.length(20);
+      expect(items[0]?.select("h3 > a")[0]?.attribute("title")).to.equal("A Light in the Attic");
+      expect(items[19]?.select("h3 > a")[0]?.attribute("title")).to.equal("It's Only the Himalayas");
+    });
+
+    it("text is whitespace-normalised textContent", () => {
+      const first = doc.root.select("article.product_pod")[0];
+      expect(first?.select("p.price_color")[0]?.text()).to.equal("£51.77");
+      expect(first?.select("p.instock.availability")[0]?.text()).to.equal("In stock");
+      expect(doc.root.select("li.current")[0]?.text()).to.equal("Page 1 of 50");
+    });
+
+    it("reads attributes, null when absent; classes by attribute selector too", () => {
+      const rating = doc.root.select("article.product_pod p.star-rating")[0];
+      expect(rating?.attribute("class")).to.equal("star-rating Three");
+      expect(rating?.attribute("data-missing")).to.equal(null);
+      expect(doc.root.select('a[href="catalogue/page-2.html"]')).to.have.length(1);
+    });
+
+    it("selectors inside a container match only within it (no ancestor outside counts)", () => {
+      const item = doc.root.select("article.product_pod")[0];
+      expect(item?.select("section h3")).to.have.length(0);
+      expect(item?.select("div p")).to.have.length(2);
+      expect(item?.select("h3 a")).to.have.length(1);
+    });
+
+    it("resolves relative links against the page URL, or its <base href>", () => {
+      const next = doc.root.select("ul.pager li.next a")[0]?.attribute("href") ?? "";
+      expect(doc.resolveUrl(next)).to.equal("http://books.local:8080/catalogue/page-2.html");
+      const based = parse(
+        '<html><head><base href="/shop/"></head><body><a href="p2.html">n</a></body></html>',
+        "http://x.test/a/b.html",
+      );
+      expect(based.baseUrl).to.equal("http://x.test/shop/");
+      expect(based.resolveUrl("p2.html")).to.equal("http://x.test/shop/p2.html");
+      expect(based.resolveUrl("http://[bad")).to.equal(null);
+      based.dispose();
+    });
+
+    it("excerpts are the element's HTML, at most maxBytes UTF-8 bytes, flagged when cut", () => {
+      const item = doc.root.select("article.product_pod")[0];
+      const whole = item?.excerpt(100_000);
+      expect(whole?.truncated).to.equal(false);
+      expect(whole?.text)
+        .to.match(/^<article class="product_pod">/)
+        .and.contain("£51.77");
+      const cut = doc.root.excerpt(2048);
+      expect(cut.truncated).to.equal(true);
+      expect(Buffer.byteLength(cut.text)).to.be.at.most(2048);
+    });
+
+    it("never runs scripts", () => {
+      const scripted = parse(
+        '<html><body><p id="t">before</p><script>document.getElementById("t").textContent = "after"</script></body></html>',
+      );
+      expect(scripted.root.select("p#t")[0]?.text()).to.equal("before");
+      scripted.dispose();
+    });
+
+    it("fails with ParseFailed for an unusable page URL", () => {
+      const result = Effect.runSync(Effect.either(parser.parse("<p>x</p>", "not a url")));
+      expect(result._tag).to.equal("Left");
+    });
+  });

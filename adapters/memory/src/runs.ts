@@ -1,0 +1,110 @@
+import {
+  type AcceptanceOutcome,
+  Conflict,
+  type RunAcceptance,
+  type RunRecord,
+  type StorageService,
+  type StoredRevision,
+} from "@gleaner/core";
+import { Effect, Option } from "effect";
+import type { MemoryState } from "./state.js";
+
+const newestRunFirst = (a: RunRecord, b: RunRecord): number =>
+  a.queuedAt === b.queuedAt ? (a.id < b.id ? 1 : -1) : a.queuedAt < b.queuedAt ? 1 : -1;
+
+type RunMethods = Pick<
+  StorageService,
+  "insertRun" | "getRun" | "listRuns" | "claimRun" | "finishRun" | "acceptRun" | "getRunEvidence" | "getArtifact"
+>;
+
+export const latestRun = (state: MemoryState, datasetId: string): RunRecord | null =>
+  [...state.runs.values()].filter((r) => r.datasetId === datasetId).sort(newestRunFirst)[0] ?? null;
+
+const accept = (state: MemoryState, acceptance: RunAcceptance): AcceptanceOutcome => {
+  const current = state.runs.get(acceptance.run.id);
+  if (!current || current.status !== "running") {
+    return { _tag: "AlreadyFinished", run: current ?? acceptance.run };
+  }
+  const rows = state.rowsOf(acceptance.run.datasetId);
+  for (const { row, expectedRevisionId } of acceptance.rows) {
+    const stored = rows.get(row.id);
+    if (expectedRevisionId === "absent" ? stored !== undefined : stored?.revisionId !== expectedRevisionId) {
+      return { _tag: "RowsChanged" };
+    }
+  }
+  const { ownerId, pages, entryId } = acceptance.charge;
+  const alreadyCharged = state.ledger.some((e) => e.kind === "charge" && e.runId === acceptance.run.id);
+  if (!alreadyCharged && state.balanceOf(ownerId) < pages) {
+    state.runs.set(acceptance.heldRun.id, acceptance.heldRun);
+    state.evidence.set(acceptance.heldRun.id, acceptance.evidence);
+    return { _tag: "Held", run: acceptance.heldRun };
+  }
+  if (!alreadyCharged) {
+    state.ledger.push({
+      id: entryId as never,
+      ownerId,
+      kind: "charge",
+      amount: -pages,
+      runId: acceptance.run.id,
+      datasetId: acceptance.run.datasetId,
+      pages,
+      createdAt: acceptance.run.completedAt ?? acceptance.run.queuedAt,
+    });
+  }
+  for (const observation of acceptance.observations) state.observations.set(observation.id, observation);
+  const revisions = state.revisionsOf(acceptance.run.datasetId);
+  for (const revision of acceptance.revisions) revisions.push({ ...revision, sequence: revisions.length + 1 });
+  for (const { row } of acceptance.rows) rows.set(row.id, row);
+  state.runs.set(acceptance.run.id, acceptance.run);
+  state.evidence.set(acceptance.run.id, acceptance.evidence);
+  return { _tag: "Accepted", run: acceptance.run };
+};
+
+export const makeMemoryRuns = (state: MemoryState): RunMethods => ({
+  insertRun: (run) =>
+    Effect.suspend(() => {
+      const busy = [...state.runs.values()].some(
+        (r) => r.datasetId === run.datasetId && (r.status === "queued" || r.status === "running"),
+      );
+      if (busy) {
+        return Effect.fail(
+          new Conflict({ code: "run_in_progress", message: "A run of this dataset is already queued or running." }),
+        );
+      }
+      state.runs.set(run.id, run);
+      return Effect.void;
+    }),
+  getRun: (ownerId, runId) =>
+    Effect.sync(() => {
+      const run = state.runs.get(runId);
+      return run && run.ownerId === ownerId ? Option.some(run) : Option.none();
+    }),
+  listRuns: (datasetId, limit) =>
+    Effect.sync(() =>
+      [...state.runs.values()]
+        .filter((r) => r.datasetId === datasetId)
+        .sort(newestRunFirst)
+        .slice(0, limit),
+    ),
+  claimRun: (runId, startedAt, reclaimRunning) =>
+    Effect.sync(() => {
+      const run = state.runs.get(runId);
+      if (!run) return Option.none();
+      if (run.status !== "queued" && !(run.status === "running" && reclaimRunning)) return Option.none();
+      const claimed: RunRecord = { ...run, status: "running", startedAt, attempts: run.attempts + 1 };
+      state.runs.set(runId, claimed);
+      return Option.some(claimed);
+    }),
+  finishRun: (run, evidence) =>
+    Effect.sync(() => {
+      const current = state.runs.get(run.id);
+      if (!current || current.status !== "running") return current ?? run;
+      state.runs.set(run.id, run);
+      state.evidence.set(run.id, evidence);
+      return run;
+    }),
+  acceptRun: (acceptance) => Effect.sync(() => accept(state, acceptance)),
+  getRunEvidence: (runId) => Effect.sync(() => Option.fromNullable(state.evidence.get(runId))),
+  getArtifact: (runId, artifactId) =>
+    Effect.sync(() => Option.fromNullable(state.evidence.get(runId)?.artifacts.find((a) => a.id === artifactId))),
+});

@@ -1,0 +1,68 @@
+import { type CreditsService, type DatasetId, type LedgerEntry, type LedgerEntryId, newId, nowIso, type RunId } from "@gleaner/core";
+import { Effect } from "effect";
+import { type Db, isUuid, iso } from "./db.js";
+
+interface LedgerRow {
+  readonly id: string;
+  readonly kind: LedgerEntry["kind"];
+  readonly amount: number;
+  readonly run_id: string | null;
+  readonly dataset_id: string | null;
+  readonly pages: number | null;
+  readonly created_at: Date;
+}
+
+const toEntry = (row: LedgerRow): LedgerEntry => ({
+  id: row.id as LedgerEntryId,
+  kind: row.kind,
+  amount: row.amount,
+  runId: row.run_id as RunId | null,
+  datasetId: row.dataset_id as DatasetId | null,
+  pages: row.pages,
+  createdAt: iso(row.created_at),
+});
+
+/** The balance is always the sum of the ledger: there is no second figure to drift from it. */
+export const makeCredits = (db: Db): CreditsService => ({
+  balance: (ownerId) =>
+    !isUuid(ownerId)
+      ? Effect.succeed(0)
+      : db
+          .query<{ balance: string }>(
+            "select coalesce(sum(amount), 0)::text as balance from ledger_entries where owner_id = $1",
+            [ownerId],
+          )
+          .pipe(Effect.map((rows) => Number(rows[0]?.balance ?? 0))),
+
+  grant: (ownerId, amount) =>
+    Effect.gen(function* () {
+      const entry: LedgerEntry = {
+        id: newId(),
+        kind: "grant",
+        amount,
+        runId: null,
+        datasetId: null,
+        pages: null,
+        createdAt: yield* nowIso,
+      };
+      yield* db.query(
+        `insert into ledger_entries (id, owner_id, kind, amount, run_id, dataset_id, pages, created_at)
+         values ($1, $2, 'grant', $3, null, null, null, $4)`,
+        [entry.id, ownerId, amount, entry.createdAt],
+      );
+      return entry;
+    }),
+
+  // Newest first by insertion (seq), exactly like memory's reversed array.
+  ledger: (ownerId, since) =>
+    !isUuid(ownerId)
+      ? Effect.succeed([])
+      : db
+          .query<LedgerRow>(
+            `select id, kind, amount, run_id, dataset_id, pages, created_at from ledger_entries
+              where owner_id = $1 and created_at >= $2
+              order by seq desc`,
+            [ownerId, since],
+          )
+          .pipe(Effect.map((rows) => rows.map(toEntry))),
+});

@@ -1,0 +1,219 @@
+import type {
+  ApiKeyRecord,
+  DatasetColumn,
+  DatasetId,
+  DatasetRecord,
+  DatasetStatus,
+  HistoricalSchema,
+  Owner,
+  OwnerId,
+  RecipeVersion,
+  RunId,
+  RunStatus,
+  ScheduleState,
+  StorageService,
+  StoredDataset,
+} from "@gleaner/core";
+import { Effect, Option } from "effect";
+import { conflictsOn, type Db, isUuid, iso, isoOrNull, nameTaken, ownerExists, staleDataset } from "./db.js";
+
+type DatasetMethods = Pick<
+  StorageService,
+  | "createOwner"
+  | "findOwnerByName"
+  | "addApiKey"
+  | "findApiKey"
+  | "insertDataset"
+  | "getDataset"
+  | "listDatasets"
+  | "updateDataset"
+>;
+
+interface OwnerRow {
+  readonly id: string;
+  readonly name: string;
+  readonly created_at: Date;
+}
+
+const toOwner = (row: OwnerRow): Owner => ({ id: row.id as OwnerId, name: row.name, createdAt: iso(row.created_at) });
+
+interface DatasetRow {
+  readonly id: string;
+  readonly owner_id: string;
+  readonly name: string;
+  readonly question: string | null;
+  readonly columns: ReadonlyArray<DatasetColumn>;
+  readonly schema_version: number;
+  readonly status: DatasetStatus;
+  readonly schedule: string | null;
+  readonly schedule_state: ScheduleState | null;
+  readonly bot_id: string;
+  readonly recipes: ReadonlyArray<RecipeVersion>;
+  readonly schemas: ReadonlyArray<HistoricalSchema>;
+  readonly created_at: Date;
+  readonly updated_at: Date;
+  readonly revision: number;
+  readonly row_count: number;
+  readonly last_run_id: string | null;
+  readonly last_run_status: RunStatus | null;
+  readonly last_run_completed_at: Date | null;
+}
+
+/**
+ * A dataset with the figures shown beside it, computed at read time exactly as the memory store
+ * does: rowCount counts every current row (gone ones included, they are listed too) and lastRun is
+ * the newest run by queuedAt desc, id desc, whatever its status.
+ */
+const selectStoredDataset = `
+  select d.id, d.owner_id, d.name, d.question, d.columns, d.schema_version, d.status, d.schedule,
+         d.schedule_state, d.bot_id, d.recipes, d.schemas, d.created_at, d.updated_at, d.revision,
+         (select count(*)::int from rows r where r.dataset_id = d.id) as row_count,
+         last_run.id as last_run_id, last_run.status as last_run_status,
+         last_run.completed_at as last_run_completed_at
+    from datasets d
+    left join lateral (
+      select id, status, completed_at from runs
+       where runs.dataset_id = d.id
+       order by queued_at desc, id desc
+       limit 1
+    ) last_run on true`;
+
+const toStoredDataset = (row: DatasetRow): StoredDataset => ({
+  record: {
+    id: row.id as DatasetId,
+    ownerId: row.owner_id as OwnerId,
+    name: row.name,
+    question: row.question,
+    columns: row.columns,
+    schemaVersion: row.schema_version,
+    status: row.status,
+    schedule: row.schedule,
+    scheduleState: row.schedule_state,
+    botId: row.bot_id,
+    recipes: row.recipes,
+    schemas: row.schemas,
+    createdAt: iso(row.created_at),
+    updatedAt: iso(row.updated_at),
+    revision: row.revision,
+  },
+  rowCount: row.row_count,
+  lastRun:
+    row.last_run_id === null || row.last_run_status === null
+      ? null
+      : {
+          id: row.last_run_id as RunId,
+          status: row.last_run_status,
+          completedAt: isoOrNull(row.last_run_completed_at),
+        },
+});
+
+/** The record's columns in insert order ($1…$15), jsonb parts serialised. */
+const datasetValues = (record: DatasetRecord): ReadonlyArray<unknown> => [
+  record.id,
+  record.ownerId,
+  record.name,
+  record.question,
+  JSON.stringify(record.columns),
+  record.schemaVersion,
+  record.status,
+  record.schedule,
+  record.scheduleState === null ? null : JSON.stringify(record.scheduleState),
+  record.botId,
+  JSON.stringify(record.recipes),
+  JSON.stringify(record.schemas),
+  record.createdAt,
+  record.updatedAt,
+  record.revision,
+];
+
+export const makeDatasetMethods = (db: Db): DatasetMethods => ({
+  createOwner: (owner) =>
+    db
+      .query("insert into owners (id, name, created_at) values ($1, $2, $3)", [owner.id, owner.name, owner.createdAt])
+      .pipe(Effect.asVoid, conflictsOn({ owners_name_key: ownerExists(owner.name) })),
+
+  findOwnerByName: (name) =>
+    db
+      .query<OwnerRow>("select id, name, created_at from owners where name = $1", [name])
+      .pipe(Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), toOwner))),
+
+  // Memory replaces a key stored under the same hash; so does this.
+  addApiKey: (key) =>
+    db
+      .query(
+        `insert into api_keys (hash, owner_id, created_at) values ($1, $2, $3)
+         on conflict (hash) do update set owner_id = excluded.owner_id, created_at = excluded.created_at`,
+        [key.hash, key.ownerId, key.createdAt],
+      )
+      .pipe(Effect.asVoid),
+
+  findApiKey: (hash) =>
+    db
+      .query<{ hash: string; owner_id: string; key_created_at: Date; name: string; owner_created_at: Date }>(
+        `select k.hash, k.owner_id, k.created_at as key_created_at, o.name, o.created_at as owner_created_at
+           from api_keys k join owners o on o.id = k.owner_id
+          where k.hash = $1`,
+        [hash],
+      )
+      .pipe(
+        Effect.map((rows) =>
+          Option.map(Option.fromNullable(rows[0]), (row) => {
+            const key: ApiKeyRecord = {
+              hash: row.hash,
+              ownerId: row.owner_id as OwnerId,
+              createdAt: iso(row.key_created_at),
+            };
+            return { key, owner: toOwner({ id: row.owner_id, name: row.name, created_at: row.owner_created_at }) };
+          }),
+        ),
+      ),
+
+  // One statement, so the dataset with its bot, recipe v1 and schema v1 is stored whole or not at all.
+  insertDataset: (record) =>
+    db
+      .query(
+        `insert into datasets (id, owner_id, name, question, columns, schema_version, status, schedule,
+                               schedule_state, bot_id, recipes, schemas, created_at, updated_at, revision)
+         values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)`,
+        datasetValues(record),
+      )
+      .pipe(Effect.asVoid, conflictsOn({ datasets_owner_name_key: nameTaken(record.name) })),
+
+  getDataset: (ownerId, id) =>
+    !isUuid(id) || !isUuid(ownerId)
+      ? Effect.succeed(Option.none())
+      : db
+          .query<DatasetRow>(`${selectStoredDataset} where d.id = $1 and d.owner_id = $2`, [id, ownerId])
+          .pipe(Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), toStoredDataset))),
+
+  listDatasets: (ownerId, { after, limit }) =>
+    !isUuid(ownerId)
+      ? Effect.succeed([])
+      : db
+          .query<DatasetRow>(
+            `${selectStoredDataset}
+              where d.owner_id = $1
+                and ($2::timestamptz is null or (d.created_at, d.id) < ($2::timestamptz, $3::uuid))
+              order by d.created_at desc, d.id desc
+              limit $4`,
+            [ownerId, after?.createdAt ?? null, after?.id ?? null, limit],
+          )
+          .pipe(Effect.map((rows) => rows.map(toStoredDataset))),
+
+  // Compare-and-set on revision: zero rows updated means another update won (or the dataset is gone).
+  updateDataset: (next) =>
+    db
+      .query(
+        `update datasets
+            set owner_id = $2, name = $3, question = $4, columns = $5, schema_version = $6, status = $7,
+                schedule = $8, schedule_state = $9, bot_id = $10, recipes = $11, schemas = $12,
+                created_at = $13, updated_at = $14, revision = $15
+          where id = $1 and revision = $15 - 1
+          returning id`,
+        datasetValues(next),
+      )
+      .pipe(
+        conflictsOn({ datasets_owner_name_key: nameTaken(next.name) }),
+        Effect.flatMap((rows) => (rows.length === 0 ? Effect.fail(staleDataset()) : Effect.void)),
+      ),
+});

@@ -1,0 +1,9 @@
+export { PostgresStoreLive, type PostgresConfig } from "./layer.js";
+export {
+  applyMigrations,
+  assertSchemaName,
+  bundledMigrationsDir,
+  loadMigrations,
+  type Migration,
+  type MigrationReport,
+} from "./migrate.js";

@@ -1,0 +1,71 @@
+import { Credits, Storage, type StorageFailure, type StorageService } from "@gleaner/core";
+import { Context, Effect, Layer } from "effect";
+import pg from "pg";
+import { makeCredits } from "./credits.js";
+import { makeDatasetMethods } from "./datasets.js";
+import { makeDb, storageFailure } from "./db.js";
+import { applyMigrations, assertSchemaName, loadMigrations } from "./migrate.js";
+import { makeRowMethods } from "./rows.js";
+import { makeRunMethods } from "./runs.js";
+
+export interface PostgresConfig {
+  /** A libpq connection URL, e.g. postgres://user:password@host:5432/database. */
+  readonly url: string;
+  /** Connections in the pool (default 10). */
+  readonly poolSize?: number;
+  /** The PostgreSQL schema holding Gleaner's tables (default "gleaner"); created when missing. */
+  readonly schema?: string;
+}
+
+/** Where a URL points, for error messages: never the password. */
+const describeTarget = (url: string): string => {
+  try {
+    const parsed = new URL(url);
+    return `${parsed.hostname}:${parsed.port || "5432"}${parsed.pathname}`;
+  } catch {
+    return "the configured URL";
+  }
+};
+
+/**
+ * Storage and Credits on one PostgreSQL database. Building the layer opens the pool and brings
+ * the schema up to date (versioned SQL migrations, see migrate.ts); releasing it ends the pool.
+ * Nothing connects on import.
+ */
+export const PostgresStoreLive = (config: PostgresConfig): Layer.Layer<Storage | Credits, StorageFailure> =>
+  Layer.scopedContext(
+    Effect.gen(function* () {
+      const schema = yield* Effect.try({
+        try: () => assertSchemaName(config.schema ?? "gleaner"),
+        catch: storageFailure("configuration"),
+      });
+      const pool = yield* Effect.acquireRelease(
+        Effect.sync(
+          () =>
+            new pg.Pool({
+              connectionString: config.url,
+              max: config.poolSize ?? 10,
+              connectionTimeoutMillis: 10_000,
+              // Every connection resolves unqualified names in our schema: the SQL never names it.
+              options: `-c search_path=${schema}`,
+              application_name: "gleaner",
+            }),
+        ),
+        (pool) => Effect.promise(() => pool.end()),
+      );
+      // An idle connection dropped by the server emits "error" on the pool; unhandled it would
+      // crash the process. The pool discards that connection and the next query reconnects.
+      pool.on("error", () => undefined);
+      yield* Effect.tryPromise({
+        try: async () => applyMigrations(pool, schema, await loadMigrations()),
+        catch: storageFailure(`migrating ${describeTarget(config.url)} (schema ${schema})`),
+      });
+      const db = makeDb(pool);
+      const storage: StorageService = {
+        ...makeDatasetMethods(db),
+        ...makeRunMethods(db),
+        ...makeRowMethods(db),
+      };
+      return Context.make(Storage, storage).pipe(Context.add(Credits, makeCredits(db)));
+    }),
+  );

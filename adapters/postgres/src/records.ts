@@ -1,0 +1,228 @@
+import type {
+  CellOverrides,
+  CheckResult,
+  DatasetId,
+  FieldEvidence,
+  FieldId,
+  MissingReasons,
+  NewRevision,
+  OwnerId,
+  Presence,
+  RevisionId,
+  RowData,
+  RowDeltas,
+  RowId,
+  RowRecord,
+  RowStatus,
+  RunId,
+  RunRecord,
+  RunStatus,
+  StoredRevision,
+} from "@gleaner/core";
+import { iso, isoOrNull } from "./db.js";
+
+// Table rows as pg returns them (snake_case, timestamptz as Date, jsonb parsed) and their mapping
+// to the port's records. Reads and writes of one table share the column list kept here.
+
+export interface RunRow {
+  readonly id: string;
+  readonly dataset_id: string;
+  readonly owner_id: string;
+  readonly status: RunStatus;
+  readonly trigger: "manual" | "schedule";
+  readonly checks: ReadonlyArray<CheckResult>;
+  readonly row_deltas: RowDeltas;
+  readonly error: string | null;
+  readonly queued_at: Date;
+  readonly started_at: Date | null;
+  readonly completed_at: Date | null;
+  readonly attempts: number;
+  readonly charged_pages: number | null;
+}
+
+export const runColumns =
+  "id, dataset_id, owner_id, status, trigger, checks, row_deltas, error, queued_at, started_at, completed_at, attempts, charged_pages";
+
+export const toRun = (row: RunRow): RunRecord => ({
+  id: row.id as RunId,
+  datasetId: row.dataset_id as DatasetId,
+  ownerId: row.owner_id as OwnerId,
+  status: row.status,
+  trigger: row.trigger,
+  checks: row.checks,
+  rowDeltas: row.row_deltas,
+  error: row.error,
+  queuedAt: iso(row.queued_at),
+  startedAt: isoOrNull(row.started_at),
+  completedAt: isoOrNull(row.completed_at),
+  attempts: row.attempts,
+  chargedPages: row.charged_pages,
+});
+
+/** $1…$13 in runColumns order. */
+export const runValues = (run: RunRecord): ReadonlyArray<unknown> => [
+  run.id,
+  run.datasetId,
+  run.ownerId,
+  run.status,
+  run.trigger,
+  JSON.stringify(run.checks),
+  JSON.stringify(run.rowDeltas),
+  run.error,
+  run.queuedAt,
+  run.startedAt,
+  run.completedAt,
+  run.attempts,
+  run.chargedPages,
+];
+
+export interface RowTableRow {
+  readonly id: string;
+  readonly dataset_id: string;
+  readonly row_key: string;
+  readonly data: RowData;
+  readonly evidence: FieldEvidence;
+  readonly overrides: CellOverrides;
+  readonly missing_reasons: MissingReasons;
+  readonly presence: Presence;
+  readonly status: RowStatus;
+  readonly first_seen_run_id: string;
+  readonly last_seen_run_id: string;
+  readonly source_url: string;
+  readonly observed_at: Date;
+  readonly updated_at: Date;
+  readonly revision_id: string | null;
+}
+
+export const rowColumns =
+  "id, dataset_id, row_key, data, evidence, overrides, missing_reasons, presence, status, first_seen_run_id, last_seen_run_id, source_url, observed_at, updated_at, revision_id";
+
+export const toRow = (row: RowTableRow): RowRecord => ({
+  id: row.id as RowId,
+  datasetId: row.dataset_id as DatasetId,
+  rowKey: row.row_key,
+  data: row.data,
+  evidence: row.evidence,
+  overrides: row.overrides,
+  missingReasons: row.missing_reasons,
+  presence: row.presence,
+  status: row.status,
+  firstSeenRunId: row.first_seen_run_id as RunId,
+  lastSeenRunId: row.last_seen_run_id as RunId,
+  sourceUrl: row.source_url,
+  observedAt: iso(row.observed_at),
+  updatedAt: iso(row.updated_at),
+  revisionId: row.revision_id as RevisionId | null,
+});
+
+export interface RevisionRow {
+  readonly id: string;
+  readonly dataset_id: string;
+  readonly row_id: string;
+  readonly sequence: string;
+  readonly schema_version: number;
+  readonly previous_revision_id: string | null;
+  readonly run_id: string | null;
+  readonly actor_id: string | null;
+  readonly request_id: string | null;
+  readonly request_hash: string | null;
+  readonly origin: StoredRevision["origin"];
+  readonly kind: StoredRevision["kind"];
+  readonly changed_field_ids: ReadonlyArray<string>;
+  readonly data: RowData;
+  readonly evidence: FieldEvidence;
+  readonly overrides: CellOverrides;
+  readonly missing_reasons: MissingReasons;
+  readonly presence: Presence;
+  readonly created_at: Date;
+  readonly before: RowData | null;
+  readonly before_overrides: CellOverrides | null;
+}
+
+export const revisionColumns =
+  "id, dataset_id, row_id, sequence, schema_version, previous_revision_id, run_id, actor_id, request_id, request_hash, origin, kind, changed_field_ids, data, evidence, overrides, missing_reasons, presence, created_at, before, before_overrides";
+
+export const toRevision = (row: RevisionRow): StoredRevision => ({
+  id: row.id as RevisionId,
+  datasetId: row.dataset_id as DatasetId,
+  rowId: row.row_id as RowId,
+  // bigint arrives as a string; sequences stay far below 2^53.
+  sequence: Number(row.sequence),
+  schemaVersion: row.schema_version,
+  previousRevisionId: row.previous_revision_id as RevisionId | null,
+  runId: row.run_id as RunId | null,
+  actorId: row.actor_id,
+  requestId: row.request_id,
+  requestHash: row.request_hash,
+  origin: row.origin,
+  kind: row.kind,
+  changedFieldIds: row.changed_field_ids as ReadonlyArray<FieldId>,
+  data: row.data,
+  evidence: row.evidence,
+  overrides: row.overrides,
+  missingReasons: row.missing_reasons,
+  presence: row.presence,
+  createdAt: iso(row.created_at),
+  before: row.before,
+  beforeOverrides: row.before_overrides,
+});
+
+/**
+ * Bulk writes pass one jsonb array parameter and expand it with jsonb_to_recordset: one round trip
+ * for any number of records, with the jsonb parts kept as jsonb. These are the record shapes it reads.
+ */
+export const rowsAsRecordset = (rows: ReadonlyArray<RowRecord>): string =>
+  JSON.stringify(
+    rows.map((row) => ({
+      id: row.id,
+      row_key: row.rowKey,
+      data: row.data,
+      evidence: row.evidence,
+      overrides: row.overrides,
+      missing_reasons: row.missingReasons,
+      presence: row.presence,
+      status: row.status,
+      first_seen_run_id: row.firstSeenRunId,
+      last_seen_run_id: row.lastSeenRunId,
+      source_url: row.sourceUrl,
+      observed_at: row.observedAt,
+      updated_at: row.updatedAt,
+      revision_id: row.revisionId,
+    })),
+  );
+
+export const rowRecordsetType = `(id uuid, row_key text, data jsonb, evidence jsonb, overrides jsonb,
+  missing_reasons jsonb, presence text, status text, first_seen_run_id uuid, last_seen_run_id uuid,
+  source_url text, observed_at timestamptz, updated_at timestamptz, revision_id uuid)`;
+
+/** `position` numbers the revisions 1…n in the order given; the store adds it to the last sequence. */
+export const revisionsAsRecordset = (revisions: ReadonlyArray<NewRevision>): string =>
+  JSON.stringify(
+    revisions.map((revision, index) => ({
+      position: index + 1,
+      id: revision.id,
+      row_id: revision.rowId,
+      schema_version: revision.schemaVersion,
+      previous_revision_id: revision.previousRevisionId,
+      run_id: revision.runId,
+      actor_id: revision.actorId,
+      request_id: revision.requestId,
+      request_hash: revision.requestHash,
+      origin: revision.origin,
+      kind: revision.kind,
+      changed_field_ids: revision.changedFieldIds,
+      data: revision.data,
+      evidence: revision.evidence,
+      overrides: revision.overrides,
+      missing_reasons: revision.missingReasons,
+      presence: revision.presence,
+      created_at: revision.createdAt,
+      before: revision.before,
+      before_overrides: revision.beforeOverrides,
+    })),
+  );
+
+export const revisionRecordsetType = `(position bigint, id uuid, row_id uuid, schema_version integer,
+  previous_revision_id uuid, run_id uuid, actor_id uuid, request_id text, request_hash text, origin text,
+  kind text, changed_field_ids text[], data jsonb, evidence jsonb, overrides jsonb, missing_reasons jsonb,
+  presence text, created_at timestamptz, before jsonb, before_overrides jsonb)`;

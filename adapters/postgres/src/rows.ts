@@ -1,0 +1,199 @@
+import {
+  type NewRevision,
+  type RowRecord,
+  type SourceObservation,
+  StorageFailure,
+  type StorageService,
+  type StoredRevision,
+} from "@gleaner/core";
+import { Effect, Option } from "effect";
+import { conflictsOn, type Db, duplicateRequest, isUuid, type Sql, staleRevision } from "./db.js";
+import {
+  type RevisionRow,
+  type RowTableRow,
+  revisionColumns,
+  revisionRecordsetType,
+  revisionsAsRecordset,
+  rowColumns,
+  rowRecordsetType,
+  rowsAsRecordset,
+  toRevision,
+  toRow,
+} from "./records.js";
+
+type RowMethods = Pick<
+  StorageService,
+  | "loadRows"
+  | "listRows"
+  | "getRow"
+  | "applyEdit"
+  | "findRevisionByRequest"
+  | "listRevisions"
+  | "lastSequence"
+  | "getObservations"
+>;
+
+/**
+ * Inserts or replaces rows of a dataset in one statement. A row listed twice keeps its last
+ * version, as repeated Map.set would in memory (ON CONFLICT may not touch one row twice).
+ */
+export const upsertRows = (tx: Sql, datasetId: string, rows: ReadonlyArray<RowRecord>) => {
+  const last = [...new Map(rows.map((row) => [row.id, row])).values()];
+  if (last.length === 0) return Effect.void;
+  const assignments = rowColumns
+    .split(", ")
+    .filter((column) => column !== "id")
+    .map((column) => `${column} = excluded.${column}`)
+    .join(", ");
+  return tx
+    .query(
+      `insert into rows (${rowColumns})
+       select r.id, $1, r.row_key, r.data, r.evidence, r.overrides, r.missing_reasons, r.presence, r.status,
+              r.first_seen_run_id, r.last_seen_run_id, r.source_url, r.observed_at, r.updated_at, r.revision_id
+         from jsonb_to_recordset($2::jsonb) as r${rowRecordsetType}
+       on conflict (id) do update set ${assignments}`,
+      [datasetId, rowsAsRecordset(last)],
+    )
+    .pipe(Effect.asVoid);
+};
+
+/**
+ * Appends revisions with the dataset's next sequences. The counter UPDATE both allocates the
+ * block (last + 1 … last + n, in the order given) and locks the dataset row until commit, so
+ * concurrent writers get consecutive, gapless blocks. Returns the first sequence allocated.
+ */
+export const appendRevisions = (
+  tx: Sql,
+  datasetId: string,
+  revisions: ReadonlyArray<NewRevision>,
+): Effect.Effect<number, StorageFailure> =>
+  revisions.length === 0
+    ? Effect.succeed(0)
+    : Effect.gen(function* () {
+        const [counter] = yield* tx.query<{ last_sequence: string }>(
+          "update datasets set last_sequence = last_sequence + $2 where id = $1 returning last_sequence",
+          [datasetId, revisions.length],
+        );
+        if (!counter) {
+          return yield* Effect.fail(
+            new StorageFailure({ message: `PostgreSQL: revisions for dataset ${datasetId}, which does not exist.` }),
+          );
+        }
+        const first = Number(counter.last_sequence) - revisions.length + 1;
+        yield* tx
+          .query(
+            `insert into revisions (${revisionColumns})
+             select v.id, $1, v.row_id, $2::bigint + v.position - 1, v.schema_version, v.previous_revision_id,
+                    v.run_id, v.actor_id, v.request_id, v.request_hash, v.origin, v.kind, v.changed_field_ids,
+                    v.data, v.evidence, v.overrides, v.missing_reasons, v.presence, v.created_at, v.before,
+                    v.before_overrides
+               from jsonb_to_recordset($3::jsonb) as v${revisionRecordsetType}`,
+            [datasetId, first, revisionsAsRecordset(revisions)],
+          );
+        return first;
+      });
+
+export const makeRowMethods = (db: Db): RowMethods => ({
+  loadRows: (datasetId) =>
+    !isUuid(datasetId)
+      ? Effect.succeed([])
+      : db
+          .query<RowTableRow>(`select ${rowColumns} from rows where dataset_id = $1`, [datasetId])
+          .pipe(Effect.map((rows) => rows.map(toRow))),
+
+  listRows: (datasetId, { after, since, statuses, limit }) =>
+    !isUuid(datasetId)
+      ? Effect.succeed([])
+      : db
+          .query<RowTableRow>(
+            `select ${rowColumns} from rows
+              where dataset_id = $1
+                and (cardinality($2::text[]) = 0 or status = any($2::text[]))
+                and ($3::timestamptz is null or updated_at >= $3::timestamptz)
+                and ($4::timestamptz is null or (updated_at, id) < ($4::timestamptz, $5::uuid))
+              order by updated_at desc, id desc
+              limit $6`,
+            [datasetId, statuses, since, after?.updatedAt ?? null, after?.id ?? null, limit],
+          )
+          .pipe(Effect.map((rows) => rows.map(toRow))),
+
+  getRow: (datasetId, rowId) =>
+    !isUuid(datasetId) || !isUuid(rowId)
+      ? Effect.succeed(Option.none())
+      : db
+          .query<RowTableRow>(`select ${rowColumns} from rows where dataset_id = $1 and id = $2`, [datasetId, rowId])
+          .pipe(Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), toRow))),
+
+  // Checks in memory's order (duplicate request, then stale head) under the dataset lock, so the
+  // checks and the append see the same state; the unique index still guards a racing request id.
+  applyEdit: (row, expectedRevisionId, revision) =>
+    db
+      .transaction((tx) =>
+        Effect.gen(function* () {
+          yield* tx.query("select 1 from datasets where id = $1 for no key update", [row.datasetId]);
+          if (revision.requestId !== null) {
+            const used = yield* tx.query("select 1 from revisions where dataset_id = $1 and request_id = $2", [
+              row.datasetId,
+              revision.requestId,
+            ]);
+            if (used.length > 0) return yield* Effect.fail(duplicateRequest());
+          }
+          const [head] = yield* tx.query<{ revision_id: string | null }>(
+            "select revision_id from rows where dataset_id = $1 and id = $2 for no key update",
+            [row.datasetId, row.id],
+          );
+          if (!head || head.revision_id !== expectedRevisionId) return yield* Effect.fail(staleRevision());
+          const sequence = yield* appendRevisions(tx, row.datasetId, [revision]);
+          yield* upsertRows(tx, row.datasetId, [row]);
+          return { ...revision, sequence } satisfies StoredRevision;
+        }),
+      )
+      .pipe(conflictsOn({ revisions_request_key: duplicateRequest })),
+
+  findRevisionByRequest: (datasetId, requestId) =>
+    !isUuid(datasetId)
+      ? Effect.succeed(Option.none())
+      : db
+          .query<RevisionRow>(
+            `select ${revisionColumns} from revisions where dataset_id = $1 and request_id = $2`,
+            [datasetId, requestId],
+          )
+          .pipe(Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), toRevision))),
+
+  listRevisions: (datasetId, { after, through, limit, rowId, fieldId }) =>
+    !isUuid(datasetId) || (rowId !== null && !isUuid(rowId))
+      ? Effect.succeed([])
+      : db
+          .query<RevisionRow>(
+            `select ${revisionColumns} from revisions
+              where dataset_id = $1 and sequence > $2 and sequence <= $3
+                and ($4::uuid is null or row_id = $4::uuid)
+                and ($5::text is null or $5::text = any(changed_field_ids))
+              order by sequence
+              limit $6`,
+            [datasetId, after, through, rowId, fieldId, limit],
+          )
+          .pipe(Effect.map((rows) => rows.map(toRevision))),
+
+  lastSequence: (datasetId) =>
+    !isUuid(datasetId)
+      ? Effect.succeed(0)
+      : db
+          .query<{ last_sequence: string }>("select last_sequence from datasets where id = $1", [datasetId])
+          .pipe(Effect.map((rows) => Number(rows[0]?.last_sequence ?? 0))),
+
+  // In the order asked, a repeated id repeated, unknown ids left out (as memory's flatMap does).
+  getObservations: (ids) => {
+    const wanted = ids.filter(isUuid);
+    return wanted.length === 0
+      ? Effect.succeed([])
+      : db
+          .query<{ document: SourceObservation }>(
+            `select o.document from unnest($1::uuid[]) with ordinality as wanted(id, position)
+               join observations o on o.id = wanted.id
+              order by wanted.position`,
+            [wanted],
+          )
+          .pipe(Effect.map((rows) => rows.map((row) => row.document)));
+  },
+});

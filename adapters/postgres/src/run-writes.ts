@@ -1,0 +1,84 @@
+import type { RunArtifact, RunEvidence, RunId, RunRecord } from "@gleaner/core";
+import { Effect } from "effect";
+import { iso, type Sql } from "./db.js";
+import { runValues } from "./records.js";
+
+// Writes shared by finishRun and acceptRun, and the artifact mapping.
+
+/** Overwrites every field of a stored run but its dataset and owner, which never change. */
+export const writeRun = (tx: Sql, run: RunRecord) => {
+  const [id, _datasetId, _ownerId, ...fields] = runValues(run);
+  return tx.query(
+    `update runs set status = $2, trigger = $3, checks = $4, row_deltas = $5, error = $6, queued_at = $7,
+                     started_at = $8, completed_at = $9, attempts = $10, charged_pages = $11
+      where id = $1`,
+    [id, ...fields],
+  );
+};
+
+/**
+ * Replaces a run's evidence whole (memory keeps one RunEvidence per run and overwrites it).
+ * Artifacts get their own rows so one can be read without loading the rest; their order is kept.
+ */
+export const writeEvidence = (tx: Sql, runId: RunId, evidence: RunEvidence) =>
+  Effect.all([
+    tx.query(
+      `insert into run_evidence (run_id, trace, facts, failures) values ($1, $2, $3, $4)
+       on conflict (run_id) do update set trace = excluded.trace, facts = excluded.facts, failures = excluded.failures`,
+      [runId, JSON.stringify(evidence.trace), JSON.stringify(evidence.facts), JSON.stringify(evidence.failures)],
+    ),
+    tx.query("delete from run_artifacts where run_id = $1", [runId]),
+    tx.query(
+      `insert into run_artifacts (run_id, position, id, kind, url, content_type, sha256, size, truncated, body, created_at)
+       select $1, a.position, a.id, a.kind, a.url, a.content_type, a.sha256, a.size, a.truncated,
+              decode(a.body, 'base64'), a.created_at
+         from jsonb_to_recordset($2::jsonb) as a(position integer, id text, kind text, url text, content_type text,
+              sha256 text, size integer, truncated boolean, body text, created_at timestamptz)`,
+      [
+        runId,
+        JSON.stringify(
+          evidence.artifacts.map((artifact, index) => ({
+            position: index,
+            id: artifact.id,
+            kind: artifact.kind,
+            url: artifact.url,
+            content_type: artifact.contentType,
+            sha256: artifact.sha256,
+            size: artifact.size,
+            truncated: artifact.truncated,
+            body: artifact.body === null ? null : Buffer.from(artifact.body, "utf8").toString("base64"),
+            created_at: artifact.createdAt,
+          })),
+        ),
+      ],
+    ),
+  ], { discard: true });
+
+export interface ArtifactRow {
+  readonly run_id: string;
+  readonly id: string;
+  readonly kind: "page";
+  readonly url: string;
+  readonly content_type: string;
+  readonly sha256: string;
+  readonly size: number;
+  readonly truncated: boolean;
+  readonly body: Buffer | null;
+  readonly created_at: Date;
+}
+
+export const artifactColumns = "run_id, id, kind, url, content_type, sha256, size, truncated, body, created_at";
+
+export const toArtifact = (row: ArtifactRow): RunArtifact => ({
+  id: row.id,
+  runId: row.run_id as RunId,
+  kind: row.kind,
+  url: row.url,
+  contentType: row.content_type,
+  sha256: row.sha256,
+  size: row.size,
+  truncated: row.truncated,
+  body: row.body === null ? null : row.body.toString("utf8"),
+  createdAt: iso(row.created_at),
+});
+

@@ -1,0 +1,97 @@
+import type { RunEvidence, StorageService } from "@gleaner/core";
+import { Effect, Option } from "effect";
+import { acceptRun } from "./accept.js";
+import { conflictsOn, type Db, isUuid, runInProgress } from "./db.js";
+import { type RunRow, runColumns, runValues, toRun } from "./records.js";
+import { type ArtifactRow, artifactColumns, toArtifact, writeEvidence, writeRun } from "./run-writes.js";
+
+type RunMethods = Pick<
+  StorageService,
+  "insertRun" | "getRun" | "listRuns" | "claimRun" | "finishRun" | "acceptRun" | "getRunEvidence" | "getArtifact"
+>;
+
+export const makeRunMethods = (db: Db): RunMethods => ({
+  // The partial unique index runs_one_active_per_dataset is the guard: no read-then-insert race.
+  insertRun: (run) =>
+    db
+      .query(
+        `insert into runs (${runColumns}) values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`,
+        runValues(run),
+      )
+      .pipe(Effect.asVoid, conflictsOn({ runs_one_active_per_dataset: runInProgress })),
+
+  getRun: (ownerId, runId) =>
+    !isUuid(ownerId) || !isUuid(runId)
+      ? Effect.succeed(Option.none())
+      : db
+          .query<RunRow>(`select ${runColumns} from runs where id = $1 and owner_id = $2`, [runId, ownerId])
+          .pipe(Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), toRun))),
+
+  listRuns: (datasetId, limit) =>
+    !isUuid(datasetId)
+      ? Effect.succeed([])
+      : db
+          .query<RunRow>(
+            `select ${runColumns} from runs where dataset_id = $1 order by queued_at desc, id desc limit $2`,
+            [datasetId, limit],
+          )
+          .pipe(Effect.map((rows) => rows.map(toRun))),
+
+  // One conditional UPDATE: two workers claiming the same queued run cannot both get it.
+  claimRun: (runId, startedAt, reclaimRunning) =>
+    !isUuid(runId)
+      ? Effect.succeed(Option.none())
+      : db
+          .query<RunRow>(
+            `update runs set status = 'running', started_at = $2, attempts = attempts + 1
+              where id = $1 and (status = 'queued' or (status = 'running' and $3::boolean))
+              returning ${runColumns}`,
+            [runId, startedAt, reclaimRunning],
+          )
+          .pipe(Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), toRun))),
+
+  finishRun: (run, evidence) =>
+    db.transaction((tx) =>
+      Effect.gen(function* () {
+        const [current] = yield* tx.query<RunRow>(`select ${runColumns} from runs where id = $1 for update`, [run.id]);
+        if (!current) return run;
+        if (current.status !== "running") return toRun(current);
+        yield* writeRun(tx, run);
+        yield* writeEvidence(tx, run.id, evidence);
+        return run;
+      }),
+    ),
+
+  acceptRun: (acceptance) => acceptRun(db, acceptance),
+
+  getRunEvidence: (runId) =>
+    !isUuid(runId)
+      ? Effect.succeed(Option.none())
+      : Effect.gen(function* () {
+          const [evidence] = yield* db.query<Pick<RunEvidence, "trace" | "facts" | "failures">>(
+            "select trace, facts, failures from run_evidence where run_id = $1",
+            [runId],
+          );
+          if (!evidence) return Option.none();
+          const artifacts = yield* db.query<ArtifactRow>(
+            `select ${artifactColumns} from run_artifacts where run_id = $1 order by position`,
+            [runId],
+          );
+          return Option.some<RunEvidence>({
+            trace: evidence.trace,
+            artifacts: artifacts.map(toArtifact),
+            facts: evidence.facts,
+            failures: evidence.failures,
+          });
+        }),
+
+  getArtifact: (runId, artifactId) =>
+    !isUuid(runId)
+      ? Effect.succeed(Option.none())
+      : db
+          .query<ArtifactRow>(
+            `select ${artifactColumns} from run_artifacts where run_id = $1 and id = $2 order by position limit 1`,
+            [runId, artifactId],
+          )
+          .pipe(Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), toArtifact))),
+});

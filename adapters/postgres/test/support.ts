@@ -1,0 +1,66 @@
+import pg from "pg";
+
+/**
+ * Where the PostgreSQL tests connect: GLEANER_POSTGRES_URL, else the local trust-auth server as
+ * user postgres, then as root (whichever exists on the machine).
+ */
+const candidates = (): ReadonlyArray<string> => {
+  const configured = process.env.GLEANER_POSTGRES_URL;
+  return configured
+    ? [configured]
+    : ["postgres://postgres@127.0.0.1:5432/test", "postgres://root@127.0.0.1:5432/test"];
+};
+
+export type Reachability = { readonly url: string; readonly reachable: true } | { readonly reachable: false; readonly reason: string };
+
+const hidePassword = (url: string): string => url.replace(/\/\/([^:/@]+):[^@]*@/, "//$1:***@");
+
+/** Tries each candidate with a short timeout; the first that answers `select 1` wins. */
+export const probePostgres = async (): Promise<Reachability> => {
+  const reasons: string[] = [];
+  for (const url of candidates()) {
+    const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 3_000 });
+    try {
+      await client.connect();
+      await client.query("select 1");
+      return { url, reachable: true };
+    } catch (error) {
+      const code = (error as { code?: string }).code;
+      reasons.push(`${hidePassword(url)}: ${error instanceof Error ? error.message : String(error)}${code ? ` (${code})` : ""}`);
+    } finally {
+      await client.end().catch(() => undefined);
+    }
+  }
+  return { reachable: false, reason: reasons.join("; ") };
+};
+
+/**
+ * Registers a PostgreSQL test set only when the server answers. Otherwise it prints one line
+ * saying the set was not run and why, and registers nothing (no pending placeholders); with
+ * GLEANER_REQUIRE_POSTGRES=1 an unreachable server fails the run instead (CI must not skip it).
+ */
+export const whenPostgresReachable = async (setName: string, register: (url: string) => void): Promise<void> => {
+  const probe = await probePostgres();
+  if (probe.reachable) return register(probe.url);
+  if (process.env.GLEANER_REQUIRE_POSTGRES === "1") {
+    throw new Error(`GLEANER_REQUIRE_POSTGRES=1 but PostgreSQL is not reachable, so "${setName}" cannot run: ${probe.reason}`);
+  }
+  console.log(
+    `[postgres] NOT RUN: ${setName} — PostgreSQL is not reachable (${probe.reason}). ` +
+      "Set GLEANER_POSTGRES_URL to a server to run it (GLEANER_REQUIRE_POSTGRES=1 makes this a failure).",
+  );
+};
+
+/** A schema name of its own per test run: the database is shared, the schema is not. */
+export const freshSchema = (prefix = "gl_test_"): string =>
+  `${prefix}${globalThis.crypto.randomUUID().replaceAll("-", "").slice(0, 16)}`;
+
+export const dropSchema = async (url: string, schema: string): Promise<void> => {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query(`drop schema if exists "${schema}" cascade`);
+  } finally {
+    await client.end();
+  }
+};

@@ -1,0 +1,134 @@
+/**
+ * Parser benchmark: jsdom against htmlparser2 + css-select (Gleaner's two DocumentParser adapters) on
+ * the 50 books.toscrape.com listing pages, rendered from the real saved page 1 and books.json in
+ * conformance/fixtures/books. Each page is parsed and extracted the way a run does (20 items, title
+ * attribute, price, rating class, availability, link resolved, next link). Reports median ms per page and
+ * peak RSS for each parser, each measured in a fresh child process so one parser's heap does not skew
+ * the other's, then prints the ratios.
+ *
+ *   npx tsx bench/parse/run.ts            (not part of npm test)
+ */
+import { execFileSync } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import type { DocumentParserService } from "@gleaner/core";
+import { Effect } from "effect";
+
+const fixtures = new URL("../../conformance/fixtures/books/", import.meta.url);
+interface Book {
+  readonly page: number;
+  readonly slug: string;
+  readonly title: string;
+  readonly price: string;
+  readonly rating: string;
+}
+
+/** Page N of the catalogue: page 1's real markup with the 20 items and the pager of page N. */
+export const renderPages = (): string[] => {
+  const template = readFileSync(new URL("index.html", fixtures), "utf8");
+  const books = JSON.parse(readFileSync(new URL("books.json", fixtures), "utf8")) as Book[];
+  const listStart = template.indexOf('<ol class="row">') + '<ol class="row">'.length;
+  const listEnd = template.indexOf("</ol>", listStart);
+  const firstItem = template.slice(listStart, template.indexOf("</li>", listStart) + "</li>".length);
+  const pages: string[] = [];
+  for (let page = 1; page <= 50; page++) {
+    const items = books
+      .filter((book) => book.page === page)
+      .map((book) =>
+        firstItem
+          .replaceAll("catalogue/a-light-in-the-attic_1000/index.html", `${book.slug}/index.html`)
+          .replaceAll("A Light in the Attic", book.title.replaceAll("&", "&amp;").replaceAll('"', "&quot;"))
+          .replace("£51.77", book.price)
+          .replace("star-rating Three", `star-rating ${book.rating}`),
+      );
+    const next = page < 50 ? `page-${page + 1}.html` : "";
+    const html = (template.slice(0, listStart) + items.join("\n") + template.slice(listEnd))
+      .replace("Page 1 of 50", `Page ${page} of 50`)
+      .replace('href="catalogue/page-2.html"', `href="${next}"`);
+    pages.push(html);
+  }
+  return pages;
+};
+
+/** What the engine does with a page: select items, read each field, resolve links, dispose. */
+const extract = (parser: DocumentParserService, html: string, url: string): number => {
+  const doc = Effect.runSync(parser.parse(html, url));
+  let cells = 0;
+  for (const item of doc.root.select("article.product_pod")) {
+    const link = item.select("h3 > a")[0];
+    const values = [
+      link?.attribute("title"),
+      link ? doc.resolveUrl(link.attribute("href") ?? "") : null,
+      item.select("p.price_color")[0]?.text(),
+      item.select("p.star-rating")[0]?.attribute("class"),
+      item.select("p.instock.availability")[0]?.text(),
+      item.excerpt(2048).text,
+    ];
+    cells += values.filter((value) => value).length;
+  }
+  doc.root.select("ul.pager li.next a");
+  doc.dispose();
+  return cells;
+};
+
+const measure = async (which: string, rounds: number) => {
+  const parser: DocumentParserService =
+    which === "jsdom"
+      ? { parse: (await import("@gleaner/jsdom")).parseWithJsdom }
+      : { parse: (await import("@gleaner/htmlparser2")).parseWithHtmlparser2 };
+  const pages = renderPages();
+  let peakRss = process.memoryUsage().rss;
+  const samples: number[] = [];
+  let cells = 0;
+  for (let round = 0; round < rounds; round++) {
+    for (const [index, html] of pages.entries()) {
+      const started = performance.now();
+      cells = extract(parser, html, `http://books.local/catalogue/page-${index + 1}.html`);
+      samples.push(performance.now() - started);
+      peakRss = Math.max(peakRss, process.memoryUsage().rss);
+    }
+  }
+  if (cells !== 120) throw new Error(`${which} extracted ${cells} cells from a page, expected 120`);
+  samples.sort((a, b) => a - b);
+  // Round 1 is warm-up (JIT); the median is over every sample, which it barely moves.
+  const median = samples[Math.floor(samples.length / 2)] ?? 0;
+  const bytes = pages.reduce((sum, page) => sum + page.length, 0) / pages.length;
+  console.log(
+    JSON.stringify({
+      which,
+      medianMs: median,
+      peakRssMb: peakRss / 1024 / 1024,
+      pageKb: bytes / 1024,
+      pages: samples.length,
+    }),
+  );
+};
+
+const child = process.argv[2];
+if (child) {
+  await measure(child, Number(process.argv[3] ?? 5));
+} else {
+  const rounds = 5;
+  const self = fileURLToPath(import.meta.url);
+  const run = (which: string) =>
+    JSON.parse(
+      execFileSync(process.execPath, ["--import", "tsx", self, which, String(rounds)], { encoding: "utf8" }).trim(),
+    ) as {
+      medianMs: number;
+      peakRssMb: number;
+      pageKb: number;
+      pages: number;
+    };
+  const jsdom = run("jsdom");
+  const fast = run("htmlparser2");
+  const row = (name: string, r: typeof jsdom) =>
+    `${name.padEnd(24)} ${r.medianMs.toFixed(2).padStart(8)} ms/page ${r.peakRssMb.toFixed(0).padStart(6)} MB peak RSS`;
+  console.log(
+    `books listing pages: 50 pages x ${rounds} rounds, ~${jsdom.pageKb.toFixed(0)} KB each, 20 items, 6 reads per item`,
+  );
+  console.log(row("jsdom", jsdom));
+  console.log(row("htmlparser2 + css-select", fast));
+  console.log(
+    `ratio jsdom / htmlparser2: time ${(jsdom.medianMs / fast.medianMs).toFixed(1)}x, peak RSS ${(jsdom.peakRssMb / fast.peakRssMb).toFixed(1)}x`,
+  );
+}

@@ -1,0 +1,78 @@
+import type { DatasetColumn } from "../schema/column.js";
+import type { CheckResult } from "../schema/run.js";
+import type { Source } from "../schema/source.js";
+import type { ExtractedRecord } from "./extract.js";
+
+/** How reading ended: complete, or why not (shown as the coverage check's message). */
+export type Coverage = { readonly complete: true } | { readonly complete: false; readonly reason: string };
+
+const where = (r: ExtractedRecord) => `${r.pageUrl} item ${r.index}`;
+const listed = (problems: string[]): string =>
+  problems.length <= 3 ? problems.join("; ") : `${problems.slice(0, 3).join("; ")}; and ${problems.length - 3} more`;
+
+/**
+ * The checks of a run, in a fixed order (definitions in docs/decisions/0005-run-engine.md):
+ * coverage, identity, extraction, minimum-items, then present:<field-id> per required field.
+ */
+export const runChecks = (
+  source: Source,
+  columns: ReadonlyArray<DatasetColumn>,
+  records: ReadonlyArray<ExtractedRecord>,
+  coverage: Coverage,
+): CheckResult[] => {
+  const checks: CheckResult[] = [];
+  checks.push(
+    coverage.complete
+      ? { checkId: "coverage", passed: true, message: "Every page of the pagination was read." }
+      : { checkId: "coverage", passed: false, message: coverage.reason },
+  );
+
+  const unkeyed = records.filter((r) => r.rowKey === null).map((r) => `no identity value at ${where(r)}`);
+  const seen = new Map<string, ExtractedRecord>();
+  const duplicates: string[] = [];
+  for (const r of records) {
+    if (r.rowKey === null) continue;
+    const first = seen.get(r.rowKey);
+    if (first) duplicates.push(`key ${JSON.stringify(r.rowKey)} at ${where(r)} repeats ${where(first)}`);
+    else seen.set(r.rowKey, r);
+  }
+  const identityProblems = [...unkeyed, ...duplicates];
+  checks.push(
+    identityProblems.length === 0
+      ? { checkId: "identity", passed: true, message: `${records.length} records, each with a unique key.` }
+      : { checkId: "identity", passed: false, message: listed(identityProblems) },
+  );
+
+  const nameById = new Map(columns.map((c) => [c.id as string, c.name]));
+  const failedCells: string[] = [];
+  for (const r of records) {
+    for (const [fieldId, cell] of r.cells) {
+      if (cell.missingReason === "extraction_failed") {
+        failedCells.push(`${nameById.get(fieldId)} ${JSON.stringify(cell.raw)} is not a valid value at ${where(r)}`);
+      }
+    }
+  }
+  checks.push(
+    failedCells.length === 0
+      ? { checkId: "extraction", passed: true, message: "Every value read converts to its column's type." }
+      : { checkId: "extraction", passed: false, message: listed(failedCells) },
+  );
+
+  checks.push({
+    checkId: "minimum-items",
+    passed: records.length >= source.minimumItems,
+    message: `${records.length} records found; at least ${source.minimumItems} required.`,
+  });
+
+  for (const field of source.fields.filter((f) => f.required)) {
+    const column = columns.find((c) => c.name === field.name);
+    if (!column) continue;
+    const missing = records.filter((r) => r.cells.get(column.id)?.value === null).map(where);
+    checks.push(
+      missing.length === 0
+        ? { checkId: `present:${column.id}`, passed: true, message: `${field.name} is present in every record.` }
+        : { checkId: `present:${column.id}`, passed: false, message: `${field.name} is missing at ${listed(missing)}` },
+    );
+  }
+  return checks;
+};

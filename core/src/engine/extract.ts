@@ -1,0 +1,82 @@
+import type { DocumentElement, ParsedDocument } from "../ports/document-parser.js";
+import type { DatasetColumn } from "../schema/column.js";
+import type { ObservationEntry } from "../schema/row.js";
+import type { Source } from "../schema/source.js";
+import { type Cell, coerce } from "./coerce.js";
+
+/** One record read from a page. */
+export interface ExtractedRecord {
+  readonly pageUrl: string;
+  /** Position of the item on its page (0-based). */
+  readonly index: number;
+  /** The observation entry the record's cells cite. */
+  readonly entryId: string;
+  /** Collected cells by Field id. */
+  readonly cells: ReadonlyMap<string, Cell>;
+  /** Null when an identity value is missing. */
+  readonly rowKey: string | null;
+}
+
+/** Attributes holding links: read as absolute URLs so a record keeps one key on every page. */
+const linkAttributes = new Set(["href", "src", "action", "data-href", "data-src"]);
+
+const readField = (
+  document: ParsedDocument,
+  item: DocumentElement,
+  read: Source["fields"][number]["read"],
+): string | null => {
+  const element = read.selector ? item.select(read.selector)[0] : item;
+  if (!element) return null;
+  if (read.kind === "text") return element.text();
+  const name = read.attribute ?? "";
+  const value = element.attribute(name);
+  if (value === null || !linkAttributes.has(name.toLowerCase())) return value;
+  return document.resolveUrl(value) ?? value;
+};
+
+/**
+ * The row key: the source-key value as text, or for a composite identity the JSON array of the
+ * ordered values — unambiguous whatever characters the values contain.
+ */
+const rowKeyOf = (source: Source, cells: ReadonlyMap<string, Cell>, idsByName: ReadonlyMap<string, string>) => {
+  const names = source.identity.kind === "source-key" ? [source.identity.field] : source.identity.fields;
+  const values = names.map((name) => cells.get(idsByName.get(name) ?? "")?.value ?? null);
+  if (values.some((v) => v === null || v === "")) return null;
+  return source.identity.kind === "source-key" ? String(values[0]) : JSON.stringify(values);
+};
+
+export interface PageExtraction {
+  readonly records: ReadonlyArray<ExtractedRecord>;
+  readonly entries: ReadonlyArray<ObservationEntry>;
+}
+
+export const excerptBytes = 2048;
+
+/** Reads every item container of a page, one relative read per collected column. */
+export const extractPage = (
+  document: ParsedDocument,
+  pageUrl: string,
+  source: Source,
+  columns: ReadonlyArray<DatasetColumn>,
+  limit: number,
+): PageExtraction => {
+  const idsByName = new Map(columns.map((c) => [c.name, c.id as string]));
+  const typeById = new Map(columns.map((c) => [c.id as string, c.type]));
+  const items = document.root.select(source.itemSelector).slice(0, limit);
+  const records: ExtractedRecord[] = [];
+  const entries: ObservationEntry[] = [];
+  items.forEach((item, index) => {
+    const entryId = String(index);
+    const excerpt = item.excerpt(excerptBytes);
+    entries.push({ id: entryId, excerpt: excerpt.text, truncated: excerpt.truncated });
+    const cells = new Map<string, Cell>();
+    for (const field of source.fields) {
+      const fieldId = idsByName.get(field.name);
+      if (!fieldId) continue;
+      const type = typeById.get(fieldId) ?? "string";
+      cells.set(fieldId, coerce(readField(document, item, field.read), type));
+    }
+    records.push({ pageUrl, index, entryId, cells, rowKey: rowKeyOf(source, cells, idsByName) });
+  });
+  return { records, entries };
+};

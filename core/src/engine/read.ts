@@ -1,0 +1,145 @@
+import { Clock, Effect } from "effect";
+import { DocumentParser } from "../ports/document-parser.js";
+import { Fetcher, type FetchedPage, ReadFailed } from "../ports/fetcher.js";
+import type { DatasetColumn } from "../schema/column.js";
+import type { ObservationEntry } from "../schema/row.js";
+import type { ReadFailure } from "../schema/run.js";
+import type { Source } from "../schema/source.js";
+import type { Coverage } from "./checks.js";
+import { type ExtractedRecord, extractPage } from "./extract.js";
+import type { TraceRecorder } from "./trace.js";
+
+/** A page that was read and extracted. */
+export interface ReadPage {
+  readonly page: FetchedPage;
+  readonly entries: ReadonlyArray<ObservationEntry>;
+  readonly records: ReadonlyArray<ExtractedRecord>;
+}
+
+export interface ReadOutcome {
+  readonly pages: ReadonlyArray<ReadPage>;
+  readonly records: ReadonlyArray<ExtractedRecord>;
+  readonly failures: ReadonlyArray<{ readonly url: string; readonly failure: ReadFailure; readonly message: string }>;
+  readonly coverage: Coverage;
+}
+
+const cap = (n: number) => Math.min(25, n);
+
+/** The next page's URL, or null when pagination ends on this page. */
+const nextUrl = (
+  source: Source,
+  document: { root: { select: (s: string) => ReadonlyArray<{ attribute: (n: string) => string | null }> } },
+  resolve: (ref: string) => string | null,
+  pageNumber: number,
+): string | null => {
+  const pagination = source.pagination;
+  switch (pagination.kind) {
+    case "none":
+      return null;
+    case "next-link": {
+      const href = document.root.select(pagination.selector)[0]?.attribute("href");
+      return href ? resolve(href) : null;
+    }
+    case "url-pattern":
+      if (document.root.select(pagination.endSelector).length > 0) return null;
+      return pagination.pattern.replace("{page}", String(pagination.startPage + pageNumber + 1));
+  }
+};
+
+/**
+ * Reads the source's pages in pagination order and extracts each one as it arrives. Stops at the
+ * natural end, at the first failed read, at a link back to a visited page, or at maxPages/maxItems
+ * (which leaves coverage incomplete when more remains).
+ */
+export const readSource = (source: Source, columns: ReadonlyArray<DatasetColumn>, trace: TraceRecorder) =>
+  Effect.gen(function* () {
+    const fetcher = yield* Fetcher;
+    const parser = yield* DocumentParser;
+    const pages: ReadPage[] = [];
+    const records: ExtractedRecord[] = [];
+    const failures: Array<ReadOutcome["failures"][number]> = [];
+    const visited = new Set<string>();
+    let url: string | null = source.url;
+    let coverage: Coverage = { complete: true };
+
+    while (url !== null) {
+      if (pages.length >= source.maxPages) {
+        coverage = {
+          complete: false,
+          reason: `Stopped after maxPages (${source.maxPages}) pages while more remain: ${url} was not read.`,
+        };
+        break;
+      }
+      visited.add(url);
+      const started = yield* Clock.currentTimeMillis;
+      const result = yield* Effect.either(
+        fetcher.read({
+          url,
+          render: source.render,
+          proxy: source.proxy,
+          ignoreRobots: source.ignoreRobots,
+          waitForSelector: source.itemSelector,
+        }),
+      );
+      const finished = yield* Clock.currentTimeMillis;
+      const timing = {
+        startedAt: new Date(started).toISOString(),
+        durationMs: Math.max(0, Math.round(finished - started)),
+      };
+      if (result._tag === "Left") {
+        const error: ReadFailed = result.left;
+        failures.push({ url, failure: error.failure, message: error.message });
+        trace.add({
+          phase: "read",
+          status: "failed",
+          sourceUrl: url.slice(0, 2048),
+          readFailure: error.failure,
+          ...timing,
+        });
+        coverage = { complete: false, reason: `Reading ${url} failed (${error.failure.reason}): ${error.message}` };
+        break;
+      }
+      const page = result.right;
+      visited.add(page.finalUrl);
+      const document = yield* Effect.orDie(parser.parse(page.body, page.finalUrl));
+      try {
+        const remaining = source.maxItems - records.length;
+        const extracted = yield* trace.timed(
+          "extract",
+          Effect.sync(() => extractPage(document, page.finalUrl, source, columns, remaining + 1)),
+          { sourceUrl: page.finalUrl.slice(0, 2048) },
+        );
+        const found = extracted.records.length;
+        trace.add({
+          phase: "read",
+          status: "succeeded",
+          sourceUrl: page.finalUrl.slice(0, 2048),
+          candidateRows: cap(found),
+          matchedRows: cap(extracted.records.filter((r) => r.rowKey !== null).length),
+          ...timing,
+        });
+        if (found > remaining) {
+          pages.push({
+            page,
+            entries: extracted.entries.slice(0, remaining),
+            records: extracted.records.slice(0, remaining),
+          });
+          records.push(...extracted.records.slice(0, remaining));
+          coverage = {
+            complete: false,
+            reason: `More than maxItems (${source.maxItems}) records; ${page.finalUrl} holds more.`,
+          };
+          break;
+        }
+        pages.push({ page, ...extracted });
+        records.push(...extracted.records);
+        const next: string | null = nextUrl(source, document, document.resolveUrl, pages.length - 1);
+        url = next !== null && !visited.has(next) ? next : null;
+      } finally {
+        document.dispose();
+      }
+    }
+    return { pages, records, failures, coverage } satisfies ReadOutcome;
+  });
+
+export { ReadFailed };

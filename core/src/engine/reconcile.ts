@@ -1,0 +1,177 @@
+import type { NewRevision, RowRecord } from "../run-domain.js";
+import type { DatasetColumn } from "../schema/column.js";
+import type { DatasetId, ObservationId, RevisionId, RowId, RunId } from "../schema/ids.js";
+import type { CellOverrides, FieldEvidence, MissingReasons, RowData } from "../schema/row.js";
+import type { RowDeltas } from "../schema/run.js";
+import type { ExtractedRecord } from "./extract.js";
+
+export interface Reconciliation {
+  readonly rows: ReadonlyArray<{ readonly row: RowRecord; readonly expectedRevisionId: RevisionId | null | "absent" }>;
+  readonly revisions: ReadonlyArray<NewRevision>;
+  readonly rowDeltas: RowDeltas;
+}
+
+export interface ReconcileInput {
+  readonly datasetId: DatasetId;
+  readonly runId: RunId;
+  readonly schemaVersion: number;
+  readonly columns: ReadonlyArray<DatasetColumn>;
+  readonly current: ReadonlyArray<RowRecord>;
+  readonly records: ReadonlyArray<ExtractedRecord>;
+  /** The observation id of each page, by page URL. */
+  readonly observationByPage: ReadonlyMap<string, ObservationId>;
+  readonly now: string;
+}
+
+const same = (a: unknown, b: unknown) => a === b;
+
+/** What the source says about one record: values, evidence and missing reasons of collected cells. */
+const sourceView = (record: ExtractedRecord, observationId: ObservationId) => {
+  const values: Record<string, RowData[string]> = {};
+  const evidence: Record<string, FieldEvidence[string]> = {};
+  const missing: Record<string, MissingReasons[string]> = {};
+  for (const [fieldId, cell] of record.cells) {
+    values[fieldId] = cell.value;
+    evidence[fieldId] = [{ observationId, entryId: record.entryId }];
+    if (cell.missingReason) missing[fieldId] = cell.missingReason;
+  }
+  return { values, evidence, missing };
+};
+
+/**
+ * Reconciles a run's records with the current rows (rules in docs/decisions/0005-run-engine.md):
+ * new keys create rows, changed source values update them, rows not seen go missing, missing rows
+ * seen again return. Overridden cells keep the manual value; the run refreshes their snapshot.
+ */
+export const reconcile = (input: ReconcileInput): Reconciliation => {
+  const byKey = new Map(input.current.map((r) => [r.rowKey, r]));
+  const seen = new Set<string>();
+  const rows: Array<Reconciliation["rows"][number]> = [];
+  const revisions: NewRevision[] = [];
+  const deltas = { new: 0, changed: 0, gone: 0 };
+  const userColumns = input.columns.filter((c) => c.ownership === "user");
+
+  const revise = (
+    row: RowRecord,
+    previous: RowRecord | null,
+    kind: NewRevision["kind"],
+    changedFieldIds: string[],
+  ): RowRecord => {
+    const id = globalThis.crypto.randomUUID() as RevisionId;
+    revisions.push({
+      id,
+      datasetId: input.datasetId,
+      rowId: row.id,
+      schemaVersion: input.schemaVersion,
+      previousRevisionId: previous?.revisionId ?? null,
+      runId: input.runId,
+      actorId: null,
+      requestId: null,
+      requestHash: null,
+      origin: "collection",
+      kind,
+      changedFieldIds: changedFieldIds as unknown as NewRevision["changedFieldIds"],
+      data: row.data,
+      evidence: row.evidence,
+      overrides: row.overrides,
+      missingReasons: row.missingReasons,
+      presence: row.presence,
+      createdAt: input.now,
+      before: previous?.data ?? null,
+      beforeOverrides: previous?.overrides ?? null,
+    });
+    return { ...row, revisionId: id, updatedAt: input.now };
+  };
+
+  for (const record of input.records) {
+    if (record.rowKey === null || seen.has(record.rowKey)) continue;
+    seen.add(record.rowKey);
+    const observationId = input.observationByPage.get(record.pageUrl) as ObservationId;
+    const view = sourceView(record, observationId);
+    const existing = byKey.get(record.rowKey);
+
+    if (!existing) {
+      const data: Record<string, RowData[string]> = { ...view.values };
+      for (const c of userColumns) data[c.id] = null;
+      const row: RowRecord = {
+        id: globalThis.crypto.randomUUID() as RowId,
+        datasetId: input.datasetId,
+        rowKey: record.rowKey,
+        data,
+        evidence: view.evidence,
+        overrides: {},
+        missingReasons: view.missing,
+        presence: "present",
+        status: "new",
+        firstSeenRunId: input.runId,
+        lastSeenRunId: input.runId,
+        sourceUrl: record.pageUrl,
+        observedAt: input.now,
+        updatedAt: input.now,
+        revisionId: null,
+      };
+      rows.push({ row: revise(row, null, "created", Object.keys(view.values)), expectedRevisionId: "absent" });
+      deltas.new++;
+      continue;
+    }
+
+    const data: Record<string, RowData[string]> = { ...existing.data };
+    const overrides: CellOverrides = { ...existing.overrides };
+    const missing: Record<string, MissingReasons[string]> = { ...existing.missingReasons };
+    const changed: string[] = [];
+    for (const fieldId of Object.keys(view.values)) {
+      const value = view.values[fieldId] ?? null;
+      const reason = view.missing[fieldId];
+      const override = existing.overrides[fieldId];
+      if (override) {
+        if (!same(override.value, value) || override.missingReason !== reason) changed.push(fieldId);
+        (overrides as Record<string, unknown>)[fieldId] = {
+          value,
+          evidence: view.evidence[fieldId] ?? [],
+          ...(reason ? { missingReason: reason } : {}),
+        };
+        continue;
+      }
+      if (!same(existing.data[fieldId], value) || existing.missingReasons[fieldId] !== reason) changed.push(fieldId);
+      data[fieldId] = value;
+      if (reason) missing[fieldId] = reason;
+      else delete missing[fieldId];
+    }
+    const returned = existing.presence === "missing";
+    const base: RowRecord = {
+      ...existing,
+      data,
+      overrides,
+      missingReasons: missing,
+      evidence: {
+        ...existing.evidence,
+        ...Object.fromEntries(Object.entries(view.evidence).filter(([id]) => !existing.overrides[id])),
+      },
+      presence: "present",
+      lastSeenRunId: input.runId,
+      sourceUrl: record.pageUrl,
+      observedAt: input.now,
+    };
+    if (returned || changed.length > 0) {
+      const row = revise({ ...base, status: "changed" }, existing, returned ? "returned" : "updated", changed);
+      rows.push({ row, expectedRevisionId: existing.revisionId });
+      deltas.changed++;
+    } else if (existing.status !== "unchanged" || existing.lastSeenRunId !== input.runId) {
+      // Seen and the same: no revision; the row's current state notes the run quietly.
+      rows.push({ row: { ...base, status: "unchanged" }, expectedRevisionId: existing.revisionId });
+    }
+  }
+
+  for (const existing of input.current) {
+    if (seen.has(existing.rowKey)) continue;
+    if (existing.presence === "missing") {
+      if (existing.status !== "gone")
+        rows.push({ row: { ...existing, status: "gone" }, expectedRevisionId: existing.revisionId });
+      continue;
+    }
+    const row = revise({ ...existing, presence: "missing", status: "gone" }, existing, "missing", []);
+    rows.push({ row, expectedRevisionId: existing.revisionId });
+    deltas.gone++;
+  }
+  return { rows, revisions, rowDeltas: deltas };
+};

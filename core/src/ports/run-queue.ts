@@ -1,0 +1,30 @@
+import { Context, type Effect, type Scope } from "effect";
+import type { QueueUnavailable } from "../errors.js";
+import type { DatasetId, RunId } from "../schema/ids.js";
+
+/** A run job: the run record is stored first; the job only points at it. */
+export interface RunJob {
+  readonly runId: RunId;
+  readonly datasetId: DatasetId;
+}
+
+/**
+ * Delivers run jobs to workers. Delivery is at least once: a job may arrive twice or again after
+ * a crash, and the engine makes that harmless (it claims the run and guards acceptance on the
+ * run's state). Adapters: @gleaner/memory (in process), @gleaner/agenda (durable).
+ */
+export interface RunQueueService {
+  /** Durably enqueues a job; QueueUnavailable when the queue cannot take it now. */
+  readonly enqueue: (job: RunJob) => Effect.Effect<void, QueueUnavailable>;
+  /**
+   * Consumes jobs with at most `concurrency` in flight until the scope closes. `redelivered` tells
+   * the handler the job was delivered before (so a `running` run may be reclaimed). Closing the
+   * scope stops taking jobs and waits for the ones in flight.
+   */
+  readonly consume: (
+    concurrency: number,
+    handler: (job: RunJob, redelivered: boolean) => Effect.Effect<void>,
+  ) => Effect.Effect<void, never, Scope.Scope>;
+}
+
+export class RunQueue extends Context.Tag("@gleaner/core/RunQueue")<RunQueue, RunQueueService>() {}

@@ -1,0 +1,51 @@
+import { Clock, Effect, Option } from "effect";
+import { NotFound } from "../errors.js";
+import { Storage } from "../ports/storage.js";
+import type { RunArtifact } from "../run-domain.js";
+import type { RunId } from "../schema/ids.js";
+import type { OwnerId } from "../schema/ids.js";
+import type { RunTrace } from "../schema/run.js";
+import { emptyTrace, findRun } from "./runs.js";
+
+const retentionMs = 30 * 24 * 60 * 60 * 1000;
+const maxArtifacts = 200;
+
+/** Endpoint 15: timing metadata only; nulls while the run has not recorded any. */
+export const getTrace = (ownerId: OwnerId, runId: string) =>
+  Effect.gen(function* () {
+    const run = yield* findRun(ownerId, runId);
+    const evidence = yield* (yield* Storage).getRunEvidence(run.id);
+    const trace = Option.match(evidence, { onNone: () => emptyTrace(run), onSome: (e) => e.trace });
+    return { trace: { ...trace, status: run.status } satisfies RunTrace };
+  });
+
+const retained = (ownerId: OwnerId, runId: string) =>
+  Effect.gen(function* () {
+    const run = yield* findRun(ownerId, runId);
+    const evidence = yield* (yield* Storage).getRunEvidence(run.id as RunId);
+    const cutoff = new Date((yield* Clock.currentTimeMillis) - retentionMs).toISOString();
+    const artifacts = Option.match(evidence, { onNone: () => [], onSome: (e) => e.artifacts }).filter(
+      (a) => a.createdAt >= cutoff,
+    );
+    return { run, artifacts };
+  });
+
+const indexEntry = ({ body: _body, ...rest }: RunArtifact) => rest;
+
+/** Endpoint 12: the index never includes bodies; deterministic runs have no research recipe. */
+export const listArtifacts = (ownerId: OwnerId, runId: string) =>
+  Effect.map(retained(ownerId, runId), ({ run, artifacts }) => ({
+    runId: run.id,
+    recipe: null,
+    truncated: artifacts.length > maxArtifacts,
+    artifacts: artifacts.slice(0, maxArtifacts).map(indexEntry),
+  }));
+
+/** Endpoint 13: one artifact with its body (null when it exceeded 64 KiB). */
+export const getArtifact = (ownerId: OwnerId, runId: string, artifactId: string) =>
+  Effect.gen(function* () {
+    const { artifacts } = yield* retained(ownerId, runId);
+    const artifact = artifacts.find((a) => a.id === artifactId);
+    if (!artifact) return yield* Effect.fail(new NotFound({ resource: "artifact", id: artifactId }));
+    return { artifact };
+  });

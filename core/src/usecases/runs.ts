@@ -1,0 +1,108 @@
+import { Clock, Effect, Option, Schema } from "effect";
+import { decodeQuery } from "../decode.js";
+import { InsufficientCredits, NotFound } from "../errors.js";
+import { Credits } from "../ports/credits.js";
+import { RunQueue } from "../ports/run-queue.js";
+import { Storage } from "../ports/storage.js";
+import type { RunRecord } from "../run-domain.js";
+import type { DatasetId, OwnerId, RunId } from "../schema/ids.js";
+import type { Run } from "../schema/run.js";
+import { nowIso } from "../time.js";
+import { findDataset } from "./datasets.js";
+
+export const toRun = (r: RunRecord): Run => ({
+  id: r.id,
+  datasetId: r.datasetId,
+  status: r.status,
+  checks: r.checks,
+  rowDeltas: r.rowDeltas,
+  error: r.error,
+  queuedAt: r.queuedAt,
+  startedAt: r.startedAt,
+  completedAt: r.completedAt,
+});
+
+/**
+ * Endpoint 10: stores a queued run, then enqueues its job. Needs a balance of at least 1 (the
+ * charge itself happens only at acceptance). When the queue refuses the job, the stored run is
+ * finished as failed so that nothing stays queued forever, and the caller gets 503.
+ */
+export const createRun = (ownerId: OwnerId, datasetId: string, trigger: RunRecord["trigger"] = "manual") =>
+  Effect.gen(function* () {
+    const dataset = yield* findDataset(ownerId, datasetId);
+    const balance = yield* (yield* Credits).balance(ownerId);
+    if (balance < 1) return yield* Effect.fail(new InsufficientCredits({ balance, required: 1 }));
+    const storage = yield* Storage;
+    const run: RunRecord = {
+      id: globalThis.crypto.randomUUID() as RunId,
+      datasetId: dataset.record.id,
+      ownerId,
+      status: "queued",
+      trigger,
+      checks: [],
+      rowDeltas: { new: 0, changed: 0, gone: 0 },
+      error: null,
+      queuedAt: yield* nowIso,
+      startedAt: null,
+      completedAt: null,
+      attempts: 0,
+      chargedPages: null,
+    };
+    yield* storage.insertRun(run);
+    yield* (yield* RunQueue).enqueue({ runId: run.id, datasetId: run.datasetId }).pipe(
+      Effect.tapError((error) =>
+        Effect.gen(function* () {
+          const now = new Date(yield* Clock.currentTimeMillis).toISOString();
+          const claimed = yield* storage.claimRun(run.id, now, false);
+          if (Option.isSome(claimed)) {
+            yield* storage.finishRun(
+              {
+                ...claimed.value,
+                status: "failed",
+                error: `The queue refused the run: ${error.message}`,
+                completedAt: now,
+              },
+              { trace: emptyTrace(claimed.value), artifacts: [], facts: [], failures: [] },
+            );
+          }
+        }),
+      ),
+    );
+    return { runId: run.id, creditsRemaining: balance };
+  });
+
+export const emptyTrace = (run: RunRecord) => ({
+  runId: run.id,
+  datasetId: run.datasetId,
+  queueMs: null,
+  wallMs: null,
+  truncated: false,
+  phases: [],
+  steps: [],
+  discovery: null,
+  harnessVersion: null,
+});
+
+const RunListQuery = Schema.Struct({
+  limit: Schema.optionalWith(Schema.NumberFromString.pipe(Schema.int(), Schema.between(1, 100)), { default: () => 20 }),
+});
+
+/** Endpoint 9: the dataset's runs, newest first. */
+export const listRuns = (ownerId: OwnerId, datasetId: string, query: Record<string, unknown>) =>
+  Effect.gen(function* () {
+    const { limit } = yield* decodeQuery(RunListQuery, query);
+    const dataset = yield* findDataset(ownerId, datasetId);
+    const runs = yield* (yield* Storage).listRuns(dataset.record.id as DatasetId, limit);
+    return { data: runs.map(toRun) };
+  });
+
+/** A run of the owner, or NotFound. */
+export const findRun = (ownerId: OwnerId, runId: string) =>
+  Effect.gen(function* () {
+    const run = yield* (yield* Storage).getRun(ownerId, runId as RunId);
+    if (Option.isNone(run)) return yield* Effect.fail(new NotFound({ resource: "run", id: runId }));
+    return run.value;
+  });
+
+/** Endpoint 11. */
+export const getRun = (ownerId: OwnerId, runId: string) => Effect.map(findRun(ownerId, runId), toRun);

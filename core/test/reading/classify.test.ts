@@ -1,0 +1,79 @@
+import { expect } from "chai";
+import { describe, it } from "mocha";
+import {
+  classifyResponse,
+  decodeHtml,
+  headersFromRecord,
+  isLoginWall,
+  parseRetryAfter,
+  utf8Excerpt,
+  visibleText,
+} from "../../src/reading/index.js";
+
+const headers = (record: Record<string, string> = {}) => headersFromRecord(record);
+const judge = (
+  html: string,
+  status = 200,
+  extra: Record<string, string> = {},
+  finalUrl = "https://shop.example/list",
+) => classifyResponse({ status, headers: headers(extra), html, requestedUrl: "https://shop.example/list", finalUrl });
+const page = (body: string) => `<html><head><title>Shop</title></head><body>${body}</body></html>`;
+
+describe("reading: response classification", () => {
+  it("a normal page is ok", () => expect(judge(page("<p>Books</p>"))).to.deep.equal({ ok: true }));
+  it("Cloudflare's cf-mitigated header is a challenge whatever the body", () => {
+    expect(judge(page("<p>x</p>"), 403, { "cf-mitigated": "challenge" })).to.include({ reason: "challenge" });
+  });
+  it("a challenge outranks its status (403 challenge is challenge, not forbidden)", () => {
+    expect(
+      judge('<title>Just a moment...</title><script src="/cdn-cgi/challenge-platform/x"></script>', 403),
+    ).to.include({ reason: "challenge" });
+  });
+  it("maps statuses: 401/403 forbidden, 429 rate_limited, others http_error", () => {
+    expect(judge(page("<p>no</p>"), 401)).to.include({ reason: "forbidden" });
+    expect(judge(page("<p>no</p>"), 403)).to.include({ reason: "forbidden" });
+    expect(judge(page("<p>no</p>"), 429)).to.include({ reason: "rate_limited" });
+    expect(judge(page("<p>no</p>"), 502)).to.include({ reason: "http_error" });
+    expect(judge(page("<p>no</p>"), 410)).to.include({ reason: "http_error" });
+  });
+  it("login: a redirect to /login, a redirect to a password form; a long page with a login box is fine", () => {
+    expect(isLoginWall("https://a.example/list", "https://a.example/users/sign_in", page("<p>Sign in</p>"))).to.equal(
+      true,
+    );
+    expect(isLoginWall("https://a.example/list", "https://a.example/x", page('<input type="password">'))).to.equal(
+      true,
+    );
+    const long = page(
+      `${"<p>Lots of real content in this catalogue page.</p>".repeat(60)}<form><input type=password></form>`,
+    );
+    expect(isLoginWall("https://a.example/list", "https://a.example/list", long)).to.equal(false);
+  });
+  it("empty_body for nothing visible (scripts, styles and comments are not text)", () => {
+    expect(judge("")).to.include({ reason: "empty_body" });
+    expect(judge(page("<script>var x = 1</script><!-- hi --><img src=x>"))).to.include({ reason: "empty_body" });
+  });
+  it("visibleText decodes entities and collapses whitespace", () => {
+    expect(visibleText("<p> a&amp;b \n&#163;5&nbsp;</p>")).to.equal("a&b £5");
+  });
+  it("Retry-After: seconds or an HTTP date", () => {
+    expect(parseRetryAfter("120", 0)).to.equal(120_000);
+    expect(parseRetryAfter("Thu, 01 Jan 1970 00:00:10 GMT", 4000)).to.equal(6000);
+    expect(parseRetryAfter("soon", 0)).to.equal(null);
+  });
+  it("charset: header, then meta, then UTF-8", () => {
+    const latin = Buffer.from("<p>Caf\u00e9</p>", "latin1");
+    expect(decodeHtml(latin, "text/html; charset=ISO-8859-1")).to.contain("Café");
+    expect(decodeHtml(Buffer.concat([Buffer.from('<meta charset="windows-1252">'), latin]), "text/html")).to.contain(
+      "Café",
+    );
+    expect(decodeHtml(Buffer.from("<p>Café</p>"), null)).to.contain("Café");
+  });
+  it("excerpts stop at 2048 UTF-8 bytes without splitting a character", () => {
+    const text = "€".repeat(1000); // 3 bytes each
+    const excerpt = utf8Excerpt(text);
+    expect(excerpt.truncated).to.equal(true);
+    expect(Buffer.byteLength(excerpt.text)).to.equal(2046);
+    expect(excerpt.text).to.not.contain("\ufffd");
+    expect(utf8Excerpt("short")).to.deep.equal({ text: "short", truncated: false });
+  });
+});
