@@ -4,6 +4,7 @@ import { parseArgs } from "node:util";
 import { type ApiError, type Credits, createApiKey, grantCredits, type Storage } from "@gleaner/core";
 import { type Effect, ManagedRuntime } from "effect";
 import { readConfig } from "./config.js";
+import { serviceLayer } from "./layers.js";
 import { startHost } from "./host.js";
 import { select, storePlugins } from "./plugins.js";
 import { runUseCase } from "./runtime.js";
@@ -12,6 +13,7 @@ const usage = `Usage: gleaner <command> [options]
 
 Commands:
   serve [--dev-key]                          serve the API (and run the worker)
+  worker                                     consume the run queue only (scale out; no HTTP)
   keys create --owner NAME [--credits N]     create an API key (printed once)
   credits grant --owner NAME --amount N      add credits to an owner
 
@@ -73,6 +75,22 @@ const main = async (argv: string[]): Promise<void> => {
     }
     const stop = async () => {
       await host.close();
+      process.exit(0);
+    };
+    process.once("SIGINT", stop);
+    process.once("SIGTERM", stop);
+    return;
+  }
+  if (command === "worker") {
+    const config = readConfig();
+    if (config.queue === "memory") {
+      fail("GLEANER_QUEUE=memory lives inside one process, so a separate worker would see no jobs; use `gleaner serve`, or GLEANER_QUEUE=agenda.");
+    }
+    const runtime = ManagedRuntime.make(serviceLayer(config, {}, true));
+    await runtime.runtime();
+    console.log(`Gleaner worker consuming ${config.queue} with concurrency ${config.workerConcurrency}`);
+    const stop = async () => {
+      await runtime.dispose();
       process.exit(0);
     };
     process.once("SIGINT", stop);
