@@ -8,6 +8,8 @@ export interface SuiteContext {
   readonly owner: (credits?: number) => Promise<Owner>;
   readonly anonymous: () => Client;
   readonly supports: Supports;
+  /** A second host on the same adapters whose clock is virtual (Effect's TestClock). */
+  readonly virtualHost: () => Promise<RunningHost>;
 }
 
 export interface Owner extends Client {

@@ -7,7 +7,11 @@ import { makeClient } from "./client.js";
 import { authCases } from "./cases/auth.js";
 import { createDatasetCases } from "./cases/create-dataset.js";
 import { listDatasetsCases } from "./cases/list-datasets.js";
+import { changeCases } from "./cases/changes.js";
+import { rowEditCases } from "./cases/row-edits.js";
+import { rowCases } from "./cases/rows.js";
 import { runCases } from "./cases/runs.js";
+import { scheduleCases } from "./cases/schedules.js";
 import { updateDatasetCases } from "./cases/update-dataset.js";
 import { usageCases } from "./cases/usage.js";
 import { makeOwnerFactory, type SuiteContext, type Supports } from "./context.js";
@@ -34,6 +38,7 @@ const capabilities: ReadonlyArray<(ctx: SuiteContext) => void> = [
   updateDatasetCases,
   usageCases,
   runCases,
+  scheduleCases,
 ];
 
 /**
@@ -47,6 +52,25 @@ export const suite = (set: AdapterSet): void => {
   describe(`Gleaner conformance: ${set.name}`, function () {
     this.timeout(60_000);
     let running: RunningHost | undefined;
+    let virtual: Promise<RunningHost> | undefined;
+    const start = (virtualClock: boolean) =>
+      startHost({
+        overrides: {
+          store: set.layer(),
+          ...(set.queue ? { queue: set.queue() } : {}),
+          ...(set.parser ? { parser: set.parser() } : {}),
+        },
+        virtualClock,
+        // The fixture sites run on loopback, which the SSRF guard refuses unless allowed.
+        config: {
+          port: 0,
+          host: "127.0.0.1",
+          logLevel: "silent",
+          allowPrivateTargets: ["127.0.0.1/32"],
+          ...set.config,
+        },
+        logger: pino({ level: "silent" }),
+      });
     const host = (): RunningHost => {
       if (!running) throw new Error("The host is not running: the suite's before hook failed.");
       return running;
@@ -71,12 +95,14 @@ export const suite = (set: AdapterSet): void => {
     });
     after(async () => {
       await running?.close();
+      await (await virtual)?.close();
     });
     const ctx: SuiteContext = {
       host,
       owner: makeOwnerFactory(host),
       anonymous: () => makeClient(host().url, null),
       supports: set.supports ?? {},
+      virtualHost: () => (virtual ??= start(true)),
     };
     for (const register of capabilities) register(ctx);
   });

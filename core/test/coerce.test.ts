@@ -18,7 +18,11 @@ describe("cell coercion", () => {
     it(`reads ${JSON.stringify(text)} as ${value}`, () => expect(parseNumber(text)).to.equal(value));
   }
   it("refuses text without a number", () => {
-    expect(coerce("In stock", "number")).to.deep.equal({ value: null, missingReason: "extraction_failed", raw: "In stock" });
+    expect(coerce("In stock", "number")).to.deep.equal({
+      value: null,
+      missingReason: "extraction_failed",
+      raw: "In stock",
+    });
   });
   it("reads booleans as true/false/yes/no/1/0, any case", () => {
     expect(["TRUE", "no", "Yes", "0", "1", "false"].map((t) => coerce(t, "boolean").value)).to.deep.equal([

@@ -1,5 +1,5 @@
-import { QueueUnavailable, RunQueue, type RunJob } from "@gleaner/core";
-import { Effect, Layer, Queue } from "effect";
+import { nextOccurrence, QueueUnavailable, type Routine, type RoutineTick, RunQueue, type RunJob } from "@gleaner/core";
+import { Clock, Effect, Fiber, Layer, Queue, type Scope } from "effect";
 
 export interface MemoryRunQueueOptions {
   /** Jobs waiting at most; beyond it enqueue answers QueueUnavailable (HTTP 503). */
@@ -15,6 +15,30 @@ export const MemoryRunQueueLive = (options: MemoryRunQueueOptions = {}): Layer.L
     RunQueue,
     Effect.gen(function* () {
       const jobs = yield* Effect.acquireRelease(Queue.dropping<RunJob>(options.capacity ?? 10_000), Queue.shutdown);
+      const routines = new Map<string, Routine>();
+      const timers = new Map<string, Fiber.RuntimeFiber<void>>();
+      let firing: { scope: Scope.Scope; handler: (tick: RoutineTick) => Effect.Effect<void> } | null = null;
+
+      // One fiber per routine: sleep (on Effect's Clock, so TestClock drives it) until the next
+      // occurrence after now, fire, repeat. Occurrences are always computed from now: no bursts.
+      const timer = (routine: Routine, handler: (tick: RoutineTick) => Effect.Effect<void>) =>
+        Effect.gen(function* () {
+          const now = yield* Clock.currentTimeMillis;
+          const due = nextOccurrence(routine.cron, now);
+          yield* Effect.sleep(due - now);
+          yield* handler({ ...routine, firedAt: new Date(due).toISOString() });
+        }).pipe(Effect.forever);
+
+      const start = (routine: Routine) =>
+        Effect.gen(function* () {
+          const running = timers.get(routine.datasetId);
+          timers.delete(routine.datasetId);
+          if (running) yield* Fiber.interrupt(running);
+          if (!firing) return;
+          const fiber = yield* Effect.forkIn(timer(routine, firing.handler), firing.scope);
+          timers.set(routine.datasetId, fiber);
+        });
+
       return {
         enqueue: (job) =>
           Queue.offer(jobs, job).pipe(
@@ -36,6 +60,26 @@ export const MemoryRunQueueLive = (options: MemoryRunQueueOptions = {}): Layer.L
               Effect.forever,
             );
             for (let i = 0; i < concurrency; i++) yield* Effect.forkScoped(loop);
+          }),
+        setRoutine: (routine) =>
+          Effect.gen(function* () {
+            const current = routines.get(routine.datasetId);
+            if (current?.cron === routine.cron && timers.has(routine.datasetId)) return;
+            routines.set(routine.datasetId, routine);
+            yield* start(routine);
+          }),
+        removeRoutine: (datasetId) =>
+          Effect.gen(function* () {
+            routines.delete(datasetId);
+            const running = timers.get(datasetId);
+            timers.delete(datasetId);
+            if (running) yield* Fiber.interrupt(running);
+          }),
+        consumeRoutines: (handler) =>
+          Effect.gen(function* () {
+            firing = { scope: yield* Effect.scope, handler };
+            for (const routine of routines.values()) yield* start(routine);
+            yield* Effect.addFinalizer(() => Effect.sync(() => void (firing = null)));
           }),
       };
     }),

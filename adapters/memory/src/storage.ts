@@ -80,6 +80,14 @@ export const makeMemoryStorage = (state: MemoryState): StorageService => {
         state.datasets.set(next.id, next);
         return Effect.void;
       }),
+    listActiveRoutines: () =>
+      Effect.sync(() =>
+        [...state.datasets.values()].flatMap((d) =>
+          d.scheduleState?.status === "active"
+            ? [{ datasetId: d.id, ownerId: d.ownerId, cron: d.scheduleState.cron }]
+            : [],
+        ),
+      ),
     ...makeMemoryRuns(state),
     ...makeMemoryRows(state),
   };

@@ -39,6 +39,8 @@ create table datasets (
   constraint datasets_owner_name_key unique (owner_id, name)
 );
 create index datasets_owner_newest on datasets (owner_id, created_at desc, id desc);
+-- The scheduler lists active routines across owners on every start.
+create index datasets_active_routines on datasets (created_at, id) where schedule_state->>'status' = 'active';
 
 create table runs (
   id uuid primary key,

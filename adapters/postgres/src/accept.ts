@@ -50,7 +50,15 @@ export const acceptRun = (db: Db, acceptance: RunAcceptance): Effect.Effect<Acce
           `insert into ledger_entries (id, owner_id, kind, amount, run_id, dataset_id, pages, created_at)
            values ($1, $2, 'charge', $3, $4, $5, $6, $7)
            on conflict (run_id) where kind = 'charge' do nothing`,
-          [charge.entryId, charge.ownerId, -charge.pages, run.id, run.datasetId, charge.pages, run.completedAt ?? run.queuedAt],
+          [
+            charge.entryId,
+            charge.ownerId,
+            -charge.pages,
+            run.id,
+            run.datasetId,
+            charge.pages,
+            run.completedAt ?? run.queuedAt,
+          ],
         );
       }
       if (acceptance.observations.length > 0) {

@@ -1,4 +1,12 @@
-import { type CreditsService, type DatasetId, type LedgerEntry, type LedgerEntryId, newId, nowIso, type RunId } from "@gleaner/core";
+import {
+  type CreditsService,
+  type DatasetId,
+  type LedgerEntry,
+  type LedgerEntryId,
+  newId,
+  nowIso,
+  type RunId,
+} from "@gleaner/core";
 import { Effect } from "effect";
 import { type Db, isUuid, iso } from "./db.js";
 

@@ -27,6 +27,7 @@ type DatasetMethods = Pick<
   | "getDataset"
   | "listDatasets"
   | "updateDataset"
+  | "listActiveRoutines"
 >;
 
 interface OwnerRow {
@@ -215,5 +216,19 @@ export const makeDatasetMethods = (db: Db): DatasetMethods => ({
       .pipe(
         conflictsOn({ datasets_owner_name_key: nameTaken(next.name) }),
         Effect.flatMap((rows) => (rows.length === 0 ? Effect.fail(staleDataset()) : Effect.void)),
+      ),
+
+  // Oldest dataset first: the memory store answers in insertion order.
+  listActiveRoutines: () =>
+    db
+      .query<{ id: string; owner_id: string; cron: string }>(
+        `select id, owner_id, schedule_state->>'cron' as cron from datasets
+          where schedule_state->>'status' = 'active'
+          order by created_at, id`,
+      )
+      .pipe(
+        Effect.map((rows) =>
+          rows.map((row) => ({ datasetId: row.id as DatasetId, ownerId: row.owner_id as OwnerId, cron: row.cron })),
+        ),
       ),
 });

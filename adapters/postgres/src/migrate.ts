@@ -45,7 +45,10 @@ export const assertSchemaName = (schema: string): string => {
 
 /** A 64-bit advisory lock key per schema, so two stores in different schemas never wait on each other. */
 const lockKey = (schema: string): string =>
-  BigInt.asIntN(64, BigInt(`0x${createHash("sha256").update(`gleaner:migrations:${schema}`).digest("hex").slice(0, 16)}`)).toString();
+  BigInt.asIntN(
+    64,
+    BigInt(`0x${createHash("sha256").update(`gleaner:migrations:${schema}`).digest("hex").slice(0, 16)}`),
+  ).toString();
 
 export interface MigrationReport {
   /** Versions applied by this call (empty when the schema was already current). */

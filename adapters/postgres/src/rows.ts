@@ -80,16 +80,15 @@ export const appendRevisions = (
           );
         }
         const first = Number(counter.last_sequence) - revisions.length + 1;
-        yield* tx
-          .query(
-            `insert into revisions (${revisionColumns})
+        yield* tx.query(
+          `insert into revisions (${revisionColumns})
              select v.id, $1, v.row_id, $2::bigint + v.position - 1, v.schema_version, v.previous_revision_id,
                     v.run_id, v.actor_id, v.request_id, v.request_hash, v.origin, v.kind, v.changed_field_ids,
                     v.data, v.evidence, v.overrides, v.missing_reasons, v.presence, v.created_at, v.before,
                     v.before_overrides
                from jsonb_to_recordset($3::jsonb) as v${revisionRecordsetType}`,
-            [datasetId, first, revisionsAsRecordset(revisions)],
-          );
+          [datasetId, first, revisionsAsRecordset(revisions)],
+        );
         return first;
       });
 
@@ -154,10 +153,10 @@ export const makeRowMethods = (db: Db): RowMethods => ({
     !isUuid(datasetId)
       ? Effect.succeed(Option.none())
       : db
-          .query<RevisionRow>(
-            `select ${revisionColumns} from revisions where dataset_id = $1 and request_id = $2`,
-            [datasetId, requestId],
-          )
+          .query<RevisionRow>(`select ${revisionColumns} from revisions where dataset_id = $1 and request_id = $2`, [
+            datasetId,
+            requestId,
+          ])
           .pipe(Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), toRevision))),
 
   listRevisions: (datasetId, { after, through, limit, rowId, fieldId }) =>

@@ -21,38 +21,41 @@ export const writeRun = (tx: Sql, run: RunRecord) => {
  * Artifacts get their own rows so one can be read without loading the rest; their order is kept.
  */
 export const writeEvidence = (tx: Sql, runId: RunId, evidence: RunEvidence) =>
-  Effect.all([
-    tx.query(
-      `insert into run_evidence (run_id, trace, facts, failures) values ($1, $2, $3, $4)
+  Effect.all(
+    [
+      tx.query(
+        `insert into run_evidence (run_id, trace, facts, failures) values ($1, $2, $3, $4)
        on conflict (run_id) do update set trace = excluded.trace, facts = excluded.facts, failures = excluded.failures`,
-      [runId, JSON.stringify(evidence.trace), JSON.stringify(evidence.facts), JSON.stringify(evidence.failures)],
-    ),
-    tx.query("delete from run_artifacts where run_id = $1", [runId]),
-    tx.query(
-      `insert into run_artifacts (run_id, position, id, kind, url, content_type, sha256, size, truncated, body, created_at)
+        [runId, JSON.stringify(evidence.trace), JSON.stringify(evidence.facts), JSON.stringify(evidence.failures)],
+      ),
+      tx.query("delete from run_artifacts where run_id = $1", [runId]),
+      tx.query(
+        `insert into run_artifacts (run_id, position, id, kind, url, content_type, sha256, size, truncated, body, created_at)
        select $1, a.position, a.id, a.kind, a.url, a.content_type, a.sha256, a.size, a.truncated,
               decode(a.body, 'base64'), a.created_at
          from jsonb_to_recordset($2::jsonb) as a(position integer, id text, kind text, url text, content_type text,
               sha256 text, size integer, truncated boolean, body text, created_at timestamptz)`,
-      [
-        runId,
-        JSON.stringify(
-          evidence.artifacts.map((artifact, index) => ({
-            position: index,
-            id: artifact.id,
-            kind: artifact.kind,
-            url: artifact.url,
-            content_type: artifact.contentType,
-            sha256: artifact.sha256,
-            size: artifact.size,
-            truncated: artifact.truncated,
-            body: artifact.body === null ? null : Buffer.from(artifact.body, "utf8").toString("base64"),
-            created_at: artifact.createdAt,
-          })),
-        ),
-      ],
-    ),
-  ], { discard: true });
+        [
+          runId,
+          JSON.stringify(
+            evidence.artifacts.map((artifact, index) => ({
+              position: index,
+              id: artifact.id,
+              kind: artifact.kind,
+              url: artifact.url,
+              content_type: artifact.contentType,
+              sha256: artifact.sha256,
+              size: artifact.size,
+              truncated: artifact.truncated,
+              body: artifact.body === null ? null : Buffer.from(artifact.body, "utf8").toString("base64"),
+              created_at: artifact.createdAt,
+            })),
+          ),
+        ],
+      ),
+    ],
+    { discard: true },
+  );
 
 export interface ArtifactRow {
   readonly run_id: string;
@@ -81,4 +84,3 @@ export const toArtifact = (row: ArtifactRow): RunArtifact => ({
   body: row.body === null ? null : row.body.toString("utf8"),
   createdAt: iso(row.created_at),
 });
-

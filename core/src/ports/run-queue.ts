@@ -1,6 +1,6 @@
 import { Context, type Effect, type Scope } from "effect";
 import type { QueueUnavailable } from "../errors.js";
-import type { DatasetId, RunId } from "../schema/ids.js";
+import type { DatasetId, OwnerId, RunId } from "../schema/ids.js";
 
 /** A run job: the run record is stored first; the job only points at it. */
 export interface RunJob {
@@ -13,6 +13,18 @@ export interface RunJob {
  * a crash, and the engine makes that harmless (it claims the run and guards acceptance on the
  * run's state). Adapters: @gleaner/memory (in process), @gleaner/agenda (durable).
  */
+/** A recurring routine: run the dataset on its cron schedule. */
+export interface Routine {
+  readonly datasetId: DatasetId;
+  readonly ownerId: OwnerId;
+  readonly cron: string;
+}
+
+/** One firing of a routine, at the occurrence time it was due. */
+export interface RoutineTick extends Routine {
+  readonly firedAt: string;
+}
+
 export interface RunQueueService {
   /** Durably enqueues a job; QueueUnavailable when the queue cannot take it now. */
   readonly enqueue: (job: RunJob) => Effect.Effect<void, QueueUnavailable>;
@@ -24,6 +36,18 @@ export interface RunQueueService {
   readonly consume: (
     concurrency: number,
     handler: (job: RunJob, redelivered: boolean) => Effect.Effect<void>,
+  ) => Effect.Effect<void, never, Scope.Scope>;
+  /**
+   * Creates or replaces the dataset's routine. Occurrences are computed from the current time
+   * (rules/cron.ts), so a routine set again after a restart fires at its next occurrence and
+   * never replays the ones it missed.
+   */
+  readonly setRoutine: (routine: Routine) => Effect.Effect<void, QueueUnavailable>;
+  /** Cancels the dataset's routine (no-op when it has none). */
+  readonly removeRoutine: (datasetId: DatasetId) => Effect.Effect<void>;
+  /** Fires due routines into `handler` until the scope closes. */
+  readonly consumeRoutines: (
+    handler: (tick: RoutineTick) => Effect.Effect<void>,
   ) => Effect.Effect<void, never, Scope.Scope>;
 }
 

@@ -48,6 +48,12 @@ export interface StorageService {
    */
   readonly updateDataset: (next: DatasetRecord) => Effect.Effect<void, Conflict | StorageFailure>;
 
+  /** Datasets whose routine is active (scheduleState.status `active`), across owners. */
+  readonly listActiveRoutines: () => Effect.Effect<
+    ReadonlyArray<{ readonly datasetId: DatasetId; readonly ownerId: OwnerId; readonly cron: string }>,
+    StorageFailure
+  >;
+
   // ---- runs -------------------------------------------------------------------------------
 
   /**

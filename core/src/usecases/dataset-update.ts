@@ -1,7 +1,9 @@
 import { Effect } from "effect";
 import type { DatasetRecord } from "../domain.js";
 import { Conflict, type ErrorDetail, ValidationError } from "../errors.js";
+import { cronProblem } from "../rules/cron.js";
 import { columnProblems } from "../rules/dataset-rules.js";
+import { scheduleView } from "../rules/schedule-state.js";
 import type { ColumnInput, DatasetColumn } from "../schema/column.js";
 import type { UpdateDatasetRequest } from "../schema/dataset.js";
 import { type FieldId, newId, type SchemaId } from "../schema/ids.js";
@@ -85,8 +87,9 @@ export const applyDatasetUpdate = (record: DatasetRecord, request: UpdateDataset
       next = { ...next, ...patch };
     };
 
-    if (request.schedule !== undefined) {
-      return yield* fail([{ path: "/schedule", message: "schedules are not available in this version yet" }]);
+    if (typeof request.schedule === "string") {
+      const problem = cronProblem(request.schedule);
+      if (problem) return yield* fail([{ path: "/schedule", message: problem }]);
     }
     if (request.expectedSchemaVersion === undefined && request.columns !== undefined) {
       return yield* fail([{ path: "/expectedSchemaVersion", message: "is required when columns are updated" }]);
@@ -120,6 +123,11 @@ export const applyDatasetUpdate = (record: DatasetRecord, request: UpdateDataset
           ],
         });
       }
+    }
+    const cron = request.schedule !== undefined ? request.schedule : (record.scheduleState?.cron ?? null);
+    const view = scheduleView(next.status, cron, request.schedule !== undefined ? null : record.scheduleState);
+    if (JSON.stringify(view) !== JSON.stringify({ schedule: record.schedule, scheduleState: record.scheduleState })) {
+      set(view);
     }
     if (next === record) return record;
     return { ...next, updatedAt: now, revision: record.revision + 1 };

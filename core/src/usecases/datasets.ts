@@ -10,6 +10,7 @@ import { CreateDatasetRequest, type Dataset, DatasetListQuery, UpdateDatasetRequ
 import { type DatasetId, type FieldId, newId, type OwnerId, type SchemaId } from "../schema/ids.js";
 import { nowIso } from "../time.js";
 import { applyDatasetUpdate } from "./dataset-update.js";
+import { syncRoutine } from "./routines.js";
 
 /** The API view of a stored dataset. */
 export const toDataset = ({ record, rowCount, lastRun }: StoredDataset): Dataset => ({
@@ -115,5 +116,6 @@ export const updateDataset = (ownerId: OwnerId, id: string, body: unknown) =>
     const next = yield* applyDatasetUpdate(stored.record, request, yield* nowIso);
     if (next === stored.record) return toDataset(stored);
     yield* (yield* Storage).updateDataset(next);
+    yield* syncRoutine(next);
     return toDataset({ ...stored, record: next });
   });

@@ -84,7 +84,9 @@ const main = async (argv: string[]): Promise<void> => {
   if (command === "worker") {
     const config = readConfig();
     if (config.queue === "memory") {
-      fail("GLEANER_QUEUE=memory lives inside one process, so a separate worker would see no jobs; use `gleaner serve`, or GLEANER_QUEUE=agenda.");
+      fail(
+        "GLEANER_QUEUE=memory lives inside one process, so a separate worker would see no jobs; use `gleaner serve`, or GLEANER_QUEUE=agenda.",
+      );
     }
     const runtime = ManagedRuntime.make(serviceLayer(config, {}, true));
     await runtime.runtime();

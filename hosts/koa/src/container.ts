@@ -8,8 +8,9 @@ import type { HostConfig } from "./config.js";
 import { createApp } from "./http/app.js";
 import type { GleanerState } from "./http/middleware.js";
 import { buildOpenApi } from "./openapi.js";
-import { type LayerOverrides, serviceLayer } from "./layers.js";
+import { type LayerOverrides, onVirtualClock, serviceLayer } from "./layers.js";
 import { datasetsRouter } from "./routes/datasets.js";
+import { rowsRouter } from "./routes/rows.js";
 import { runsRouter } from "./routes/runs.js";
 import { usageRouter } from "./routes/usage.js";
 import type { GleanerRuntime, GleanerServices } from "./runtime.js";
@@ -67,16 +68,25 @@ export interface ContainerOptions {
   readonly overrides?: LayerOverrides;
   /** Run the worker in this process (serve: yes; an API-only process: no). */
   readonly worker?: boolean;
+  /** Run on Effect's TestClock (tests of schedules in virtual time). */
+  readonly virtualClock?: boolean;
   readonly logger?: Logger;
 }
 
-export const buildContainer = ({ config, overrides, worker = true, logger }: ContainerOptions): Container => {
+export const buildContainer = ({
+  config,
+  overrides,
+  worker = true,
+  virtualClock,
+  logger,
+}: ContainerOptions): Container => {
   const container = new Container({ defaultScope: "Singleton" });
   container.bind<HostConfig>(TOKENS.Config).toConstantValue(config);
   container.bind<Logger>(TOKENS.Logger).toConstantValue(logger ?? pino({ level: config.logLevel }));
-  container
-    .bind<Layer.Layer<GleanerServices, unknown>>(TOKENS.AdapterLayer)
-    .toDynamicValue(() => serviceLayer(config, overrides, worker));
+  container.bind<Layer.Layer<GleanerServices, unknown>>(TOKENS.AdapterLayer).toDynamicValue(() => {
+    const layer = serviceLayer(config, overrides, worker);
+    return virtualClock ? onVirtualClock(layer) : layer;
+  });
   container
     .bind<GleanerRuntime>(TOKENS.Runtime)
     .toDynamicValue((ctx) => ManagedRuntime.make(ctx.get<Layer.Layer<GleanerServices, unknown>>(TOKENS.AdapterLayer)))
@@ -87,7 +97,7 @@ export const buildContainer = ({ config, overrides, worker = true, logger }: Con
       runtime,
       logger: ctx.get<Logger>(TOKENS.Logger),
       bodyLimitBytes: config.bodyLimitBytes,
-      routers: [datasetsRouter(runtime), runsRouter(runtime), usageRouter(runtime)],
+      routers: [datasetsRouter(runtime), runsRouter(runtime), rowsRouter(runtime), usageRouter(runtime)],
       openapi: buildOpenApi,
     });
   });

@@ -1,4 +1,5 @@
 import { createApiKey } from "@gleaner/core";
+import { type Effect, TestClock } from "effect";
 import type { Container } from "inversify";
 import type { Logger } from "pino";
 import { type HostConfig, readConfig } from "./config.js";
@@ -12,12 +13,16 @@ export interface RunningHost {
   /** Creates an owner (if needed) and a key for it; returns the key text. */
   readonly createKey: (owner: string, credits?: number) => Promise<string>;
   readonly close: () => Promise<void>;
+  /** Moves the virtual clock forward (hosts started with `virtualClock` only). */
+  readonly advanceClock: (ms: number) => Promise<void>;
 }
 
 export interface StartHostOptions {
   readonly config?: Partial<HostConfig>;
   readonly overrides?: LayerOverrides;
   readonly worker?: boolean;
+  /** Run on Effect's TestClock; advance it with `advanceClock`. */
+  readonly virtualClock?: boolean;
   readonly logger?: Logger;
 }
 
@@ -35,6 +40,10 @@ export const startHost = async (options: StartHostOptions = {}): Promise<Running
     url,
     runtime,
     createKey: async (owner, credits = 0) => (await runUseCase(runtime, createApiKey(owner, credits))).key,
+    advanceClock: async (ms) => {
+      if (!options.virtualClock) throw new Error("advanceClock needs a host started with virtualClock: true.");
+      await runtime.runPromise(TestClock.adjust(ms) as unknown as Effect.Effect<void>);
+    },
     close: async () => {
       await server.close();
       await container.unbindAllAsync();

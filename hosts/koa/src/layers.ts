@@ -3,11 +3,12 @@ import {
   type DocumentParser,
   type Fetcher,
   type RunQueue,
+  RoutinesLive,
   RunWorkerLive,
   type Storage,
 } from "@gleaner/core";
 import { HttpFetcherLive } from "@gleaner/http";
-import { Layer } from "effect";
+import { Layer, TestClock, TestContext } from "effect";
 import type { HostConfig } from "./config.js";
 import { parserPlugins, queuePlugins, select, storePlugins } from "./plugins.js";
 
@@ -37,5 +38,17 @@ export const serviceLayer = (
       HttpFetcherLive({ allowPrivateTargets: config.allowPrivateTargets, proxyUrls: config.proxyUrls }),
     overrides.parser ?? select(parserPlugins, config.parser, "GLEANER_PARSER").layer(config),
   );
-  return worker ? Layer.provideMerge(RunWorkerLive(config.workerConcurrency), adapters) : adapters;
+  return worker
+    ? Layer.provideMerge(Layer.mergeAll(RunWorkerLive(config.workerConcurrency), RoutinesLive), adapters)
+    : adapters;
 };
+
+/**
+ * Runs the whole service graph on Effect's TestClock, starting at the current wall time: schedules
+ * then fire only when a test advances the clock. For tests; never used by `gleaner serve`.
+ */
+export const onVirtualClock = (layer: Layer.Layer<GleanerServices, unknown>): Layer.Layer<GleanerServices, unknown> =>
+  Layer.provideMerge(
+    layer,
+    Layer.effectDiscard(TestClock.setTime(Date.now())).pipe(Layer.provideMerge(TestContext.TestContext)),
+  ) as Layer.Layer<GleanerServices, unknown>;

@@ -1,5 +1,10 @@
 import {
+  ChangePage,
   CreateDatasetRequest,
+  EditRowRequest,
+  RowDetail,
+  RowRevision,
+  DatasetRow,
   DatasetList,
   DatasetResponse,
   errorCodes,
@@ -123,6 +128,83 @@ export const buildOpenApi = (): Json => {
           operationId: "updateDataset",
           requestBody: body(ref(UpdateDatasetRequest, "UpdateDatasetRequest")),
           responses: { ...ok(200, dataset, "The updated dataset."), ...errors(400, 401, 404, 409, 413, 415, 422, 500) },
+        },
+      },
+      "/v1/datasets/{datasetId}/rows": {
+        parameters: [datasetIdParam],
+        get: {
+          operationId: "listRows",
+          parameters: [
+            { name: "since", in: "query", schema: { type: "string", format: "date-time" } },
+            {
+              name: "status",
+              in: "query",
+              description: "Repeatable; each value at most once.",
+              schema: { type: "array", uniqueItems: true, items: { enum: ["new", "changed", "unchanged", "gone"] } },
+              style: "form",
+              explode: true,
+            },
+            { name: "cursor", in: "query", schema: { type: "string" } },
+            { name: "limit", in: "query", schema: { type: "integer", minimum: 1, maximum: 500, default: 100 } },
+          ],
+          responses: {
+            ...ok(
+              200,
+              {
+                type: "object",
+                required: ["data", "nextCursor"],
+                additionalProperties: false,
+                properties: {
+                  data: { type: "array", items: ref(DatasetRow, "DatasetRow") },
+                  nextCursor: { type: ["string", "null"] },
+                },
+              },
+              "Current rows, updatedAt desc then id desc.",
+            ),
+            ...errors(400, 401, 404, 500),
+          },
+        },
+      },
+      "/v1/datasets/{datasetId}/rows/{rowId}": {
+        parameters: [
+          datasetIdParam,
+          { name: "rowId", in: "path", required: true, schema: { type: "string", format: "uuid" } },
+        ],
+        get: {
+          operationId: "getRow",
+          responses: {
+            ...ok(200, ref(RowDetail, "RowDetail"), "The row with its evidence."),
+            ...errors(401, 404, 500),
+          },
+        },
+        patch: {
+          operationId: "editRow",
+          description:
+            "409 codes: stale_revision (expectedRevisionId is not the current revision), request_id_reused (the requestId was used for a different edit). A retry with the same requestId and payload answers 200 with the original revision.",
+          requestBody: body(ref(EditRowRequest, "EditRowRequest")),
+          responses: {
+            ...ok(200, ref(RowRevision, "RowRevision"), "The revision the edit wrote (or, for a retry, wrote before)."),
+            ...errors(400, 401, 404, 409, 413, 415, 422, 500),
+          },
+        },
+      },
+      "/v1/datasets/{datasetId}/changes": {
+        parameters: [datasetIdParam],
+        get: {
+          operationId: "listChanges",
+          description:
+            "400 for malformed parameters and fieldId without rowId; 422 for a window this feed cannot have (after > through, after or through beyond the last sequence, an unknown fieldId).",
+          parameters: [
+            { name: "after", in: "query", schema: { type: "integer", minimum: 0 } },
+            { name: "through", in: "query", schema: { type: "integer", minimum: 0 } },
+            { name: "limit", in: "query", schema: { type: "integer", minimum: 1, maximum: 100, default: 50 } },
+            { name: "rowId", in: "query", schema: { type: "string", format: "uuid" } },
+            { name: "fieldId", in: "query", schema: { type: "string", format: "uuid" } },
+          ],
+          responses: {
+            ...ok(200, ref(ChangePage, "ChangePage"), "Revisions in ascending sequence within the window."),
+            ...errors(400, 401, 404, 422, 500),
+          },
         },
       },
       "/v1/usage": {

@@ -1,0 +1,141 @@
+/**
+ * Whole-run benchmark on the local 50-page books site (issue 4, item 5): Gleaner's full acceptance
+ * (POST /runs → `succeeded`) against a crawl-only Crawlee CheerioCrawler and JSDOMCrawler, on one site
+ * instance served by this process, each contender in its own child process (so peak RSS is its own),
+ * repeated and reported as medians. Not part of npm test; no timing assertion lives in a test.
+ *
+ *   npm run bench:run-books -w @gleaner/bench [-- --repeats 5]
+ *
+ * Two comparisons:
+ *   1. sequential (the target): everyone at concurrency 1 following the next-page link from /index.html,
+ *      which is what a Gleaner next-link run does. Target: Gleaner ≤ 1.0× CheerioCrawler's wall time.
+ *   2. Crawlee parallel: Crawlee at min = max concurrency 10 with all 50 page URLs enqueued up front, a
+ *      shortcut next-link pagination cannot take; Gleaner's numbers are the same sequential runs.
+ */
+import { execFile } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { cpus, tmpdir, totalmem } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+import { startBooksSite } from "@gleaner/conformance";
+import { type ChildResult, PAGES, RESULT_MARKER } from "./books.js";
+
+const run = promisify(execFile);
+const here = fileURLToPath(new URL(".", import.meta.url));
+const repeatsArg = process.argv.indexOf("--repeats");
+const repeats = repeatsArg > 0 ? Number(process.argv[repeatsArg + 1]) : 3;
+if (!Number.isInteger(repeats) || repeats < 1) throw new Error("--repeats must be a positive integer");
+
+interface Contender {
+  readonly id: string;
+  readonly label: string;
+  readonly script: string;
+  readonly args: readonly string[];
+}
+const contenders: readonly Contender[] = [
+  { id: "gleaner", label: "Gleaner (htmlparser2), full acceptance", script: "gleaner.ts", args: ["htmlparser2"] },
+  { id: "gleaner-jsdom", label: "Gleaner (jsdom), full acceptance", script: "gleaner.ts", args: ["jsdom"] },
+  { id: "cheerio", label: "CheerioCrawler, crawl only", script: "crawlee.ts", args: ["cheerio", "sequential"] },
+  { id: "jsdom", label: "JSDOMCrawler, crawl only", script: "crawlee.ts", args: ["jsdom", "sequential"] },
+  { id: "cheerio-10", label: "CheerioCrawler ×10, all URLs up front", script: "crawlee.ts", args: ["cheerio", "parallel"] },
+  { id: "jsdom-10", label: "JSDOMCrawler ×10, all URLs up front", script: "crawlee.ts", args: ["jsdom", "parallel"] },
+];
+
+interface Sample extends ChildResult {
+  readonly listingRequests: number;
+  readonly otherRequests: number;
+}
+
+const site = await startBooksSite();
+const storage = mkdtempSync(join(tmpdir(), "gleaner-bench-crawlee-"));
+const samples = new Map<string, Sample[]>(contenders.map((c) => [c.id, []]));
+
+const runChild = async (c: Contender): Promise<Sample> => {
+  site.clearRequests();
+  rmSync(storage, { recursive: true, force: true });
+  const { stdout } = await run(process.execPath, ["--import", "tsx", join(here, c.script), ...c.args, site.url], {
+    cwd: here,
+    env: { ...process.env, CRAWLEE_STORAGE_DIR: storage, CRAWLEE_PURGE_ON_START: "true", CRAWLEE_PERSIST_STORAGE: "false" },
+    maxBuffer: 16 * 1024 * 1024,
+  });
+  const line = stdout.split("\n").find((l) => l.startsWith(RESULT_MARKER));
+  if (line === undefined) throw new Error(`${c.id}: no result line in\n${stdout}`);
+  const result = JSON.parse(line.slice(RESULT_MARKER.length)) as ChildResult;
+  const listing = site.requests.filter((r) => r.kind === "listing").length;
+  return { ...result, listingRequests: listing, otherRequests: site.requestCount - listing };
+};
+
+try {
+  console.log(
+    `books site ${site.url}: ${PAGES} pages × 20 books; Node ${process.versions.node}, ${cpus().length} cores ` +
+      `(${cpus()[0]?.model ?? "?"}), ${(totalmem() / 2 ** 30).toFixed(1)} GB; ${repeats} repeats, medians`,
+  );
+  for (let round = 0; round < repeats; round++) {
+    // Rotate the order each round so no contender always runs first (cold disk cache) or last.
+    const order = contenders.map((_, i) => contenders[(i + round) % contenders.length]!);
+    for (const c of order) {
+      const sample = await runChild(c);
+      samples.get(c.id)!.push(sample);
+      console.log(
+        `  round ${round + 1} ${c.id.padEnd(13)} ${sample.wallMs.toFixed(0).padStart(6)} ms ` +
+          `${sample.peakRssMb.toFixed(0).padStart(4)} MB  (${sample.listingRequests} listing + ${sample.otherRequests} other requests)`,
+      );
+    }
+  }
+} finally {
+  await site.close();
+  rmSync(storage, { recursive: true, force: true });
+}
+
+const median = (xs: readonly number[]): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  const mid = Math.floor(s.length / 2);
+  return s.length % 2 === 1 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
+};
+const stat = (id: string) => {
+  const xs = samples.get(id)!;
+  return { wallMs: median(xs.map((x) => x.wallMs)), peakRssMb: median(xs.map((x) => x.peakRssMb)) };
+};
+const byId = new Map(contenders.map((c) => [c.id, c]));
+
+const table = (title: string, ids: readonly string[], baseline: string) => {
+  const base = stat(baseline);
+  console.log(`\n${title}`);
+  console.log(
+    `${"contender".padEnd(40)} ${"wall ms".padStart(8)} ${"pages/s".padStart(8)} ${"peak RSS MB".padStart(12)} ${"time ×".padStart(7)} ${"RSS ×".padStart(6)}`,
+  );
+  for (const id of ids) {
+    const s = stat(id);
+    console.log(
+      `${byId.get(id)!.label.padEnd(40)} ${s.wallMs.toFixed(0).padStart(8)} ${((PAGES * 1000) / s.wallMs).toFixed(1).padStart(8)} ` +
+        `${s.peakRssMb.toFixed(0).padStart(12)} ${(s.wallMs / base.wallMs).toFixed(2).padStart(7)} ${(s.peakRssMb / base.peakRssMb).toFixed(2).padStart(6)}`,
+    );
+  }
+};
+
+table(
+  "1. concurrency 1, next-link from /index.html (ratios vs CheerioCrawler, crawl only)",
+  ["gleaner", "gleaner-jsdom", "cheerio", "jsdom"],
+  "cheerio",
+);
+table(
+  "2. Crawlee at concurrency 10 with all 50 URLs enqueued up front; Gleaner still sequential next-link (ratios vs CheerioCrawler ×10)",
+  ["gleaner", "gleaner-jsdom", "cheerio-10", "jsdom-10"],
+  "cheerio-10",
+);
+
+const ratio = stat("gleaner").wallMs / stat("cheerio").wallMs;
+console.log(
+  `\nTarget: Gleaner full acceptance ≤ 1.0× CheerioCrawler crawl-only (sequential): ${ratio.toFixed(2)}× — ${ratio <= 1 ? "MET" : "NOT MET"}`,
+);
+for (const id of ["gleaner", "gleaner-jsdom"]) {
+  const xs = samples.get(id)!;
+  const extras = xs.map((x) => x.extra as Record<string, any>);
+  const revisions = extras.map((e) => e.revisionsSecondRun);
+  console.log(
+    `${byId.get(id)!.label}, second run with no change: rowDeltas ${JSON.stringify(extras[0]!.secondRowDeltas)} in every repeat; ` +
+      `revisions written (GET /changes after run 1's sequence): ${revisions.every((r) => r === null) ? "n/a (no changes feed)" : revisions.join(", ")}; ` +
+      `median ${median(extras.map((e) => e.secondRunMs)).toFixed(0)} ms`,
+  );
+}

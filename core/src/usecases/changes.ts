@@ -1,0 +1,86 @@
+import { Effect, Option } from "effect";
+import { decodeQuery } from "../decode.js";
+import { BadRequest, NotFound, ValidationError } from "../errors.js";
+import { Storage } from "../ports/storage.js";
+import type { StoredRevision } from "../run-domain.js";
+import type { DatasetId, OwnerId, RowId } from "../schema/ids.js";
+import { ChangeQuery } from "../schema/requests-rows.js";
+import type { ChangePage } from "../schema/row.js";
+import { findDataset } from "./datasets.js";
+import { toRowRevision } from "./row-edit.js";
+import { citedObservations } from "./rows.js";
+
+type ChangeItem = ChangePage["data"][number];
+
+const toChange = (r: StoredRevision): ChangeItem => ({
+  ...toRowRevision(r),
+  before: r.before,
+  ...(r.beforeOverrides ? { beforeOverrides: r.beforeOverrides } : {}),
+});
+
+const inconsistent = (path: string, message: string) =>
+  new ValidationError({
+    message: `The change window is inconsistent: ${path} ${message}.`,
+    details: [{ path, message }],
+  });
+
+/**
+ * Endpoint 8: revisions in ascending sequence within the window `after < sequence <= through`.
+ * A first poll fixes `through` at the dataset's last sequence, so revisions written while a
+ * client pages cannot slip into the middle of its window; they belong to the next window, which
+ * starts at this window's `through`. Malformed parameters are 400; well-formed parameters that
+ * cannot describe a window of this feed are 422.
+ */
+export const listChanges = (ownerId: OwnerId, datasetId: string, query: Record<string, unknown>) =>
+  Effect.gen(function* () {
+    const params = yield* decodeQuery(ChangeQuery, query);
+    if (params.fieldId !== undefined && params.rowId === undefined) {
+      return yield* Effect.fail(
+        new BadRequest({
+          message: 'Query parameter "fieldId" selects a cell timeline and needs "rowId".',
+          details: [{ path: "fieldId", message: "requires rowId" }],
+        }),
+      );
+    }
+    const dataset = yield* findDataset(ownerId, datasetId);
+    const id = dataset.record.id as DatasetId;
+    const storage = yield* Storage;
+    const last = yield* storage.lastSequence(id);
+    const after = params.after ?? 0;
+    const through = params.through ?? last;
+    if (params.after !== undefined && params.after > last) {
+      return yield* Effect.fail(inconsistent("after", `is beyond the last sequence of this dataset (${last})`));
+    }
+    if (params.through !== undefined && params.through > last) {
+      return yield* Effect.fail(inconsistent("through", `is beyond the last sequence of this dataset (${last})`));
+    }
+    if (after > through) return yield* Effect.fail(inconsistent("after", `must not exceed through (${through})`));
+    if (params.fieldId !== undefined) {
+      const known = dataset.record.schemas.some((s) => s.fields.some((f) => f.id === params.fieldId));
+      if (!known) return yield* Effect.fail(inconsistent("fieldId", "is not a field of this dataset"));
+    }
+    if (params.rowId !== undefined) {
+      const row = yield* storage.getRow(id, params.rowId as RowId);
+      if (Option.isNone(row)) return yield* Effect.fail(new NotFound({ resource: "row", id: params.rowId }));
+    }
+
+    const page = yield* storage.listRevisions(id, {
+      after,
+      through,
+      limit: params.limit + 1,
+      rowId: (params.rowId as RowId | undefined) ?? null,
+      fieldId: params.fieldId ?? null,
+    });
+    const data = page.slice(0, params.limit);
+    const nextAfter = page.length > params.limit ? (data[data.length - 1]?.sequence ?? null) : null;
+    const versions = new Set(data.map((r) => r.schemaVersion));
+    const observations = yield* storage.getObservations(citedObservations(data));
+    const result: ChangePage = {
+      data: data.map(toChange),
+      schemas: dataset.record.schemas.filter((s) => versions.has(s.version)),
+      observations,
+      through,
+      nextAfter,
+    };
+    return result;
+  });
