@@ -6,7 +6,7 @@
  * peak RSS for each parser, each measured in a fresh child process so one parser's heap does not skew
  * the other's, then prints the ratios.
  *
- *   npx tsx bench/parse/run.ts            (not part of npm test)
+ *   npm run bench:parse -w @gleaner/bench   (or npx tsx bench/parse/run.ts; not part of npm test)
  */
 import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";

@@ -22,7 +22,11 @@ export const booksDataset = (siteUrl: string) => ({
     itemSelector: BOOKS_SELECTORS.item,
     fields: [
       { name: "link", read: { selector: BOOKS_SELECTORS.link, kind: "attribute", attribute: "href" } },
-      { name: "title", read: { selector: BOOKS_SELECTORS.title, kind: "attribute", attribute: "title" }, required: true },
+      {
+        name: "title",
+        read: { selector: BOOKS_SELECTORS.title, kind: "attribute", attribute: "title" },
+        required: true,
+      },
       { name: "price", read: { selector: BOOKS_SELECTORS.price }, required: true },
       { name: "rating", read: { selector: BOOKS_SELECTORS.rating, kind: "attribute", attribute: "class" } },
       { name: "availability", read: { selector: BOOKS_SELECTORS.availability } },
@@ -63,7 +67,9 @@ export const checkRows = (rows: readonly BookRow[]): void => {
   const links = new Set(rows.map((r) => r.link));
   const bad = rows.filter((r) => r.title === "" || !Number.isFinite(r.price) || r.price <= 0);
   if (rows.length !== BOOKS || links.size !== BOOKS || bad.length > 0) {
-    throw new Error(`expected ${BOOKS} distinct complete rows, got ${rows.length} (${links.size} distinct, ${bad.length} bad)`);
+    throw new Error(
+      `expected ${BOOKS} distinct complete rows, got ${rows.length} (${links.size} distinct, ${bad.length} bad)`,
+    );
   }
 };
 

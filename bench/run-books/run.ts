@@ -38,7 +38,12 @@ const contenders: readonly Contender[] = [
   { id: "gleaner-jsdom", label: "Gleaner (jsdom), full acceptance", script: "gleaner.ts", args: ["jsdom"] },
   { id: "cheerio", label: "CheerioCrawler, crawl only", script: "crawlee.ts", args: ["cheerio", "sequential"] },
   { id: "jsdom", label: "JSDOMCrawler, crawl only", script: "crawlee.ts", args: ["jsdom", "sequential"] },
-  { id: "cheerio-10", label: "CheerioCrawler ×10, all URLs up front", script: "crawlee.ts", args: ["cheerio", "parallel"] },
+  {
+    id: "cheerio-10",
+    label: "CheerioCrawler ×10, all URLs up front",
+    script: "crawlee.ts",
+    args: ["cheerio", "parallel"],
+  },
   { id: "jsdom-10", label: "JSDOMCrawler ×10, all URLs up front", script: "crawlee.ts", args: ["jsdom", "parallel"] },
 ];
 
@@ -56,7 +61,12 @@ const runChild = async (c: Contender): Promise<Sample> => {
   rmSync(storage, { recursive: true, force: true });
   const { stdout } = await run(process.execPath, ["--import", "tsx", join(here, c.script), ...c.args, site.url], {
     cwd: here,
-    env: { ...process.env, CRAWLEE_STORAGE_DIR: storage, CRAWLEE_PURGE_ON_START: "true", CRAWLEE_PERSIST_STORAGE: "false" },
+    env: {
+      ...process.env,
+      CRAWLEE_STORAGE_DIR: storage,
+      CRAWLEE_PURGE_ON_START: "true",
+      CRAWLEE_PERSIST_STORAGE: "false",
+    },
     maxBuffer: 16 * 1024 * 1024,
   });
   const line = stdout.split("\n").find((l) => l.startsWith(RESULT_MARKER));

@@ -38,6 +38,9 @@ const capabilities: ReadonlyArray<(ctx: SuiteContext) => void> = [
   updateDatasetCases,
   usageCases,
   runCases,
+  rowCases,
+  rowEditCases,
+  changeCases,
   scheduleCases,
 ];
 

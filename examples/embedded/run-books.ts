@@ -1,0 +1,79 @@
+/**
+ * Embedding Gleaner without HTTP: compose the core's ports from adapters, call the use cases,
+ * and run the worker in your own process. This example crawls the local books fixture site.
+ *
+ *   npm run embedded -w @gleaner/examples
+ */
+import { startBooksSite } from "@gleaner/conformance";
+import {
+  createApiKey,
+  createDataset,
+  createRun,
+  getRun,
+  RoutinesLive,
+  RunWorkerLive,
+  terminalRunStatuses,
+} from "@gleaner/core";
+import { Htmlparser2ParserLive } from "@gleaner/htmlparser2";
+import { HttpFetcherLive } from "@gleaner/http";
+import { MemoryRunQueueLive, MemoryStoreLive } from "@gleaner/memory";
+import { Effect, Layer, ManagedRuntime } from "effect";
+
+/** Every port the use cases need, plus the worker that executes runs (the fixture site is on loopback). */
+export const embeddedLayer = () => {
+  const adapters = Layer.mergeAll(
+    MemoryStoreLive,
+    MemoryRunQueueLive(),
+    HttpFetcherLive({ allowPrivateTargets: ["127.0.0.1/32"] }),
+    Htmlparser2ParserLive,
+  );
+  return Layer.provideMerge(Layer.mergeAll(RunWorkerLive(2), RoutinesLive), adapters);
+};
+
+export const runBooksExample = async () => {
+  const site = await startBooksSite();
+  const runtime = ManagedRuntime.make(embeddedLayer());
+  try {
+    return await runtime.runPromise(
+      Effect.gen(function* () {
+        const { owner } = yield* createApiKey("embedded-example", 100);
+        const dataset = yield* createDataset(owner.id, {
+          name: "Books",
+          columns: [
+            { name: "link", type: "string", key: true },
+            { name: "title", type: "string" },
+            { name: "price", type: "number" },
+          ],
+          source: {
+            version: 1,
+            url: `${site.url}/index.html`,
+            itemSelector: "article.product_pod",
+            fields: [
+              { name: "link", read: { selector: "h3 > a", kind: "attribute", attribute: "href" } },
+              { name: "title", read: { selector: "h3 > a", kind: "attribute", attribute: "title" } },
+              { name: "price", read: { selector: "p.price_color" } },
+            ],
+            identity: { kind: "source-key", field: "link" },
+            pagination: { kind: "next-link", selector: "li.next > a" },
+            maxPages: 50,
+          },
+        });
+        const { runId } = yield* createRun(owner.id, dataset.id);
+        let run = yield* getRun(owner.id, runId);
+        while (!terminalRunStatuses.includes(run.status)) {
+          yield* Effect.sleep("20 millis");
+          run = yield* getRun(owner.id, runId);
+        }
+        return run;
+      }),
+    );
+  } finally {
+    await runtime.dispose();
+    await site.close();
+  }
+};
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const run = await runBooksExample();
+  console.log(`Run ${run.id}: ${run.status}, ${run.rowDeltas.new} new rows.`);
+}
