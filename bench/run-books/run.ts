@@ -14,7 +14,7 @@
  */
 import { execFile } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
-import { cpus, tmpdir, totalmem } from "node:os";
+import { cpus, loadavg, tmpdir, totalmem } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
@@ -79,7 +79,7 @@ const runChild = async (c: Contender): Promise<Sample> => {
 try {
   console.log(
     `books site ${site.url}: ${PAGES} pages × 20 books; Node ${process.versions.node}, ${cpus().length} cores ` +
-      `(${cpus()[0]?.model ?? "?"}), ${(totalmem() / 2 ** 30).toFixed(1)} GB; ${repeats} repeats, medians`,
+      `(${cpus()[0]?.model ?? "?"}), ${(totalmem() / 2 ** 30).toFixed(1)} GB; load average ${loadavg()[0]!.toFixed(1)}; ${repeats} repeats, medians`,
   );
   for (let round = 0; round < repeats; round++) {
     // Rotate the order each round so no contender always runs first (cold disk cache) or last.
@@ -93,6 +93,9 @@ try {
       );
     }
   }
+  console.log(
+    `load average at the end: ${loadavg()[0]!.toFixed(1)} (other processes on these cores skew every contender)`,
+  );
 } finally {
   await site.close();
   rmSync(storage, { recursive: true, force: true });
@@ -136,8 +139,11 @@ table(
 );
 
 const ratio = stat("gleaner").wallMs / stat("cheerio").wallMs;
+// Same-round ratios: both ran within seconds of each other, so a burst of load elsewhere hits both.
+const paired = samples.get("gleaner")!.map((g, i) => g.wallMs / samples.get("cheerio")![i]!.wallMs);
 console.log(
-  `\nTarget: Gleaner full acceptance ≤ 1.0× CheerioCrawler crawl-only (sequential): ${ratio.toFixed(2)}× — ${ratio <= 1 ? "MET" : "NOT MET"}`,
+  `\nTarget: Gleaner full acceptance ≤ 1.0× CheerioCrawler crawl-only (sequential): ${ratio.toFixed(2)}× — ${ratio <= 1 ? "MET" : "NOT MET"}` +
+    ` (per-round ratios ${paired.map((r) => r.toFixed(2)).join(", ")}; median ${median(paired).toFixed(2)}×)`,
 );
 for (const id of ["gleaner", "gleaner-jsdom"]) {
   const xs = samples.get(id)!;

@@ -24,6 +24,14 @@ export interface Owner extends Client {
 export interface Supports {
   /** State outlives the host process (a restarted host sees the same data). */
   readonly durable?: boolean;
+  /**
+   * Routines fire on Effect's Clock, so a host on TestClock can be driven in virtual time (default
+   * true). A queue whose scheduler keeps its own real-time timers (Agenda) sets false, and the
+   * schedule cases, which advance a virtual clock, are left out with a printed reason.
+   */
+  readonly virtualTime?: boolean;
+  /** The host renders pages in Chromium (`render: browser`, GLEANER_BROWSER_PATH). */
+  readonly browser?: boolean;
 }
 
 export const makeOwnerFactory =

@@ -5,6 +5,7 @@ import { after, before, describe } from "mocha";
 import { pino } from "pino";
 import { makeClient } from "./client.js";
 import { authCases } from "./cases/auth.js";
+import { browserCases } from "./cases/browser.js";
 import { createDatasetCases } from "./cases/create-dataset.js";
 import { listDatasetsCases } from "./cases/list-datasets.js";
 import { changeCases } from "./cases/changes.js";
@@ -107,6 +108,21 @@ export const suite = (set: AdapterSet): void => {
       supports: set.supports ?? {},
       virtualHost: () => (virtual ??= start(true)),
     };
-    for (const register of capabilities) register(ctx);
+    for (const register of capabilities) {
+      if (register === scheduleCases && ctx.supports.virtualTime === false) {
+        console.log(
+          `[conformance] ${set.name}: schedule cases NOT RUN — they advance a virtual clock (TestClock) and this ` +
+            "set's scheduler fires on real time (supports.virtualTime: false); its adapter tests cover routines.",
+        );
+        continue;
+      }
+      register(ctx);
+    }
+    if (ctx.supports.browser) browserCases(ctx);
+    else
+      console.log(
+        `[conformance] ${set.name}: render: browser cases NOT RUN — the set does not declare supports.browser ` +
+          "(Chromium at GLEANER_BROWSER_PATH).",
+      );
   });
 };

@@ -5,7 +5,12 @@ import { BOOKS_SELECTORS, type BooksSite, loadBooks, startBooksSite } from "../s
 
 const fixture = (name: string) => readFileSync(new URL(`../fixtures/books/${name}`, import.meta.url), "utf8");
 const unescapeHtml = (s: string) =>
-  s.replace(/&#39;/g, "'").replace(/&quot;/g, '"').replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&amp;/g, "&");
+  s
+    .replace(/&#39;/g, "'")
+    .replace(/&quot;/g, '"')
+    .replace(/&lt;/g, "<")
+    .replace(/&gt;/g, ">")
+    .replace(/&amp;/g, "&");
 
 interface Item {
   readonly href: string;
@@ -332,7 +337,11 @@ describe("books fixture site, script-rendered variant", () => {
     expect(html).to.include('<li class="next"><a href="page-3.html">next</a></li>');
     const json = /<script type="application\/json" id="books-data">(.*?)<\/script>/s.exec(html)?.[1];
     const data = JSON.parse(json ?? "null") as { items: { title: string; price: string }[] };
-    expect(data.items.map((i) => i.title)).to.deep.equal(loadBooks().slice(20, 40).map((b) => b.title));
+    expect(data.items.map((i) => i.title)).to.deep.equal(
+      loadBooks()
+        .slice(20, 40)
+        .map((b) => b.title),
+    );
   });
 
   it("its inline script builds the same 20 product pods a static page has", async () => {

@@ -4,6 +4,7 @@ export * from "./errors.js";
 export * from "./ports/credits.js";
 export * from "./ports/document-parser.js";
 export * from "./ports/fetcher.js";
+export * from "./ports/fetcher-by-render.js";
 export * from "./ports/storage.js";
 export * from "./rules/api-keys.js";
 export * from "./rules/cursor.js";

@@ -8,7 +8,11 @@ const decode = (kind: string, scope: string, cursor: string) =>
 describe("opaque cursors", () => {
   it("round-trips a position for the same list", () => {
     const cursor = encodeCursor("rows", "dataset-1", ["2026-11-21T10:00:00.000Z", "b7c1…", 3]);
-    expect(Either.getOrThrow(decode("rows", "dataset-1", cursor))).to.deep.equal(["2026-11-21T10:00:00.000Z", "b7c1…", 3]);
+    expect(Either.getOrThrow(decode("rows", "dataset-1", cursor))).to.deep.equal([
+      "2026-11-21T10:00:00.000Z",
+      "b7c1…",
+      3,
+    ]);
   });
   it("refuses a cursor of another list or another kind", () => {
     const cursor = encodeCursor("rows", "dataset-1", ["x"]);

@@ -1,5 +1,6 @@
 import { expect } from "chai";
 import { Effect } from "effect";
+import type { Cell } from "../src/engine/coerce.js";
 import { reconcile } from "../src/engine/reconcile.js";
 import type { ExtractedRecord } from "../src/engine/extract.js";
 import type { RowRecord } from "../src/run-domain.js";
@@ -50,9 +51,9 @@ const record = (price: number | null, missingReason?: "extraction_failed"): Extr
   index: 0,
   entryId: "e7",
   rowKey: "book-1",
-  cells: new Map<string, never>([
-    [KEY, { value: "book-1", missingReason: null, raw: "book-1" } as never],
-    [PRICE, { value: price, missingReason: missingReason ?? null, raw: String(price) } as never],
+  cells: new Map<string, Cell>([
+    [KEY, { value: "book-1", missingReason: null, raw: "book-1" }],
+    [PRICE, { value: price, missingReason: missingReason ?? null, raw: String(price) }],
   ]),
 });
 
@@ -93,7 +94,9 @@ describe("row edits: overrides", () => {
     const overridden: RowRecord = {
       ...row,
       data: { ...row.data, [PRICE]: 5 },
-      overrides: { [PRICE]: { value: null, evidence: [{ observationId: OBS_2, entryId: "e7" }], missingReason: "not_found" } },
+      overrides: {
+        [PRICE]: { value: null, evidence: [{ observationId: OBS_2, entryId: "e7" }], missingReason: "not_found" },
+      },
       evidence: { [KEY]: row.evidence[KEY]! },
     };
     const next = applyValues(overridden, columns, edit({ resetFieldIds: [PRICE] }));
@@ -121,7 +124,9 @@ describe("row edits: request hash", () => {
   it("is the same for the same payload in any key or reset order", async () => {
     const a = await hash(row.id, edit({ values: { [PRICE]: 1, [NOTES]: "x" }, resetFieldIds: [KEY, PRICE] }));
     const b = await hash(row.id, edit({ values: { [NOTES]: "x", [PRICE]: 1 }, resetFieldIds: [PRICE, KEY] }));
-    expect(a).to.equal(b).and.match(/^sha256:[0-9a-f]{64}$/);
+    expect(a)
+      .to.equal(b)
+      .and.match(/^sha256:[0-9a-f]{64}$/);
   });
 
   it("differs when the value, the row, the expected revision or a value's type differs", async () => {

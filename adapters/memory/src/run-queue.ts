@@ -79,7 +79,11 @@ export const MemoryRunQueueLive = (options: MemoryRunQueueOptions = {}): Layer.L
           Effect.gen(function* () {
             firing = { scope: yield* Effect.scope, handler };
             for (const routine of routines.values()) yield* start(routine);
-            yield* Effect.addFinalizer(() => Effect.sync(() => void (firing = null)));
+            yield* Effect.addFinalizer(() =>
+              Effect.sync(() => {
+                firing = null;
+              }),
+            );
           }),
       };
     }),

@@ -4,7 +4,6 @@ import {
   type RunAcceptance,
   type RunRecord,
   type StorageService,
-  type StoredRevision,
 } from "@gleaner/core";
 import { Effect, Option } from "effect";
 import type { MemoryState } from "./state.js";
@@ -22,7 +21,7 @@ export const latestRun = (state: MemoryState, datasetId: string): RunRecord | nu
 
 const accept = (state: MemoryState, acceptance: RunAcceptance): AcceptanceOutcome => {
   const current = state.runs.get(acceptance.run.id);
-  if (!current || current.status !== "running") {
+  if (current?.status !== "running") {
     return { _tag: "AlreadyFinished", run: current ?? acceptance.run };
   }
   const rows = state.rowsOf(acceptance.run.datasetId);
@@ -98,7 +97,7 @@ export const makeMemoryRuns = (state: MemoryState): RunMethods => ({
   finishRun: (run, evidence) =>
     Effect.sync(() => {
       const current = state.runs.get(run.id);
-      if (!current || current.status !== "running") return current ?? run;
+      if (current?.status !== "running") return current ?? run;
       state.runs.set(run.id, run);
       state.evidence.set(run.id, evidence);
       return run;

@@ -30,14 +30,14 @@ export class MemoryState {
   readonly observations = new Map<string, SourceObservation>();
 
   rowsOf(datasetId: string): Map<string, RowRecord> {
-    let rows = this.rows.get(datasetId);
-    if (!rows) this.rows.set(datasetId, (rows = new Map()));
+    const rows = this.rows.get(datasetId) ?? new Map<string, RowRecord>();
+    this.rows.set(datasetId, rows);
     return rows;
   }
 
   revisionsOf(datasetId: string): StoredRevision[] {
-    let revisions = this.revisions.get(datasetId);
-    if (!revisions) this.revisions.set(datasetId, (revisions = []));
+    const revisions = this.revisions.get(datasetId) ?? [];
+    this.revisions.set(datasetId, revisions);
     return revisions;
   }
 

@@ -17,7 +17,10 @@ const currentState = (r: Body): Body => ({
   presence: r.presence,
   missingReasons: r.missingReasons,
   overrides: Object.fromEntries(
-    Object.entries(r.overrides as Record<string, Body>).map(([id, o]) => [id, { value: o.value, missingReason: o.missingReason }]),
+    Object.entries(r.overrides as Record<string, Body>).map(([id, o]) => [
+      id,
+      { value: o.value, missingReason: o.missingReason },
+    ]),
   ),
 });
 
@@ -172,7 +175,8 @@ export const changeCases = (ctx: SuiteContext): void => {
       const cited = new Set<string>();
       for (const r of timeline.data) {
         for (const refs of Object.values(r.evidence) as Body[][]) for (const ref of refs) cited.add(ref.observationId);
-        for (const o of Object.values(r.overrides) as Body[]) for (const ref of o.evidence) cited.add(ref.observationId);
+        for (const o of Object.values(r.overrides) as Body[])
+          for (const ref of o.evidence) cited.add(ref.observationId);
       }
       expect(timeline.observations.map((o: Body) => o.id).sort()).to.deep.equal([...cited].sort());
       // Only the schemas the page's revisions were written under.

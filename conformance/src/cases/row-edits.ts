@@ -91,7 +91,11 @@ export const rowEditCases = (ctx: SuiteContext): void => {
       const [row] = (await owner.get(`/v1/datasets/${created.id}/rows`, { limit: 1 })).body.data;
       const col = (name: string) => columnId(created, name);
       const patch = (values: Body, expectedRevisionId = row.revisionId) =>
-        owner.patch(`/v1/datasets/${created.id}/rows/${row.id}`, { expectedRevisionId, requestId: requestId(), values });
+        owner.patch(`/v1/datasets/${created.id}/rows/${row.id}`, {
+          expectedRevisionId,
+          requestId: requestId(),
+          values,
+        });
       for (const [name, value] of [
         ["bought_on", 7],
         ["bought_on", "last tuesday"],
@@ -138,11 +142,18 @@ export const rowEditCases = (ctx: SuiteContext): void => {
         ["an unknown body field", { values: { [notes]: "x" }, comment: "hi" }, "/comment"],
         ["an empty requestId", { values: { [notes]: "x" }, requestId: "" }, "/requestId"],
         ["a 129-char requestId", { values: { [notes]: "x" }, requestId: "r".repeat(129) }, "/requestId"],
-        ["a non-UUID expectedRevisionId", { values: { [notes]: "x" }, expectedRevisionId: "r1" }, "/expectedRevisionId"],
+        [
+          "a non-UUID expectedRevisionId",
+          { values: { [notes]: "x" }, expectedRevisionId: "r1" },
+          "/expectedRevisionId",
+        ],
       ] as const) {
         const answer = await edit(row, body);
         expect(answer.status, label).to.equal(422);
-        expect(answer.body.error.details.map((d: Body) => d.path), label).to.include(path);
+        expect(
+          answer.body.error.details.map((d: Body) => d.path),
+          label,
+        ).to.include(path);
       }
       const missing = await owner.patch(rowPath(row.id), { requestId: requestId(), values: { [notes]: "x" } });
       expect(missing.status).to.equal(422);
@@ -176,7 +187,11 @@ export const rowEditCases = (ctx: SuiteContext): void => {
 
     it("returns the original revision for a retried requestId, and refuses it with another payload (409 request_id_reused)", async () => {
       const row = await rowOfBook(4);
-      const body = { expectedRevisionId: row.revisionId, requestId: requestId(), values: { [notes]: "once", [price]: 2 } };
+      const body = {
+        expectedRevisionId: row.revisionId,
+        requestId: requestId(),
+        values: { [notes]: "once", [price]: 2 },
+      };
       const first = await owner.patch(rowPath(row.id), body);
       expect(first.status).to.equal(200);
       const sequence = await lastSequence();

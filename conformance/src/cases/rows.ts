@@ -102,7 +102,12 @@ export const rowCases = (ctx: SuiteContext): void => {
       expect(changed).to.include({ status: "changed", presence: "present", identity: null });
       expect(gone).to.include({ status: "gone", presence: "missing" });
       // The two changed rows were updated by the second run: they come first.
-      expect(rows.slice(0, 2).map((r) => r.id).sort()).to.deep.equal([changed.id, gone.id].sort());
+      expect(
+        rows
+          .slice(0, 2)
+          .map((r) => r.id)
+          .sort(),
+      ).to.deep.equal([changed.id, gone.id].sort());
     });
 
     it("filters by status, repeatable, and by since (inclusive)", async () => {
@@ -174,7 +179,8 @@ export const rowCases = (ctx: SuiteContext): void => {
       const collected = dataset.columns.filter((c: Body) => c.ownership === "collected").map((c: Body) => c.id);
       expect(Object.keys(detail.evidence).sort()).to.deep.equal(collected.sort());
       const cited = new Set<string>();
-      for (const refs of Object.values(detail.evidence) as Body[][]) for (const ref of refs) cited.add(ref.observationId);
+      for (const refs of Object.values(detail.evidence) as Body[][])
+        for (const ref of refs) cited.add(ref.observationId);
       expect(observations.map((o: Body) => o.id).sort()).to.deep.equal([...cited].sort());
       for (const refs of Object.values(detail.evidence) as Body[][]) {
         for (const ref of refs) {

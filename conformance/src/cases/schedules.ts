@@ -18,7 +18,16 @@ export const scheduleCases = (ctx: SuiteContext): void => {
       host = await ctx.virtualHost();
       site = await startBooksSite();
     });
-    after(() => site.close());
+    const created: Array<{ owner: Owner; id: string }> = [];
+    // Cancel every routine and let runs in flight finish before the site goes away: a run whose
+    // site vanished would retry on the virtual clock, which nobody advances any more.
+    after(async () => {
+      for (const { owner: o, id } of created) {
+        await o.patch(`/v1/datasets/${id}`, { schedule: null });
+        for (const run of await runs(o, id)) await waitForRun(o, run.id);
+      }
+      await site.close();
+    });
 
     const owner = async (credits = 500): Promise<Owner> => {
       const name = `owner-${globalThis.crypto.randomUUID()}`;
@@ -31,6 +40,7 @@ export const scheduleCases = (ctx: SuiteContext): void => {
         booksDataset(site, "next-link", (b) => void (b.source.maxPages = 50)),
       );
       expect(answer.status).to.equal(201);
+      created.push({ owner: o, id: answer.body.dataset.id });
       return answer.body.dataset;
     };
     const patch = async (o: Owner, id: string, body: Body) => {

@@ -71,7 +71,7 @@ export const executeRun = (job: RunJob, redelivered: boolean) =>
       if (Option.isNone(pinned)) return yield* finish("failed", [], "The dataset no longer exists.", null);
       const dataset = pinned.value.record;
       const recipe = dataset.recipes[dataset.recipes.length - 1];
-      if (!recipe || recipe.source.version !== 1) {
+      if (recipe?.source.version !== 1) {
         return yield* finish(
           "held",
           [],

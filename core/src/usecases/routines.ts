@@ -55,7 +55,7 @@ export const onRoutineTick = (tick: RoutineTick) =>
     }
     const record = found.value.record;
     const recipe = record.recipes[record.recipes.length - 1];
-    if (!recipe || recipe.source.version !== 1) {
+    if (recipe?.source.version !== 1) {
       return yield* noteTick(record, { status: "completed", reason: completedReason }, tick.firedAt);
     }
     const skipped = (reason: string) =>

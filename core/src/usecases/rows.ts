@@ -91,7 +91,7 @@ export const listRows = (ownerId: OwnerId, datasetId: string, query: Record<stri
     const page = yield* (yield* Storage).listRows(id, { after, since: sinceIso, statuses, limit: limit + 1 });
     const data = page.slice(0, limit);
     const last = data[data.length - 1];
-    const nextCursor = page.length > limit && last ? encodeCursor("rows", id, [last.updatedAt, String.fromCharCode(last.id.charCodeAt(0) - 1) + last.id.slice(1)]) : null;
+    const nextCursor = page.length > limit && last ? encodeCursor("rows", id, [last.updatedAt, last.id]) : null;
     return { data: data.map(toDatasetRow), nextCursor };
   });
 

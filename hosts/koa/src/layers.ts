@@ -1,14 +1,16 @@
 import {
   type Credits,
   type DocumentParser,
-  type Fetcher,
+  Fetcher,
+  fetcherByRender,
   type RunQueue,
   RoutinesLive,
   RunWorkerLive,
   type Storage,
 } from "@gleaner/core";
 import { HttpFetcherLive } from "@gleaner/http";
-import { Layer, TestClock, TestContext } from "effect";
+import { PlaywrightFetcherLive } from "@gleaner/playwright";
+import { Context, Effect, Layer, TestClock, TestContext } from "effect";
 import type { HostConfig } from "./config.js";
 import { parserPlugins, queuePlugins, select, storePlugins } from "./plugins.js";
 
@@ -23,6 +25,24 @@ export interface LayerOverrides {
 }
 
 /**
+ * One Fetcher routing by `render`: static reads on undici, browser reads in Chromium. Chromium is only
+ * launched by the first browser read, so a host whose sources never render never starts it.
+ */
+const fetcherLayer = (config: HostConfig): Layer.Layer<Fetcher, unknown> => {
+  const reading = { allowPrivateTargets: config.allowPrivateTargets, proxyUrls: config.proxyUrls };
+  const built = (layer: Layer.Layer<Fetcher, unknown>) =>
+    Effect.map(Layer.build(layer), (context) => Context.get(context, Fetcher));
+  return Layer.scoped(
+    Fetcher,
+    Effect.gen(function* () {
+      const staticFetcher = yield* built(HttpFetcherLive(reading));
+      const browserFetcher = yield* built(PlaywrightFetcherLive({ ...reading, browserPath: config.browserPath }));
+      return fetcherByRender(staticFetcher, browserFetcher);
+    }),
+  );
+};
+
+/**
  * The whole service graph for one process: the configured adapters and, when `worker` is on,
  * the run worker consuming the queue with GLEANER_WORKER_CONCURRENCY runs at a time.
  */
@@ -34,8 +54,7 @@ export const serviceLayer = (
   const adapters = Layer.mergeAll(
     overrides.store ?? select(storePlugins, config.storage, "GLEANER_STORAGE").layer(config),
     overrides.queue ?? select(queuePlugins, config.queue, "GLEANER_QUEUE").layer(config),
-    overrides.fetcher ??
-      HttpFetcherLive({ allowPrivateTargets: config.allowPrivateTargets, proxyUrls: config.proxyUrls }),
+    overrides.fetcher ?? fetcherLayer(config),
     overrides.parser ?? select(parserPlugins, config.parser, "GLEANER_PARSER").layer(config),
   );
   return worker

@@ -1,0 +1,96 @@
+import {
+  getCreateIndexesSQL,
+  getCreateTableSQL,
+  getUpdateTimestampTriggerSQL,
+  PostgresBackend,
+} from "@agendajs/postgres-backend";
+import { createHash } from "node:crypto";
+import pg from "pg";
+import type { AgendaPostgresConfig } from "./config.js";
+import { routineJob } from "./job-names.js";
+
+const identifier = /^[a-z_][a-z0-9_]{0,47}$/;
+
+const checkedName = (what: string, name: string): string => {
+  if (!identifier.test(name)) {
+    throw new Error(`The Agenda ${what} "${name}" must be lower-case letters, digits and _ (at most 48).`);
+  }
+  return name;
+};
+
+/**
+ * The advisory lock @gleaner/postgres takes while it migrates `schema` (same derivation). Taking
+ * the same lock serialises our setup with the store's: concurrent CREATE SCHEMA IF NOT EXISTS is
+ * not race-safe in PostgreSQL (duplicate key on pg_namespace), and the two share the schema.
+ */
+const schemaLockKey = (schema: string): string =>
+  BigInt.asIntN(
+    64,
+    BigInt(`0x${createHash("sha256").update(`gleaner:migrations:${schema}`).digest("hex").slice(0, 16)}`),
+  ).toString();
+
+export interface PreparedPostgres {
+  readonly backend: PostgresBackend;
+  readonly close: () => Promise<void>;
+}
+
+/**
+ * Creates the jobs table once, under a transaction-scoped advisory lock: two Agenda backends
+ * racing their own ensureSchema on a fresh database fail on a duplicate pg_type key, so the
+ * backend itself always runs with ensureSchema: false. Besides Agenda's table and indexes it adds
+ * one unique index of ours: at most one routine job per dataset, whatever processes race.
+ */
+const ensureSchema = async (pool: pg.Pool, schema: string, table: string): Promise<void> => {
+  const client = await pool.connect();
+  try {
+    await client.query("begin");
+    await client.query("select pg_advisory_xact_lock($1::bigint)", [schemaLockKey(schema)]);
+    await client.query(`create schema if not exists "${schema}"`);
+    await client.query(getCreateTableSQL(table));
+    for (const sql of getCreateIndexesSQL(table)) await client.query(sql);
+    await client.query(getUpdateTimestampTriggerSQL(table));
+    await client.query(
+      `create unique index if not exists "${table}_one_routine_per_dataset"
+         on "${table}" ((data->>'datasetId')) where name = '${routineJob}'`,
+    );
+    await client.query("commit");
+  } catch (error) {
+    await client.query("rollback").catch(() => undefined);
+    throw error;
+  } finally {
+    client.release();
+  }
+};
+
+/**
+ * Agenda's PostgreSQL backend over a pool we own (so releasing the layer ends it even when Agenda
+ * was stopped earlier), every connection pinned to `schema`, the NOTIFY channel named after the
+ * schema and table (hashed: channel names are identifiers of at most 63 bytes) so two
+ * deployments sharing a database never wake each other.
+ */
+export const preparePostgres = async (config: AgendaPostgresConfig): Promise<PreparedPostgres> => {
+  const schema = checkedName("schema", config.schema ?? "gleaner");
+  const table = checkedName("table", config.tableName ?? "agenda_jobs");
+  const pool = new pg.Pool({
+    connectionString: config.url,
+    max: config.poolSize ?? 5,
+    connectionTimeoutMillis: 10_000,
+    options: `-c search_path=${schema}`,
+    application_name: "gleaner-agenda",
+  });
+  // A connection the server drops emits "error" on the pool; unhandled it would end the process.
+  pool.on("error", () => undefined);
+  try {
+    if (config.ensureSchema !== false) await ensureSchema(pool, schema, table);
+  } catch (error) {
+    await pool.end().catch(() => undefined);
+    throw error;
+  }
+  const backend = new PostgresBackend({
+    pool,
+    tableName: table,
+    channelName: `gleaner_agenda_${createHash("sha256").update(`${schema}.${table}`).digest("hex").slice(0, 16)}`,
+    ensureSchema: false,
+  });
+  return { backend, close: () => pool.end() };
+};

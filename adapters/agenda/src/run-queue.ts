@@ -1,0 +1,199 @@
+import { hostname } from "node:os";
+import {
+  type DatasetId,
+  type OwnerId,
+  QueueUnavailable,
+  type Routine,
+  type RoutineTick,
+  RunQueue,
+  type RunId,
+  type RunJob,
+  type RunQueueService,
+} from "@gleaner/core";
+import { Agenda, type AgendaBackend, type Job } from "agenda";
+import { Duration, Effect, Layer, Runtime } from "effect";
+import { type AgendaQueueConfig, defaults } from "./config.js";
+import { recordDeliveries } from "./deliveries.js";
+import { InFlight } from "./in-flight.js";
+import { routineJob, runJob } from "./job-names.js";
+import { prepareMongo } from "./mongo.js";
+import { preparePostgres } from "./postgres.js";
+
+const unavailable = (cause: unknown) =>
+  new QueueUnavailable({
+    message: `The run queue cannot take the run now (${cause instanceof Error ? cause.message : String(cause)}); try again shortly.`,
+  });
+
+const isUniqueViolation = (error: unknown) => (error as { code?: string } | null)?.code === "23505";
+
+const prepare = (config: AgendaQueueConfig): Promise<{ backend: AgendaBackend; close: () => Promise<void> }> =>
+  config.backend === "postgres" ? preparePostgres(config) : prepareMongo(config);
+
+/**
+ * The durable RunQueue on Agenda 6. Run jobs are one-shot Agenda jobs holding only the run and
+ * dataset ids; a routine is one recurring Agenda job per dataset (cron, UTC). Every process that
+ * builds the layer calls agenda.start(), so even an API-only process publishes NOTIFY on enqueue;
+ * only processes that consume define handlers, so only they lock jobs.
+ *
+ * Delivery is at least once. A job whose worker died is taken over once its lock is older than
+ * lockLifetimeMs; jobs in flight are touched every third of that, so a long run keeps its lock.
+ * Releasing the layer stops taking jobs, unlocks the ones locked but not started, waits for the
+ * ones in flight, then closes the connections: nothing is stranded.
+ */
+export const AgendaRunQueueLive = (config: AgendaQueueConfig): Layer.Layer<RunQueue, QueueUnavailable> =>
+  Layer.scoped(
+    RunQueue,
+    Effect.gen(function* () {
+      const lockLifetimeMs = config.lockLifetimeMs ?? defaults.lockLifetimeMs;
+      const staleTickMs = config.staleTickMs ?? defaults.staleTickMs;
+      const prepared = yield* Effect.acquireRelease(
+        Effect.tryPromise({ try: () => prepare(config), catch: unavailable }),
+        (p) => Effect.promise(() => p.close().catch(() => undefined)),
+      );
+      const { backend, take } = recordDeliveries(prepared.backend);
+      // Connect here, not inside Agenda's constructor: there a failed connect is an unhandled
+      // rejection and agenda.ready never settles. Agenda's own connect() then reuses this one.
+      yield* Effect.tryPromise({ try: () => backend.connect(), catch: unavailable }).pipe(
+        Effect.timeoutFail({ duration: Duration.seconds(30), onTimeout: () => unavailable("connect timed out") }),
+      );
+      const agenda = new Agenda({
+        backend,
+        name: config.instanceName ?? `gleaner-${hostname()}-${process.pid}`,
+        processEvery: config.processEvery ?? defaults.processEvery,
+        defaultLockLifetime: lockLifetimeMs,
+        maxConcurrency: 256,
+        ...(config.lockLimit ? { lockLimit: config.lockLimit } : {}),
+        removeOnComplete: true,
+      });
+      const warn = (error: Error) => Effect.runFork(Effect.logWarning(`agenda: ${error.message}`));
+      agenda.on("error", warn);
+      // The LISTEN connection reports a lost server as an "error" event (it then reconnects);
+      // unheard, that event would end the process.
+      const channel = backend.notificationChannel as unknown as {
+        on?: (e: "error", f: (error: Error) => void) => void;
+      };
+      channel?.on?.("error", warn);
+      const inFlight = new InFlight(agenda);
+      let stopped: Promise<void> | null = null;
+      // Stops taking jobs and unlocks those locked but not started (Agenda's stop does both);
+      // the pool stays open so handlers in flight can still finish and record their jobs.
+      const stopTaking = () => (stopped ??= agenda.stop(false).catch(() => undefined));
+      const stopAndSettle = Effect.promise(async () => {
+        await stopTaking();
+        await inFlight.settled();
+      });
+
+      yield* Effect.acquireRelease(
+        Effect.tryPromise({ try: () => agenda.start(), catch: unavailable }),
+        () => stopAndSettle,
+      );
+
+      // Agenda started with no definitions never scans, and until its first scan it ignores
+      // notifications (they look due after its next scan); scan right after each define so
+      // due jobs are taken now and NOTIFY works from then on. Agenda is pinned to 6.2.6.
+      const scanNow = () => {
+        const processor = (agenda as unknown as { jobProcessor?: { process?: () => Promise<void> } }).jobProcessor;
+        processor?.process?.().catch(() => undefined);
+      };
+
+      // Runs a handler to completion while keeping the job's lock fresh.
+      const keepLocked = async (job: Job<unknown>, work: () => Promise<void>) => {
+        const done = inFlight.begin(job);
+        const toucher = setInterval(
+          () => {
+            job.touch().catch(() => undefined);
+          },
+          Math.max(100, Math.floor(lockLifetimeMs / 3)),
+        );
+        try {
+          await work();
+        } finally {
+          clearInterval(toucher);
+          done();
+        }
+      };
+
+      const setRoutineOnce = async (routine: Routine) => {
+        const job = agenda.create(routineJob, { ...routine });
+        job.repeatEvery(routine.cron, { timezone: "UTC", skipImmediate: true });
+        job.unique({ "data.datasetId": routine.datasetId });
+        await job.save();
+      };
+
+      const service: RunQueueService = {
+        enqueue: (job) =>
+          Effect.tryPromise({
+            try: () => agenda.now(runJob, { runId: job.runId, datasetId: job.datasetId }),
+            catch: unavailable,
+          }).pipe(
+            Effect.timeoutFail({ duration: Duration.seconds(10), onTimeout: () => unavailable("enqueue timed out") }),
+            Effect.asVoid,
+          ),
+
+        consume: (concurrency, handler) =>
+          Effect.gen(function* () {
+            const runtime = yield* Effect.runtime<never>();
+            agenda.define(
+              runJob,
+              async (job: Job<unknown>) => {
+                const data = job.attrs.data as Partial<RunJob> | undefined;
+                if (typeof data?.runId !== "string" || typeof data.datasetId !== "string") return;
+                // Unknown (not locked through getNextJobToRun): assume a redelivery, so a run left
+                // `running` by a dead worker is reclaimed; the engine's guards make that safe.
+                const redelivered = take(job.attrs._id)?.startedBefore ?? true;
+                const runJobData: RunJob = { runId: data.runId as RunId, datasetId: data.datasetId as DatasetId };
+                await keepLocked(job, () =>
+                  Runtime.runPromise(runtime)(Effect.uninterruptible(handler(runJobData, redelivered))),
+                );
+              },
+              { concurrency, lockLimit: concurrency, lockLifetime: lockLifetimeMs },
+            );
+            scanNow();
+            yield* Effect.addFinalizer(() => stopAndSettle);
+          }),
+
+        setRoutine: (routine) =>
+          Effect.tryPromise({
+            // Two processes may create the same dataset's routine at once; the unique index
+            // (postgres) makes the loser fail, and its retry updates the winner's job.
+            try: () =>
+              setRoutineOnce(routine).catch((error) =>
+                isUniqueViolation(error) ? setRoutineOnce(routine) : Promise.reject(error),
+              ),
+            catch: unavailable,
+          }),
+
+        removeRoutine: (datasetId) =>
+          Effect.promise(() => agenda.cancel({ name: routineJob, data: { datasetId } }).catch(() => 0)).pipe(
+            Effect.asVoid,
+          ),
+
+        consumeRoutines: (handler) =>
+          Effect.gen(function* () {
+            const runtime = yield* Effect.runtime<never>();
+            agenda.define(
+              routineJob,
+              async (job: Job<unknown>) => {
+                const data = job.attrs.data as Partial<Routine> | undefined;
+                const dueAt = take(job.attrs._id)?.dueAt ?? null;
+                if (!data?.datasetId || !data.ownerId || !data.cron || !dueAt) return;
+                // Agenda already moved nextRunAt to the next occurrence after now; an occurrence
+                // picked up long after it was due (downtime, a dead worker) is dropped, not replayed.
+                if (Date.now() - dueAt.getTime() > staleTickMs) return;
+                const tick: RoutineTick = {
+                  datasetId: data.datasetId as DatasetId,
+                  ownerId: data.ownerId as OwnerId,
+                  cron: data.cron,
+                  firedAt: dueAt.toISOString(),
+                };
+                await keepLocked(job, () => Runtime.runPromise(runtime)(Effect.uninterruptible(handler(tick))));
+              },
+              { concurrency: defaults.routineConcurrency, lockLifetime: lockLifetimeMs },
+            );
+            scanNow();
+            yield* Effect.addFinalizer(() => stopAndSettle);
+          }),
+      };
+      return service;
+    }),
+  );

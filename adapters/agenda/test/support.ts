@@ -1,0 +1,93 @@
+import { RunQueue, type RunQueueService } from "@gleaner/core";
+import { Context, Effect, Exit, Layer, Scope } from "effect";
+import { describe, it } from "mocha";
+import pg from "pg";
+
+/** GLEANER_POSTGRES_URL, else the local trust-auth server as user postgres. */
+export const postgresUrl = (): string => process.env.GLEANER_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/test";
+
+const probe = async (url: string): Promise<string | null> => {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 3_000 });
+  try {
+    await client.connect();
+    await client.query("select 1");
+    return null;
+  } catch (error) {
+    return error instanceof Error ? error.message : String(error);
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+};
+
+/**
+ * Registers a set only when PostgreSQL answers; otherwise prints why it did not run and registers
+ * nothing. With GLEANER_REQUIRE_POSTGRES=1 (CI) an unreachable server is a failing test instead.
+ */
+export const whenPostgresReachable = async (setName: string, register: (url: string) => void): Promise<void> => {
+  const url = postgresUrl();
+  const reason = await probe(url);
+  if (reason === null) return register(url);
+  const where = url.replace(/\/\/([^:/@]+):[^@]*@/, "//$1:***@");
+  if (process.env.GLEANER_REQUIRE_POSTGRES === "1") {
+    describe(setName, () => {
+      it("needs a reachable PostgreSQL (GLEANER_REQUIRE_POSTGRES=1)", () => {
+        throw new Error(`GLEANER_REQUIRE_POSTGRES=1 but PostgreSQL at ${where} is not reachable: ${reason}`);
+      });
+    });
+    return;
+  }
+  console.log(
+    `[agenda] NOT RUN: ${setName} — PostgreSQL at ${where} is not reachable (${reason}). ` +
+      "Set GLEANER_POSTGRES_URL to run it (GLEANER_REQUIRE_POSTGRES=1 makes this a failure).",
+  );
+};
+
+/** A name of its own per test run: the database is shared, the schema is not. */
+export const freshName = (prefix: string): string =>
+  `${prefix}${globalThis.crypto.randomUUID().replaceAll("-", "").slice(0, 12)}`;
+
+export const sql = async <R extends pg.QueryResultRow = pg.QueryResultRow>(
+  url: string,
+  text: string,
+  values: unknown[] = [],
+): Promise<R[]> => {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return (await client.query<R>(text, values)).rows;
+  } finally {
+    await client.end();
+  }
+};
+
+export const dropSchema = (url: string, schema: string) => sql(url, `drop schema if exists "${schema}" cascade`);
+
+/** A built layer and the scope that releases it. */
+export interface Built {
+  readonly queue: RunQueueService;
+  /** Runs a scoped effect (consume, consumeRoutines) in a scope of its own; returns its closer. */
+  readonly scoped: (effect: Effect.Effect<void, never, Scope.Scope>) => Promise<() => Promise<void>>;
+  readonly close: () => Promise<void>;
+}
+
+export const build = async (layer: Layer.Layer<RunQueue, unknown>): Promise<Built> => {
+  const scope = await Effect.runPromise(Scope.make());
+  const context = await Effect.runPromise(Layer.buildWithScope(layer, scope));
+  return {
+    queue: Context.get(context, RunQueue),
+    scoped: async (effect) => {
+      const inner = await Effect.runPromise(Scope.fork(scope, "sequential"));
+      await Effect.runPromise(Scope.extend(effect, inner));
+      return () => Effect.runPromise(Scope.close(inner, Exit.void));
+    },
+    close: () => Effect.runPromise(Scope.close(scope, Exit.void)),
+  };
+};
+
+export const until = async (what: string, check: () => boolean | Promise<boolean>, timeoutMs = 15_000) => {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`Timed out after ${timeoutMs} ms waiting for ${what}.`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+};

@@ -1,0 +1,2 @@
+export { type MongoConfig, MongoStoreLive } from "./layer.js";
+export { collectionIndexes, indexNames } from "./schema.js";

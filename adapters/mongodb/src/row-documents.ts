@@ -1,0 +1,257 @@
+import type {
+  CellOverrides,
+  DatasetId,
+  FieldEvidence,
+  MissingReasons,
+  NewRevision,
+  ObservationId,
+  Presence,
+  RevisionId,
+  RowData,
+  RowId,
+  RowRecord,
+  RowRevision,
+  RowStatus,
+  RunArtifact,
+  RunEvidence,
+  RunId,
+  SourceObservation,
+  StoredRevision,
+} from "@gleaner/core";
+import type { UUID } from "mongodb";
+import { fromDate, fromUuid, fromUuidOrNull, toDate, toUuid, toUuidOrNull } from "./bson.js";
+
+// Rows, revisions, observations and run evidence as documents, and back. The maps keyed by field
+// id (data, evidence, overrides, missingReasons) are embedded documents whose keys are field ids:
+// UUID strings, which are valid field names. `changedFieldIds` stays an array of those strings,
+// because it names keys of those maps and the change feed filters on it by string.
+
+export interface RowDoc {
+  readonly _id: UUID;
+  readonly datasetId: UUID;
+  readonly rowKey: string;
+  readonly data: RowData;
+  readonly evidence: FieldEvidence;
+  readonly overrides: CellOverrides;
+  readonly missingReasons: MissingReasons;
+  readonly presence: Presence;
+  readonly status: RowStatus;
+  readonly firstSeenRunId: UUID;
+  readonly lastSeenRunId: UUID;
+  readonly sourceUrl: string;
+  readonly observedAt: Date;
+  readonly updatedAt: Date;
+  readonly revisionId: UUID | null;
+}
+
+export const rowToDoc = (row: RowRecord): RowDoc => ({
+  _id: toUuid(row.id),
+  datasetId: toUuid(row.datasetId),
+  rowKey: row.rowKey,
+  data: row.data,
+  evidence: row.evidence,
+  overrides: row.overrides,
+  missingReasons: row.missingReasons,
+  presence: row.presence,
+  status: row.status,
+  firstSeenRunId: toUuid(row.firstSeenRunId),
+  lastSeenRunId: toUuid(row.lastSeenRunId),
+  sourceUrl: row.sourceUrl,
+  observedAt: toDate(row.observedAt),
+  updatedAt: toDate(row.updatedAt),
+  revisionId: toUuidOrNull(row.revisionId),
+});
+
+export const rowFromDoc = (doc: RowDoc): RowRecord => ({
+  id: fromUuid<RowId>(doc._id),
+  datasetId: fromUuid<DatasetId>(doc.datasetId),
+  rowKey: doc.rowKey,
+  data: doc.data,
+  evidence: doc.evidence,
+  overrides: doc.overrides,
+  missingReasons: doc.missingReasons,
+  presence: doc.presence,
+  status: doc.status,
+  firstSeenRunId: fromUuid<RunId>(doc.firstSeenRunId),
+  lastSeenRunId: fromUuid<RunId>(doc.lastSeenRunId),
+  sourceUrl: doc.sourceUrl,
+  observedAt: fromDate(doc.observedAt),
+  updatedAt: fromDate(doc.updatedAt),
+  revisionId: fromUuidOrNull<RevisionId>(doc.revisionId),
+});
+
+export interface RevisionDoc {
+  readonly _id: UUID;
+  readonly datasetId: UUID;
+  readonly rowId: UUID;
+  /** Gapless per dataset, unique with datasetId; assigned from the dataset's counter. */
+  readonly sequence: number;
+  readonly schemaVersion: number;
+  readonly previousRevisionId: UUID | null;
+  readonly runId: UUID | null;
+  readonly actorId: UUID | null;
+  readonly requestId: string | null;
+  readonly requestHash: string | null;
+  readonly origin: RowRevision["origin"];
+  readonly kind: RowRevision["kind"];
+  readonly changedFieldIds: ReadonlyArray<string>;
+  readonly data: RowData;
+  readonly evidence: FieldEvidence;
+  readonly overrides: CellOverrides;
+  readonly missingReasons: MissingReasons;
+  readonly presence: Presence;
+  readonly createdAt: Date;
+  readonly before: RowData | null;
+  readonly beforeOverrides: CellOverrides | null;
+}
+
+export const revisionToDoc = (revision: NewRevision, sequence: number): RevisionDoc => ({
+  _id: toUuid(revision.id),
+  datasetId: toUuid(revision.datasetId),
+  rowId: toUuid(revision.rowId),
+  sequence,
+  schemaVersion: revision.schemaVersion,
+  previousRevisionId: toUuidOrNull(revision.previousRevisionId),
+  runId: toUuidOrNull(revision.runId),
+  actorId: toUuidOrNull(revision.actorId),
+  requestId: revision.requestId,
+  requestHash: revision.requestHash,
+  origin: revision.origin,
+  kind: revision.kind,
+  changedFieldIds: revision.changedFieldIds,
+  data: revision.data,
+  evidence: revision.evidence,
+  overrides: revision.overrides,
+  missingReasons: revision.missingReasons,
+  presence: revision.presence,
+  createdAt: toDate(revision.createdAt),
+  before: revision.before,
+  beforeOverrides: revision.beforeOverrides,
+});
+
+export const revisionFromDoc = (doc: RevisionDoc): StoredRevision => ({
+  id: fromUuid<RevisionId>(doc._id),
+  datasetId: fromUuid<DatasetId>(doc.datasetId),
+  rowId: fromUuid<RowId>(doc.rowId),
+  sequence: doc.sequence,
+  schemaVersion: doc.schemaVersion,
+  previousRevisionId: fromUuidOrNull<RevisionId>(doc.previousRevisionId),
+  runId: fromUuidOrNull<RunId>(doc.runId),
+  actorId: fromUuidOrNull(doc.actorId),
+  requestId: doc.requestId,
+  requestHash: doc.requestHash,
+  origin: doc.origin,
+  kind: doc.kind,
+  changedFieldIds: doc.changedFieldIds as StoredRevision["changedFieldIds"],
+  data: doc.data,
+  evidence: doc.evidence,
+  overrides: doc.overrides,
+  missingReasons: doc.missingReasons,
+  presence: doc.presence,
+  createdAt: fromDate(doc.createdAt),
+  before: doc.before,
+  beforeOverrides: doc.beforeOverrides,
+});
+
+type ObservationRest = Omit<SourceObservation, "id" | "observedAt" | "datasetId" | "runId">;
+
+export interface ObservationDoc extends ObservationRest {
+  readonly _id: UUID;
+  readonly observedAt: Date;
+  readonly datasetId?: UUID;
+  readonly runId?: UUID;
+}
+
+/** Optional fields stay absent (not null) both ways, so an observation reads back deep-equal. */
+export const observationToDoc = (observation: SourceObservation): ObservationDoc => {
+  const { id, observedAt, datasetId, runId, ...rest } = observation;
+  return {
+    _id: toUuid(id),
+    ...dropUndefined(rest),
+    observedAt: toDate(observedAt),
+    ...(datasetId === undefined ? {} : { datasetId: toUuid(datasetId) }),
+    ...(runId === undefined ? {} : { runId: toUuid(runId) }),
+  };
+};
+
+export const observationFromDoc = (doc: ObservationDoc): SourceObservation => {
+  const { _id, observedAt, datasetId, runId, ...rest } = doc;
+  return {
+    id: fromUuid<ObservationId>(_id),
+    ...dropUndefined(rest),
+    observedAt: fromDate(observedAt),
+    ...(datasetId === undefined ? {} : { datasetId: fromUuid<DatasetId>(datasetId) }),
+    ...(runId === undefined ? {} : { runId: fromUuid<RunId>(runId) }),
+  };
+};
+
+const dropUndefined = <A extends object>(value: A): A =>
+  Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as A;
+
+/** A run's trace, facts and failures; artifacts live in their own collection (see ArtifactDoc). */
+export interface EvidenceDoc {
+  readonly _id: UUID;
+  readonly trace: RunEvidence["trace"];
+  readonly facts: RunEvidence["facts"];
+  readonly failures: RunEvidence["failures"];
+}
+
+export const evidenceToDoc = (runId: RunId, evidence: RunEvidence): EvidenceDoc => ({
+  _id: toUuid(runId),
+  trace: evidence.trace,
+  facts: evidence.facts,
+  failures: evidence.failures,
+});
+
+/**
+ * One page body per document: a run may read hundreds of pages of up to 64 KiB each, which one
+ * document (16 MiB at most) could not hold. `position` keeps the evidence's order.
+ */
+export interface ArtifactDoc {
+  readonly runId: UUID;
+  readonly position: number;
+  readonly artifactId: string;
+  readonly kind: RunArtifact["kind"];
+  readonly url: string;
+  readonly contentType: string;
+  readonly sha256: string;
+  readonly size: number;
+  readonly truncated: boolean;
+  readonly body: string | null;
+  readonly createdAt: Date;
+}
+
+/** Keyed by the run whose evidence it is (as the PostgreSQL store does), in evidence order. */
+export const artifactToDoc = (runId: RunId, artifact: RunArtifact, position: number): ArtifactDoc => ({
+  runId: toUuid(runId),
+  position,
+  artifactId: artifact.id,
+  kind: artifact.kind,
+  url: artifact.url,
+  contentType: artifact.contentType,
+  sha256: artifact.sha256,
+  size: artifact.size,
+  truncated: artifact.truncated,
+  body: artifact.body,
+  createdAt: toDate(artifact.createdAt),
+});
+
+export const artifactFromDoc = (doc: ArtifactDoc): RunArtifact => ({
+  id: doc.artifactId,
+  runId: fromUuid<RunId>(doc.runId),
+  kind: doc.kind,
+  url: doc.url,
+  contentType: doc.contentType,
+  sha256: doc.sha256,
+  size: doc.size,
+  truncated: doc.truncated,
+  body: doc.body,
+  createdAt: fromDate(doc.createdAt),
+});
+
+export const evidenceFromDocs = (doc: EvidenceDoc, artifacts: ReadonlyArray<ArtifactDoc>): RunEvidence => ({
+  trace: doc.trace,
+  artifacts: artifacts.map(artifactFromDoc),
+  facts: doc.facts,
+  failures: doc.failures,
+});

@@ -1,0 +1,132 @@
+import type { SourceObservation, StorageService, StoredRevision } from "@gleaner/core";
+import { Effect, Option } from "effect";
+import { fromUuid, fromUuidOrNull, isUuid, toUuid } from "./bson.js";
+import { ConflictSignal, conflicts } from "./errors.js";
+import type { Mongo } from "./mongo.js";
+import { isEmptyLimit, newestRowsFirst, revisionsWindow, rowsPage } from "./queries.js";
+import { observationFromDoc, revisionFromDoc, revisionToDoc, rowFromDoc, rowToDoc } from "./row-documents.js";
+import { indexNames } from "./schema.js";
+import { allocateSequences } from "./sequences.js";
+
+type RowMethods = Pick<
+  StorageService,
+  | "loadRows"
+  | "listRows"
+  | "getRow"
+  | "applyEdit"
+  | "findRevisionByRequest"
+  | "listRevisions"
+  | "lastSequence"
+  | "getObservations"
+>;
+
+export const makeRowMethods = (mongo: Mongo): RowMethods => {
+  const { datasets, rows, revisions, observations } = mongo.collections;
+  return {
+    loadRows: (datasetId) =>
+      !isUuid(datasetId)
+        ? Effect.succeed([])
+        : mongo.run("loadRows", async () =>
+            (await rows.find({ datasetId: toUuid(datasetId) }).toArray()).map(rowFromDoc),
+          ),
+
+    listRows: (datasetId, page) =>
+      !isUuid(datasetId) || isEmptyLimit(page.limit)
+        ? Effect.succeed([])
+        : mongo.run("listRows", async () =>
+            (await rows.find(rowsPage(datasetId, page)).sort(newestRowsFirst).limit(page.limit).toArray()).map(
+              rowFromDoc,
+            ),
+          ),
+
+    getRow: (datasetId, rowId) =>
+      !isUuid(datasetId) || !isUuid(rowId)
+        ? Effect.succeed(Option.none())
+        : mongo.run("getRow", async () => {
+            const doc = await rows.findOne({ _id: toUuid(rowId), datasetId: toUuid(datasetId) });
+            return doc ? Option.some(rowFromDoc(doc)) : Option.none();
+          }),
+
+    // Checks in memory's order (duplicate request, then stale head), then the append, in one
+    // transaction. Two edits of one row both write the row and the dataset's counter, so the
+    // later one conflicts, is retried, and then sees the new head (stale_revision). The unique
+    // (datasetId, requestId) index still guards a request id racing in from another row.
+    applyEdit: (row, expectedRevisionId, revision) =>
+      !isUuid(row.datasetId) || !isUuid(row.id)
+        ? Effect.fail(conflicts.staleRevision())
+        : mongo.guardedTransaction(
+            "applyEdit",
+            { [indexNames.revisionRequest]: conflicts.duplicateRequest },
+            async (session): Promise<StoredRevision> => {
+              const datasetId = toUuid(row.datasetId);
+              if (revision.requestId !== null) {
+                const used = await revisions.findOne(
+                  { datasetId, requestId: revision.requestId },
+                  { session, projection: { _id: 1 } },
+                );
+                if (used) throw new ConflictSignal(conflicts.duplicateRequest());
+              }
+              const head = await rows.findOne(
+                { _id: toUuid(row.id), datasetId },
+                { session, projection: { _id: 1, revisionId: 1 } },
+              );
+              if (!head || fromUuidOrNull(head.revisionId) !== expectedRevisionId) {
+                throw new ConflictSignal(conflicts.staleRevision());
+              }
+              const sequence = await allocateSequences(mongo.collections, session, row.datasetId, 1);
+              await revisions.insertOne(revisionToDoc(revision, sequence), { session });
+              const { _id, ...replacement } = rowToDoc(row);
+              await rows.replaceOne({ _id }, replacement, { session, upsert: true });
+              return { ...revision, sequence };
+            },
+          ),
+
+    findRevisionByRequest: (datasetId, requestId) =>
+      !isUuid(datasetId)
+        ? Effect.succeed(Option.none())
+        : mongo.run("findRevisionByRequest", async () => {
+            const doc = await revisions.findOne({ datasetId: toUuid(datasetId), requestId });
+            return doc ? Option.some(revisionFromDoc(doc)) : Option.none();
+          }),
+
+    listRevisions: (datasetId, window) =>
+      !isUuid(datasetId) || (window.rowId !== null && !isUuid(window.rowId)) || isEmptyLimit(window.limit)
+        ? Effect.succeed([])
+        : mongo.run("listRevisions", async () =>
+            (
+              await revisions
+                .find(revisionsWindow(datasetId, window))
+                .sort({ sequence: 1 })
+                .limit(window.limit)
+                .toArray()
+            ).map(revisionFromDoc),
+          ),
+
+    lastSequence: (datasetId) =>
+      !isUuid(datasetId)
+        ? Effect.succeed(0)
+        : mongo.run(
+            "lastSequence",
+            async () =>
+              (await datasets.findOne({ _id: toUuid(datasetId) }, { projection: { lastSequence: 1 } }))?.lastSequence ??
+              0,
+          ),
+
+    // In the order asked, a repeated id repeated, unknown ids left out (as memory's flatMap does).
+    getObservations: (ids) => {
+      const wanted = [...new Set(ids.filter(isUuid))];
+      return wanted.length === 0
+        ? Effect.succeed([])
+        : mongo.run("getObservations", async () => {
+            const docs = await observations.find({ _id: { $in: wanted.map(toUuid) } }).toArray();
+            const byId = new Map<string, SourceObservation>(
+              docs.map((doc) => [fromUuid(doc._id), observationFromDoc(doc)]),
+            );
+            return ids.flatMap((id) => {
+              const observation = byId.get(id);
+              return observation ? [observation] : [];
+            });
+          });
+    },
+  };
+};

@@ -1,0 +1,96 @@
+import type { StorageService } from "@gleaner/core";
+import { Effect, Option } from "effect";
+import { isUuid, toDate, toUuid } from "./bson.js";
+import { acceptRun } from "./accept.js";
+import { runFromDoc, runToDoc } from "./documents.js";
+import { conflicts } from "./errors.js";
+import type { Mongo } from "./mongo.js";
+import { claimable, isEmptyLimit, newestRunsFirst } from "./queries.js";
+import { artifactFromDoc, evidenceFromDocs } from "./row-documents.js";
+import { writeEvidence, writeRun } from "./run-writes.js";
+import { indexNames } from "./schema.js";
+
+type RunMethods = Pick<
+  StorageService,
+  "insertRun" | "getRun" | "listRuns" | "claimRun" | "finishRun" | "acceptRun" | "getRunEvidence" | "getArtifact"
+>;
+
+export const makeRunMethods = (mongo: Mongo): RunMethods => {
+  const { runs, evidence, artifacts } = mongo.collections;
+  return {
+    // The unique index on datasetId over active runs is the guard: no read-then-insert race.
+    insertRun: (run) =>
+      mongo.guarded("insertRun", { [indexNames.oneActiveRunPerDataset]: conflicts.runInProgress }, async () => {
+        await runs.insertOne(runToDoc(run));
+      }),
+
+    getRun: (ownerId, runId) =>
+      !isUuid(ownerId) || !isUuid(runId)
+        ? Effect.succeed(Option.none())
+        : mongo.run("getRun", async () => {
+            const doc = await runs.findOne({ _id: toUuid(runId), ownerId: toUuid(ownerId) });
+            return doc ? Option.some(runFromDoc(doc)) : Option.none();
+          }),
+
+    listRuns: (datasetId, limit) =>
+      !isUuid(datasetId) || isEmptyLimit(limit)
+        ? Effect.succeed([])
+        : mongo.run("listRuns", async () =>
+            (
+              await runs
+                .find({ datasetId: toUuid(datasetId) })
+                .sort(newestRunsFirst)
+                .limit(limit)
+                .toArray()
+            ).map(runFromDoc),
+          ),
+
+    // One findOneAndUpdate: atomic on the document, so two workers cannot both claim a queued run.
+    claimRun: (runId, startedAt, reclaimRunning) =>
+      !isUuid(runId)
+        ? Effect.succeed(Option.none())
+        : mongo.run("claimRun", async () => {
+            const doc = await runs.findOneAndUpdate(
+              claimable(runId, reclaimRunning),
+              { $set: { status: "running", active: true, startedAt: toDate(startedAt) }, $inc: { attempts: 1 } },
+              { returnDocument: "after" },
+            );
+            return doc ? Option.some(runFromDoc(doc)) : Option.none();
+          }),
+
+    // Read, then replace the run: a concurrent finish or acceptance also replaces it, so one of
+    // the two transactions conflicts, is retried, and then sees the run finished.
+    finishRun: (run, runEvidence) =>
+      mongo.transaction("finishRun", async (session) => {
+        const current = isUuid(run.id) ? await runs.findOne({ _id: toUuid(run.id) }, { session }) : null;
+        if (!current) return run;
+        if (current.status !== "running") return runFromDoc(current);
+        await writeRun(mongo.collections, session, run);
+        await writeEvidence(mongo.collections, session, run.id, runEvidence);
+        return run;
+      }),
+
+    acceptRun: (acceptance) => acceptRun(mongo, acceptance),
+
+    getRunEvidence: (runId) =>
+      !isUuid(runId)
+        ? Effect.succeed(Option.none())
+        : mongo.run("getRunEvidence", async () => {
+            const doc = await evidence.findOne({ _id: toUuid(runId) });
+            if (!doc) return Option.none();
+            const pages = await artifacts
+              .find({ runId: toUuid(runId) })
+              .sort({ position: 1 })
+              .toArray();
+            return Option.some(evidenceFromDocs(doc, pages));
+          }),
+
+    getArtifact: (runId, artifactId) =>
+      !isUuid(runId)
+        ? Effect.succeed(Option.none())
+        : mongo.run("getArtifact", async () => {
+            const doc = await artifacts.findOne({ runId: toUuid(runId), artifactId }, { sort: { position: 1 } });
+            return doc ? Option.some(artifactFromDoc(doc)) : Option.none();
+          }),
+  };
+};

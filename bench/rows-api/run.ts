@@ -1,0 +1,121 @@
+/**
+ * Rows API benchmark (issue 5): `GET /v1/datasets/{id}/rows?limit=500` on a dataset of 100 000
+ * rows, at cursor page 1 and page 200, under autocannon load, against a bare Koa route that
+ * answers the very same bytes. Each server runs in its own child process (server.ts) with the
+ * same setup; autocannon runs here, so load generation never shares the server's event loop.
+ * Prints req/s, p50 and p99 per case and the ratios Gleaner / bare.
+ *
+ *   npx tsx bench/rows-api/run.ts [--duration 10] [--connections 10]   (not part of npm test)
+ *
+ * Targets: throughput >= 0.85x the bare route; p99 flat from page 1 to page 200.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createInterface } from "node:readline";
+import autocannon from "autocannon";
+
+const arg = (name: string, fallback: number) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 ? Number(process.argv[i + 1]) : fallback;
+};
+const duration = arg("duration", 10);
+const connections = arg("connections", 10);
+const PAGE_SIZE = 500;
+const FAR_PAGE = 200;
+
+const start = (args: string[]): Promise<{ child: ChildProcess; ready: Record<string, string> }> =>
+  new Promise((resolve, reject) => {
+    const server = new URL("./server.ts", import.meta.url).pathname;
+    const child = spawn(process.execPath, ["--import", "tsx", server, ...args], {
+      stdio: ["ignore", "pipe", "inherit"],
+    });
+    child.once("exit", (code) => reject(new Error(`server ${args[0]} exited with ${code}`)));
+    createInterface({ input: child.stdout! }).once("line", (line) => resolve({ child, ready: JSON.parse(line) }));
+  });
+
+const stop = (child: ChildProcess) =>
+  new Promise<void>((resolve) => {
+    child.removeAllListeners("exit");
+    child.once("exit", () => resolve());
+    child.kill("SIGTERM");
+  });
+
+interface Measure {
+  readonly rps: number;
+  readonly p50: number;
+  readonly p99: number;
+  readonly bytes: number;
+}
+
+const load = async (url: string, headers: Record<string, string>): Promise<Measure> => {
+  // A short warm-up lets the JIT settle before the measured window.
+  await autocannon({ url, headers, connections, duration: 2 });
+  const result = await autocannon({ url, headers, connections, duration });
+  if (result.non2xx > 0 || result.errors > 0)
+    throw new Error(`${url}: ${result.non2xx} non-2xx, ${result.errors} errors`);
+  return {
+    rps: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    bytes: result.throughput.average,
+  };
+};
+
+const main = async () => {
+  console.log(`Seeding 100 000 rows (memory store)…`);
+  const gleaner = await start(["gleaner"]);
+  const { url, key, datasetId } = gleaner.ready as { url: string; key: string; datasetId: string };
+  const headers = { authorization: `Bearer ${key}` };
+  const rowsUrl = `${url}/v1/datasets/${datasetId}/rows?limit=${PAGE_SIZE}`;
+
+  // Walk the cursor to page 200, keeping the bytes of pages 1 and 200 for the bare route.
+  const bodies = new Map<number, string>();
+  let cursor: string | null = null;
+  for (let page = 1; page <= FAR_PAGE; page++) {
+    const answer = await fetch(cursor ? `${rowsUrl}&cursor=${encodeURIComponent(cursor)}` : rowsUrl, { headers });
+    const text = await answer.text();
+    if (answer.status !== 200) throw new Error(`page ${page}: ${answer.status} ${text}`);
+    if (page === 1 || page === FAR_PAGE) bodies.set(page, text);
+    if (page < FAR_PAGE) cursor = (JSON.parse(text) as { nextCursor: string }).nextCursor;
+  }
+  const farUrl = `${rowsUrl}&cursor=${encodeURIComponent(cursor!)}`;
+  const dir = mkdtempSync(join(tmpdir(), "gleaner-rows-bench-"));
+  for (const [page, text] of bodies) writeFileSync(join(dir, `page${page}.json`), text);
+
+  const results: Record<string, Measure> = {};
+  results["gleaner page 1"] = await load(rowsUrl, headers);
+  results[`gleaner page ${FAR_PAGE}`] = await load(farUrl, headers);
+  await stop(gleaner.child);
+
+  const bare = await start(["bare", dir]);
+  results["bare page 1"] = await load(`${bare.ready.url}/page1`, {});
+  results[`bare page ${FAR_PAGE}`] = await load(`${bare.ready.url}/page${FAR_PAGE}`, {});
+  await stop(bare.child);
+
+  console.log(
+    `\nGET /rows?limit=${PAGE_SIZE}, ${connections} connections, ${duration} s, body ${bodies.get(1)!.length} bytes`,
+  );
+  console.log("case               req/s      p50 ms   p99 ms");
+  for (const [name, m] of Object.entries(results)) {
+    console.log(
+      `${name.padEnd(18)} ${m.rps.toFixed(0).padStart(8)} ${String(m.p50).padStart(8)} ${String(m.p99).padStart(8)}`,
+    );
+  }
+  const ratio = (a: number, b: number) => (b === 0 ? Number.NaN : a / b);
+  const g1 = results["gleaner page 1"]!;
+  const gFar = results[`gleaner page ${FAR_PAGE}`]!;
+  const b1 = results["bare page 1"]!;
+  const bFar = results[`bare page ${FAR_PAGE}`]!;
+  console.log("\nratios");
+  console.log(`  throughput gleaner/bare, page 1:    ${ratio(g1.rps, b1.rps).toFixed(2)}x (target >= 0.85x)`);
+  console.log(
+    `  throughput gleaner/bare, page ${FAR_PAGE}:  ${ratio(gFar.rps, bFar.rps).toFixed(2)}x (target >= 0.85x)`,
+  );
+  console.log(
+    `  p99 gleaner page ${FAR_PAGE} / page 1:    ${ratio(gFar.p99, g1.p99).toFixed(2)}x (target: flat, ~1.0x)`,
+  );
+};
+
+await main();

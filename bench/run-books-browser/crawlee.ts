@@ -1,0 +1,59 @@
+// Child process: Crawlee's PlaywrightCrawler over the script-rendered books site on the same Chromium
+// (playwright-core's launcher, GLEANER_BROWSER_PATH, Gleaner's launch flags), crawl only: render, read
+// the five fields of every item, follow the pager. Concurrency 1 from /index.html, as a Gleaner
+// next-link run reads.   crawlee.ts <siteUrl> <browserPath>
+import { BOOKS_SELECTORS } from "@gleaner/conformance";
+import { CHROMIUM_ARGS } from "@gleaner/playwright";
+import { chromium } from "playwright-core";
+import { type BookRow, checkRows, PAGES, report, toRow } from "../run-books/books.js";
+import { watchPeakRss } from "./tree-rss.js";
+
+const [siteUrl, browserPath] = process.argv.slice(2);
+if (!siteUrl || !browserPath) throw new Error("usage: crawlee.ts <siteUrl> <browserPath>");
+
+const { PlaywrightCrawler, Configuration, log } = await import("@crawlee/playwright");
+log.setLevel(log.LEVELS.OFF);
+const rows: BookRow[] = [];
+let pages = 0;
+const crawler = new PlaywrightCrawler(
+  {
+    maxConcurrency: 1,
+    maxRequestRetries: 0,
+    headless: true,
+    // playwright-core's launcher: no `playwright` package, no browser download.
+    launchContext: { launcher: chromium, launchOptions: { executablePath: browserPath, args: [...CHROMIUM_ARGS] } },
+    async requestHandler({ page, request, enqueueLinks }) {
+      pages++;
+      const url = request.loadedUrl ?? request.url;
+      const items = await page.$$eval(
+        BOOKS_SELECTORS.item,
+        (elements, s) =>
+          elements.map((item) => {
+            const link = item.querySelector(s.link);
+            return [
+              link?.getAttribute("href"),
+              link?.getAttribute("title"),
+              item.querySelector(s.price)?.textContent,
+              item.querySelector(s.rating)?.getAttribute("class"),
+              item.querySelector(s.availability)?.textContent,
+            ];
+          }),
+        BOOKS_SELECTORS,
+      );
+      for (const [href, title, price, rating, availability] of items) {
+        rows.push(toRow(url, href, title, price, rating, availability));
+      }
+      await enqueueLinks({ selector: BOOKS_SELECTORS.nextLink });
+    },
+  },
+  new Configuration({ persistStorage: false, purgeOnStart: true }),
+);
+const stopRss = watchPeakRss();
+const started = performance.now();
+await crawler.run([`${siteUrl}/index.html`]);
+const wallMs = performance.now() - started;
+const peakRssMb = stopRss();
+checkRows(rows);
+if (pages !== PAGES) throw new Error(`crawled ${pages} pages, expected ${PAGES}`);
+report({ contender: "crawlee-playwright", wallMs, pages, rows: rows.length, peakRssMb });
+process.exit(0);

@@ -1,0 +1,181 @@
+import { expect } from "chai";
+import { after, before, describe, it } from "mocha";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import type { Body } from "../bodies.js";
+import { booksDataset, columnId, runToEnd } from "../books.js";
+import type { Owner, SuiteContext } from "../context.js";
+import { type BooksSite, startBooksSite } from "../sites/index.js";
+
+/** A browser run of the 50-page site takes tens of seconds on a loaded CI machine. */
+const RUN_TIMEOUT_MS = 180_000;
+
+const create = async (owner: Owner, body: Body): Promise<Body> => {
+  const answer = await owner.post("/v1/datasets", body);
+  expect(answer.status, JSON.stringify(answer.body)).to.equal(201);
+  return answer.body.dataset;
+};
+
+const check = (run: Body, id: string) => run.checks.find((c: Body) => c.checkId === id);
+const rendered = (render: "browser" | "static") => (body: Body) => void (body.source.render = render);
+
+interface Recorder {
+  readonly url: string;
+  readonly paths: string[];
+  readonly close: () => Promise<void>;
+}
+
+/** A server on `host` that records every request and answers `page` (or 404). */
+const serve = async (host: string, page: (self: string) => string | null): Promise<Recorder> => {
+  const paths: string[] = [];
+  let self = "";
+  const server: Server = createServer((req, res) => {
+    paths.push(req.url ?? "");
+    const body = req.url === "/list.html" ? page(self) : null;
+    res.writeHead(body === null ? 404 : 200, { "content-type": "text/html; charset=utf-8" });
+    res.end(body ?? "<p>not found</p>");
+  });
+  await new Promise<void>((resolve) => server.listen(0, host, () => resolve()));
+  self = `http://${host}:${(server.address() as AddressInfo).port}`;
+  return {
+    url: self,
+    paths,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+};
+
+/** `render: browser` on real Chromium (SPEC.md source.render). Registered only for sets that support it. */
+export const browserCases = (ctx: SuiteContext): void => {
+  describe("render: browser", function () {
+    this.timeout(RUN_TIMEOUT_MS + 30_000);
+    let site: BooksSite;
+    before(async () => {
+      site = await startBooksSite({ render: "script" });
+    });
+    after(() => site.close());
+
+    it("reads the script-rendered books site: the same 1000 rows as the static site, 50 credits", async () => {
+      site.reset();
+      const owner = await ctx.owner(120);
+      const dataset = await create(owner, booksDataset(site, "next-link", rendered("browser")));
+      const run = await runToEnd(owner, dataset.id, RUN_TIMEOUT_MS);
+      expect(run.status, JSON.stringify(run)).to.equal("succeeded");
+      expect(run.rowDeltas).to.deep.equal({ new: 1000, changed: 0, gone: 0 });
+      expect(run.checks.map((c: Body) => [c.checkId, c.passed])).to.deep.equal([
+        ["coverage", true],
+        ["identity", true],
+        ["extraction", true],
+        ["minimum-items", true],
+        [`present:${columnId(dataset, "title")}`, true],
+        [`present:${columnId(dataset, "price")}`, true],
+      ]);
+      expect((await owner.get("/v1/usage")).body.balance).to.equal(70);
+    });
+
+    it("the same site read with render: static finds 0 items and fails its checks, nothing charged", async () => {
+      site.reset();
+      const owner = await ctx.owner(120);
+      const dataset = await create(owner, booksDataset(site, "next-link", rendered("static")));
+      const run = await runToEnd(owner, dataset.id, RUN_TIMEOUT_MS);
+      expect(run.status).to.equal("failed");
+      expect(check(run, "minimum-items").passed).to.equal(false);
+      expect(check(run, "minimum-items").message).to.match(/^0 records found/);
+      expect(run.rowDeltas).to.deep.equal({ new: 0, changed: 0, gone: 0 });
+      expect((await owner.get("/v1/usage")).body.balance).to.equal(120);
+    });
+
+    it("a site that refuses every browser read makes the run blocked, free of charge", async () => {
+      site.reset();
+      const owner = await ctx.owner(120);
+      const dataset = await create(owner, booksDataset(site, "next-link", rendered("browser")));
+      for (const mode of ["challenge", "forbidden", "login_redirect", "empty_body"] as const) {
+        site.blockPage(1, mode);
+        const run = await runToEnd(owner, dataset.id, RUN_TIMEOUT_MS);
+        site.unblockPage(1);
+        expect(run.status, mode).to.equal("blocked");
+        expect(run.error).to.contain(mode);
+      }
+      expect((await owner.get("/v1/usage")).body.balance).to.equal(120);
+    });
+
+    it("a blocked page in a browser run fails coverage, naming page and reason", async () => {
+      site.reset();
+      const owner = await ctx.owner(120);
+      const dataset = await create(
+        owner,
+        booksDataset(site, "url-pattern", (body) => {
+          rendered("browser")(body);
+          body.source.maxPages = 4;
+        }),
+      );
+      site.blockPage(3, "forbidden");
+      const run = await runToEnd(owner, dataset.id, RUN_TIMEOUT_MS);
+      site.unblockPage(3);
+      expect(run.status).to.equal("failed");
+      expect(check(run, "coverage").message).to.contain("page-3.html").and.contain("forbidden");
+      expect((await owner.get("/v1/usage")).body.balance).to.equal(120);
+    });
+
+    describe("the SSRF rule in the browser", () => {
+      // 127.0.0.2 is loopback but outside the suite's allow list (127.0.0.1/32): an internal service.
+      let victim: Recorder;
+      let page: Recorder;
+      before(async () => {
+        victim = await serve("127.0.0.2", () => "<ol><li class='item'><b>secret</b></li></ol>");
+        page = await serve(
+          "127.0.0.1",
+          () => `<!doctype html><html><body><ol id="list"></ol><img src="${victim.url}/pixel.gif">
+          <script>
+            fetch("${victim.url}/xhr").catch(function () {});
+            ["a", "b"].forEach(function (name) {
+              var li = document.createElement("li"); li.className = "item";
+              var b = document.createElement("b"); b.textContent = name; li.appendChild(b);
+              document.getElementById("list").appendChild(li);
+            });
+          </script></body></html>`,
+        );
+      });
+      after(async () => {
+        await victim.close();
+        await page.close();
+      });
+
+      const dataset = (url: string): Body => ({
+        name: `SSRF ${globalThis.crypto.randomUUID().slice(0, 8)}`,
+        columns: [{ name: "name", type: "string", key: true }],
+        source: {
+          version: 1,
+          url,
+          render: "browser",
+          ignoreRobots: true,
+          itemSelector: "li.item",
+          fields: [{ name: "name", read: { selector: "b" } }],
+          identity: { kind: "source-key", field: "name" },
+          pagination: { kind: "none" },
+        },
+      });
+
+      it("a page's requests to a refused address never reach it; the page itself is read", async () => {
+        const owner = await ctx.owner(10);
+        const created = await create(owner, dataset(`${page.url}/list.html`));
+        const run = await runToEnd(owner, created.id, RUN_TIMEOUT_MS);
+        expect(run.status, JSON.stringify(run)).to.equal("succeeded");
+        expect(run.rowDeltas).to.deep.equal({ new: 2, changed: 0, gone: 0 });
+        expect(victim.paths).to.deep.equal([]);
+      });
+
+      it("a start URL on a refused address fails the run as unsafe_target, never requested", async () => {
+        const owner = await ctx.owner(10);
+        const created = await create(owner, dataset(`${victim.url}/list.html`));
+        const run = await runToEnd(owner, created.id, RUN_TIMEOUT_MS);
+        expect(run.status).to.equal("failed");
+        expect(check(run, "coverage").message).to.contain("unsafe_target");
+        expect(victim.paths).to.deep.equal([]);
+      });
+    });
+  });
+};
