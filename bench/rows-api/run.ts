@@ -25,12 +25,19 @@ const connections = arg("connections", 10);
 const PAGE_SIZE = 500;
 const FAR_PAGE = 200;
 
+const children = new Set<ChildProcess>();
+// A failed bench must not leave a seeded server running behind it.
+process.on("exit", () => {
+  for (const child of children) child.kill("SIGKILL");
+});
+
 const start = (args: string[]): Promise<{ child: ChildProcess; ready: Record<string, string> }> =>
   new Promise((resolve, reject) => {
     const server = new URL("./server.ts", import.meta.url).pathname;
     const child = spawn(process.execPath, ["--import", "tsx", server, ...args], {
       stdio: ["ignore", "pipe", "inherit"],
     });
+    children.add(child);
     child.once("exit", (code) => reject(new Error(`server ${args[0]} exited with ${code}`)));
     createInterface({ input: child.stdout! }).once("line", (line) => resolve({ child, ready: JSON.parse(line) }));
   });
@@ -39,6 +46,7 @@ const stop = (child: ChildProcess) =>
   new Promise<void>((resolve) => {
     child.removeAllListeners("exit");
     child.once("exit", () => resolve());
+    children.delete(child);
     child.kill("SIGTERM");
   });
 
@@ -51,8 +59,8 @@ interface Measure {
 
 const load = async (url: string, headers: Record<string, string>): Promise<Measure> => {
   // A short warm-up lets the JIT settle before the measured window.
-  await autocannon({ url, headers, connections, duration: 2 });
-  const result = await autocannon({ url, headers, connections, duration });
+  await autocannon({ url, headers, connections, duration: 2, timeout: 60 });
+  const result = await autocannon({ url, headers, connections, duration, timeout: 60 });
   if (result.non2xx > 0 || result.errors > 0)
     throw new Error(`${url}: ${result.non2xx} non-2xx, ${result.errors} errors`);
   return {
@@ -118,4 +126,8 @@ const main = async () => {
   );
 };
 
-await main();
+await main().catch((error) => {
+  console.error(error);
+  process.exitCode = 1;
+});
+process.exit();

@@ -245,6 +245,8 @@ const bare = async (dir: string) => {
   });
 };
 
+// Exit cleanly on SIGTERM so that `node --cpu-prof` can write its profile.
+process.on("SIGTERM", () => process.exit(0));
 const [mode, dir] = process.argv.slice(2);
 if (mode === "gleaner") await gleaner();
 else if (mode === "bare" && dir) await bare(dir);
