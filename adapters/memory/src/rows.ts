@@ -1,4 +1,4 @@
-import { Conflict, type RowRecord, type StorageService } from "@gleaner/core";
+import { Conflict, type RowPosition, type RowRecord, type StorageService } from "@gleaner/core";
 import { Effect, Option } from "effect";
 import type { MemoryState } from "./state.js";
 
@@ -14,20 +14,35 @@ type RowMethods = Pick<
   | "getObservations"
 >;
 
-const newestRowFirst = (a: RowRecord, b: RowRecord): number =>
-  a.updatedAt === b.updatedAt ? (a.id < b.id ? 1 : a.id > b.id ? -1 : 0) : a.updatedAt < b.updatedAt ? 1 : -1;
+/** Index of the first row strictly after `after` in newest-first order (binary search). */
+const startAfter = (ordered: ReadonlyArray<RowRecord>, after: RowPosition | null): number => {
+  if (!after) return 0;
+  let low = 0;
+  let high = ordered.length;
+  while (low < high) {
+    const mid = (low + high) >>> 1;
+    const row = ordered[mid]!;
+    const isAfter = row.updatedAt < after.updatedAt || (row.updatedAt === after.updatedAt && row.id < after.id);
+    if (isAfter) high = mid;
+    else low = mid + 1;
+  }
+  return low;
+};
 
 export const makeMemoryRows = (state: MemoryState): RowMethods => ({
   loadRows: (datasetId) => Effect.sync(() => [...state.rowsOf(datasetId).values()]),
   listRows: (datasetId, { after, since, statuses, limit }) =>
-    Effect.sync(() =>
-      [...state.rowsOf(datasetId).values()]
-        .filter((r) => statuses.length === 0 || statuses.includes(r.status))
-        .filter((r) => since === null || r.updatedAt >= since)
-        .filter((r) => !after || r.updatedAt < after.updatedAt || (r.updatedAt === after.updatedAt && r.id < after.id))
-        .sort(newestRowFirst)
-        .slice(0, limit),
-    ),
+    Effect.sync(() => {
+      const ordered = state.orderedRows(datasetId);
+      const page: RowRecord[] = [];
+      for (let i = startAfter(ordered, after); i < ordered.length && page.length < limit; i++) {
+        const row = ordered[i]!;
+        // Newest first: once a row is older than `since`, every later one is too.
+        if (since !== null && row.updatedAt < since) break;
+        if (statuses.length === 0 || statuses.includes(row.status)) page.push(row);
+      }
+      return page;
+    }),
   getRow: (datasetId, rowId) => Effect.sync(() => Option.fromNullable(state.rowsOf(datasetId).get(rowId))),
   applyEdit: (row, expectedRevisionId, revision) =>
     Effect.suspend(() => {
@@ -43,7 +58,7 @@ export const makeMemoryRows = (state: MemoryState): RowMethods => ({
       }
       const stored = { ...revision, sequence: revisions.length + 1 };
       revisions.push(stored);
-      rows.set(row.id, row);
+      state.putRow(row);
       return Effect.succeed(stored);
     }),
   findRevisionByRequest: (datasetId, requestId) =>

@@ -53,7 +53,7 @@ const accept = (state: MemoryState, acceptance: RunAcceptance): AcceptanceOutcom
   for (const observation of acceptance.observations) state.observations.set(observation.id, observation);
   const revisions = state.revisionsOf(acceptance.run.datasetId);
   for (const revision of acceptance.revisions) revisions.push({ ...revision, sequence: revisions.length + 1 });
-  for (const { row } of acceptance.rows) rows.set(row.id, row);
+  for (const { row } of acceptance.rows) state.putRow(row);
   state.runs.set(acceptance.run.id, acceptance.run);
   state.evidence.set(acceptance.run.id, acceptance.evidence);
   return { _tag: "Accepted", run: acceptance.run };

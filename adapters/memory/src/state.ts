@@ -28,11 +28,29 @@ export class MemoryState {
   /** datasetId -> revisions in sequence order (sequence = index + 1) */
   readonly revisions = new Map<string, StoredRevision[]>();
   readonly observations = new Map<string, SourceObservation>();
+  /** datasetId -> rows sorted newest first (updatedAt desc, id desc); dropped on every row write. */
+  readonly rowOrder = new Map<string, RowRecord[]>();
 
   rowsOf(datasetId: string): Map<string, RowRecord> {
     const rows = this.rows.get(datasetId) ?? new Map<string, RowRecord>();
     this.rows.set(datasetId, rows);
     return rows;
+  }
+
+  /** Stores a row and drops the dataset's cached order, so the next listing sorts once again. */
+  putRow(row: RowRecord): void {
+    this.rowsOf(row.datasetId).set(row.id, row);
+    this.rowOrder.delete(row.datasetId);
+  }
+
+  /** The dataset's rows newest first, sorted once per batch of writes rather than per page. */
+  orderedRows(datasetId: string): RowRecord[] {
+    let ordered = this.rowOrder.get(datasetId);
+    if (!ordered) {
+      ordered = [...this.rowsOf(datasetId).values()].sort(newestRowFirst);
+      this.rowOrder.set(datasetId, ordered);
+    }
+    return ordered;
   }
 
   revisionsOf(datasetId: string): StoredRevision[] {
@@ -45,3 +63,6 @@ export class MemoryState {
     return this.ledger.reduce((sum, e) => (e.ownerId === ownerId ? sum + e.amount : sum), 0);
   }
 }
+
+export const newestRowFirst = (a: RowRecord, b: RowRecord): number =>
+  a.updatedAt === b.updatedAt ? (a.id < b.id ? 1 : a.id > b.id ? -1 : 0) : a.updatedAt < b.updatedAt ? 1 : -1;
