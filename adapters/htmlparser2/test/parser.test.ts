@@ -1,4 +1,4 @@
 import { parseWithHtmlparser2 } from "../src/index.js";
-import { parserContract } from "./parser-contract.js";
+import { parserContract } from "@gleaner/conformance";
 
 parserContract("htmlparser2", { parse: parseWithHtmlparser2 });

@@ -2,36 +2,29 @@ import {
   Fetcher,
   type FetcherService,
   InvalidReadingConfig,
-  originOnly,
-  planRoutes,
-  ReadFailed,
-  retryDelayMs,
+  ROBOTS_MAX_BYTES,
   RobotsCache,
+  type RobotsClient,
+  RobotsGate,
   type Route,
+  readWithAttempts,
+  resolveSafeAddress,
 } from "@gleaner/core";
-import { Clock, Duration, Effect, Layer } from "effect";
+import { Effect, Layer } from "effect";
 import { Agent, type Dispatcher, ProxyAgent } from "undici";
 import { type HttpFetcherConfig, type ResolvedConfig, resolveConfig } from "./config.js";
-import { type AttemptOutcome, readOnce, shouldSwitchRoute } from "./page-reader.js";
-import { RobotsGate } from "./robots-gate.js";
-import { guardedConnector, resolveSafeAddress } from "./target-guard.js";
-import { exchange } from "./transport.js";
+import { readOnce } from "./page-reader.js";
+import { guardedConnector } from "./target-guard.js";
+import { classifyTransportError } from "./transport-errors.js";
+import { type Exchange, exchange } from "./transport.js";
 
 interface HttpFetcher {
   readonly service: FetcherService;
   readonly close: () => Promise<void>;
 }
 
-/** Proxy URLs carry credentials; no message that leaves this adapter may contain them. */
-const scrubber =
-  (config: ResolvedConfig) =>
-  (message: string): string =>
-    config.proxies.reduce((text, proxy) => {
-      const url = new URL(proxy.url);
-      let out = text.split(proxy.url).join(proxy.redacted);
-      if (url.password) out = out.split(decodeURIComponent(url.password)).join("***").split(url.password).join("***");
-      return out;
-    }, message);
+/** Opens one GET on a route, with the SSRF checks of page reads. */
+export type OpenExchange = (url: string, route: Route, signal: AbortSignal) => Promise<Exchange>;
 
 export const makeHttpFetcher = (config: ResolvedConfig): HttpFetcher => {
   const timeouts = { headersTimeout: config.headersTimeoutMs, bodyTimeout: config.bodyTimeoutMs };
@@ -48,7 +41,7 @@ export const makeHttpFetcher = (config: ResolvedConfig): HttpFetcher => {
   const dispatcherFor = (route: Route): Dispatcher =>
     route.kind === "direct" ? direct : (viaProxy.get(route.proxy.url) ?? direct);
 
-  const open = async (url: string, route: Route, signal: AbortSignal) => {
+  const open: OpenExchange = async (url, route, signal) => {
     // Through a proxy the proxy resolves the name, so check every address before handing it over.
     if (route.kind === "proxy") await resolveSafeAddress(new URL(url).hostname, config.allow, config.lookup);
     return exchange(url, {
@@ -59,52 +52,38 @@ export const makeHttpFetcher = (config: ResolvedConfig): HttpFetcher => {
       signal,
     });
   };
-  const robots = new RobotsGate(config, new RobotsCache(), open);
-  const scrub = scrubber(config);
+  // robots.txt hops go through the same guarded transport as pages, with their own deadline: the
+  // fetch is shared by every read waiting on the origin.
+  const robotsClient = async (route: Route): Promise<RobotsClient> => {
+    const signal = AbortSignal.timeout(config.attemptTimeoutMs);
+    return {
+      get: async (url) => {
+        const response = await open(url, route, signal);
+        return {
+          status: response.status,
+          location: response.headers.get("location"),
+          cacheControl: response.headers.get("cache-control"),
+          discard: response.discard,
+          text: async () => {
+            const { bytes } = await response.readBody(Math.max(config.maxBodyBytes, ROBOTS_MAX_BYTES));
+            return new TextDecoder("utf-8").decode(bytes);
+          },
+        };
+      },
+      classify: (error) => classifyTransportError(error, signal.aborted),
+      close: async () => {},
+    };
+  };
+  const robots = new RobotsGate(new RobotsCache(), config.now, config.allow, robotsClient);
   let turn = 0;
-
-  const read: FetcherService["read"] = (request) =>
-    Effect.gen(function* () {
-      const startedAt = yield* Clock.currentTimeMillis;
-      const fail = (failure: Extract<AttemptOutcome, { ok: false }>, attempts: number) =>
-        new ReadFailed({ failure: failure.failure, message: scrub(failure.message), attempts });
-      if (request.render !== "static") {
-        return yield* new ReadFailed({
-          failure: { reason: "unknown", status: null, finalUrl: originOnly(request.url) },
-          message: 'render "browser" needs the browser fetcher (@gleaner/playwright); this one reads static HTML',
-          attempts: 0,
-        });
-      }
-      const plan = planRoutes(request.proxy, config.proxies, turn++);
-      if (!plan.ok) {
-        return yield* new ReadFailed({
-          failure: { reason: "network", status: null, finalUrl: originOnly(request.url) },
-          message: plan.message,
-          attempts: 0,
-        });
-      }
-      let attempts = 0;
-      let last: Extract<AttemptOutcome, { ok: false }> | undefined;
-      for (const [index, route] of plan.routes.entries()) {
-        const hasNextRoute = index + 1 < plan.routes.length;
-        for (let onRoute = 1; ; onRoute++) {
-          attempts++;
-          const outcome = yield* Effect.promise((signal) => readOnce(config, open, robots, request, route, signal));
-          if (outcome.ok) {
-            const durationMs = (yield* Clock.currentTimeMillis) - startedAt;
-            return { ...outcome.page, attempts, durationMs };
-          }
-          last = outcome;
-          // A blocked direct read goes straight to the proxy: retrying it directly only burns time.
-          if (hasNextRoute && shouldSwitchRoute(outcome.failure, route)) break;
-          const delay = retryDelayMs(config.retry, onRoute, outcome.failure, outcome.retryAfterMs);
-          if (delay === null) break;
-          yield* Effect.sleep(Duration.millis(delay));
-        }
-        if (!last || !hasNextRoute || !shouldSwitchRoute(last.failure, route)) break;
-      }
-      return yield* fail(last!, attempts);
-    });
+  const read = readWithAttempts({
+    render: "static",
+    otherRender: "the browser fetcher (@gleaner/playwright); this one reads static HTML",
+    proxies: config.proxies,
+    retry: config.retry,
+    nextTurn: () => turn++,
+    attempt: (request, route, signal) => readOnce(config, open, robots, request, route, signal),
+  });
 
   return {
     service: { read },

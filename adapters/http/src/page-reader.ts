@@ -1,5 +1,5 @@
 import {
-  blockedReasons,
+  type AttemptOutcome,
   checkUrl,
   classifyResponse,
   decodeHtml,
@@ -9,34 +9,19 @@ import {
   looksLikeHtml,
   originOnly,
   parseRetryAfter,
-  type ReadFailure,
-  type ReadFailureReason,
+  failedAttempt,
+  type RobotsGate,
   type Route,
 } from "@gleaner/core";
 import type { ResolvedConfig } from "./config.js";
-import type { OpenExchange, RobotsGate } from "./robots-gate.js";
+import type { OpenExchange } from "./fetcher.js";
 import { classifyTransportError } from "./transport-errors.js";
 import { BodyTooLargeError, type Exchange } from "./transport.js";
-
-export type AttemptOutcome =
-  | { readonly ok: true; readonly page: Omit<FetchedPage, "attempts" | "durationMs"> }
-  | {
-      readonly ok: false;
-      readonly failure: ReadFailure;
-      readonly message: string;
-      readonly retryAfterMs: number | null;
-    };
 
 /** Error pages are read only far enough to recognise a challenge; their size is not our problem. */
 const ERROR_PAGE_BYTES = 256 * 1024;
 
-const failed = (
-  reason: ReadFailureReason,
-  status: number | null,
-  url: string,
-  message: string,
-  retryAfterMs: number | null = null,
-): AttemptOutcome => ({ ok: false, failure: { reason, status, finalUrl: originOnly(url) }, message, retryAfterMs });
+const failed = failedAttempt;
 
 /**
  * One attempt at reading a page on one route: every redirect hop re-checked against the SSRF policy
@@ -59,14 +44,8 @@ export const readOnce = async (
       const verdict = checkUrl(url, config.allow);
       if (!verdict.allowed)
         return failed("unsafe_target", null, url, `refused to read ${originOnly(url) ?? "the URL"}: ${verdict.why}`);
-      const refusal = request.ignoreRobots ? null : await robots.refusal(url, route);
-      if (refusal?.kind === "disallow-all" && refusal.unreachable) {
-        return failed(refusal.unreachable, null, url, `the site is unreachable: ${refusal.why}`);
-      }
-      if (refusal) {
-        const why = refusal.kind === "disallow-all" ? refusal.why : "its rules for Gleaner";
-        return failed("robots_disallowed", null, url, `robots.txt of ${originOnly(url)} disallows this page (${why})`);
-      }
+      const refusal = request.ignoreRobots ? null : await robots.verdict(url, route);
+      if (refusal) return refusal;
       const response = await open(url, route, signal);
       const location = response.headers.get("location");
       if (response.status >= 300 && response.status < 400 && location) {
@@ -136,6 +115,3 @@ const judge = async (
 };
 
 /** After a failure on one route, is the next route (a proxy) worth trying? */
-export const shouldSwitchRoute = (failure: ReadFailure, route: Route): boolean =>
-  blockedReasons.has(failure.reason) ||
-  (route.kind === "proxy" && (failure.reason === "network" || failure.reason === "timeout"));

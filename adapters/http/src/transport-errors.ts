@@ -1,6 +1,5 @@
-import type { ReadFailureReason } from "@gleaner/core";
+import { type ReadFailureReason, UnsafeTargetError } from "@gleaner/core";
 import { BadEncodingError, BodyTooLargeError } from "./transport.js";
-import { UnsafeTargetError } from "./target-guard.js";
 
 const timeoutCodes = new Set([
   "UND_ERR_CONNECT_TIMEOUT",

@@ -1,4 +1,4 @@
 import { parseWithJsdom } from "../src/index.js";
-import { parserContract } from "./parser-contract.js";
+import { parserContract } from "@gleaner/conformance";
 
 parserContract("jsdom", { parse: parseWithJsdom });

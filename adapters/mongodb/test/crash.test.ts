@@ -7,7 +7,7 @@ import { expect } from "chai";
 import { Effect, ManagedRuntime, Option } from "effect";
 import { after, describe, it } from "mocha";
 import { MongoStoreLive } from "../src/index.js";
-import { aDataset, anAcceptance, anOwner, aQueuedRun } from "./fixtures.js";
+import { aDataset, anAcceptance, anOwner, aQueuedRun } from "@gleaner/conformance";
 import { dropDatabase, freshDatabase, whenMongoConfigured } from "./support.js";
 
 /**

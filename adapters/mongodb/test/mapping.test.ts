@@ -35,7 +35,7 @@ import {
   rowFromDoc,
   rowToDoc,
 } from "../src/row-documents.js";
-import { aDataset, anAcceptance, anEdit, anOwner, aQueuedRun, evidenceOf } from "./fixtures.js";
+import { aDataset, anAcceptance, anEdit, anOwner, aQueuedRun, evidenceOf } from "@gleaner/conformance";
 
 /**
  * What the server would hand back: the document encoded to BSON bytes and decoded again with the

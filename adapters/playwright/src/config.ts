@@ -1,5 +1,6 @@
 import {
   type AllowList,
+  type DnsLookup,
   defaultRetryPolicy,
   gleanerUserAgent,
   parseAllowList,
@@ -9,10 +10,7 @@ import {
 } from "@gleaner/core";
 import { lookup as dnsLookup } from "node:dns/promises";
 
-/** Resolves a host name to every address it has. Injectable so tests never depend on real DNS. */
-export type DnsLookup = (
-  hostname: string,
-) => Promise<ReadonlyArray<{ readonly address: string; readonly family: number }>>;
+export type { DnsLookup };
 
 export interface PlaywrightFetcherConfig {
   /** GLEANER_BROWSER_PATH: the Chromium executable (Debian's `chromium` package by default). */

@@ -1,10 +1,17 @@
-import { type AllowList, checkUrl, type ProxyEndpoint, type ReadFailureReason } from "@gleaner/core";
+import {
+  type AllowList,
+  checkUrl,
+  type DnsLookup,
+  NoAddressError,
+  type ProxyEndpoint,
+  type ReadFailureReason,
+  resolveSafeAddress,
+  UnsafeTargetError,
+} from "@gleaner/core";
 import { createServer, type IncomingMessage, request as httpRequest, type ServerResponse } from "node:http";
 import { request as httpsRequest } from "node:https";
 import net, { type AddressInfo, type Socket } from "node:net";
 import tls from "node:tls";
-import type { DnsLookup } from "./config.js";
-import { NoAddressError, resolveSafeAddress, UnsafeTargetError } from "./target-guard.js";
 
 /**
  * Why a local forward proxy: Chromium follows redirects, opens WebSockets, runs service workers and

@@ -1,4 +1,5 @@
 import {
+  type AttemptOutcome,
   checkUrl,
   classifyResponse,
   detectChallenge,
@@ -8,27 +9,20 @@ import {
   isHtmlContentType,
   originOnly,
   parseRetryAfter,
-  type ReadFailure,
-  type ReadFailureReason,
+  failedAttempt,
+  NoAddressError,
+  type RobotsGate,
   type Route,
+  resolveSafeAddress,
+  UnsafeTargetError,
 } from "@gleaner/core";
 import type { Browser, Page, Response } from "playwright-core";
 import type { BrowserKeeper } from "./browser-keeper.js";
 import type { ResolvedConfig } from "./config.js";
 import { targetKey } from "./guard-proxy.js";
 import { waitForRender } from "./render-wait.js";
-import type { OpenGuard, RobotsGate } from "./robots-gate.js";
-import { NoAddressError, resolveSafeAddress, UnsafeTargetError } from "./target-guard.js";
+import type { OpenGuard } from "./robots-client.js";
 import { isBrowserGone, transportFailure } from "./transport-errors.js";
-
-export type AttemptOutcome =
-  | { readonly ok: true; readonly page: Omit<FetchedPage, "attempts" | "durationMs"> }
-  | {
-      readonly ok: false;
-      readonly failure: ReadFailure;
-      readonly message: string;
-      readonly retryAfterMs: number | null;
-    };
 
 export interface ReadDeps {
   readonly config: ResolvedConfig;
@@ -37,28 +31,9 @@ export interface ReadDeps {
   readonly openGuard: OpenGuard;
 }
 
-const failed = (
-  reason: ReadFailureReason,
-  status: number | null,
-  url: string | null,
-  message: string,
-  retryAfterMs: number | null = null,
-): AttemptOutcome => ({ ok: false, failure: { reason, status, finalUrl: originOnly(url) }, message, retryAfterMs });
+const failed = failedAttempt;
 
 export const CRASH_MESSAGE = "the browser crashed during the read; a new one is started for the next read";
-
-/** The robots.txt verdict for one URL as an outcome, or null when it may be read. */
-const robotsVerdict = async (deps: ReadDeps, url: string, route: Route): Promise<AttemptOutcome | null> => {
-  const refusal = await deps.robots.refusal(url, route);
-  if (refusal?.kind === "disallow-all" && refusal.unreachable) {
-    return failed(refusal.unreachable, null, url, `the site is unreachable: ${refusal.why}`);
-  }
-  if (refusal) {
-    const why = refusal.kind === "disallow-all" ? refusal.why : "its rules for Gleaner";
-    return failed("robots_disallowed", null, url, `robots.txt of ${originOnly(url)} disallows this page (${why})`);
-  }
-  return null;
-};
 
 /** Every URL the main document passed through, the start URL first (Chromium follows redirects itself). */
 const redirectChain = (response: Response): string[] => {
@@ -99,7 +74,7 @@ export const readOnce = async (
     return failed("network", null, request.url, message);
   }
   if (!request.ignoreRobots) {
-    const refused = await robotsVerdict(deps, request.url, route);
+    const refused = await deps.robots.verdict(request.url, route);
     if (refused) return refused;
   }
 
@@ -182,7 +157,7 @@ const judge = async (
   // a disallowed hop still fails the read, as it does for a static read.
   if (!request.ignoreRobots) {
     for (const hop of chain.slice(1)) {
-      const refused = await robotsVerdict(deps, hop, route);
+      const refused = await deps.robots.verdict(hop, route);
       if (refused) return refused;
     }
   }

@@ -8,3 +8,6 @@ export * from "./retry.js";
 export * from "./robots.js";
 export * from "./target-policy.js";
 export * from "./user-agent.js";
+export * from "./read-attempts.js";
+export * from "./resolve-target.js";
+export * from "./robots-gate.js";

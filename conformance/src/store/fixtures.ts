@@ -14,9 +14,8 @@ import {
   type RunRecord,
 } from "@gleaner/core";
 
-// Minimal, internally consistent records for the mapping tests and for exercising the store
-// directly (the conformance suite covers the same methods through HTTP and the real engine).
-// Same shapes as adapters/postgres/test/fixtures.ts; adapters do not import each other.
+// Minimal, internally consistent records for exercising a store directly through the Storage port
+// (the HTTP suite covers the same methods through the real engine), and for adapters' mapping tests.
 
 const at = (offsetMs = 0) => new Date(Date.UTC(2026, 10, 1) + offsetMs).toISOString();
 

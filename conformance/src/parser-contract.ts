@@ -1,6 +1,6 @@
 /**
- * The DocumentParser contract, shared word for word by @gleaner/jsdom and @gleaner/htmlparser2
- * (each package keeps an identical copy: adapters never import each other). Runs against the real
+ * The DocumentParser contract every parser adapter adopts (`parserContract("mine", MyParser)` in its
+ * tests): selection in the CSS subset, text, attributes, excerpts and URL resolution, on the real
  * books.toscrape.com listing page.
  */
 import type { DocumentParserService, ParsedDocument } from "@gleaner/core";
@@ -9,7 +9,7 @@ import { Effect } from "effect";
 import { after, before, describe, it } from "mocha";
 import { readFileSync } from "node:fs";
 
-const booksPage = readFileSync(new URL("../../../conformance/fixtures/books/index.html", import.meta.url), "utf8");
+const booksPage = readFileSync(new URL("../fixtures/books/index.html", import.meta.url), "utf8");
 const pageUrl = "http://books.local:8080/index.html";
 
 export const parserContract = (name: string, parser: DocumentParserService) =>

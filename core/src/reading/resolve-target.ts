@@ -1,8 +1,13 @@
-import { type AllowList, bareHost, checkAddress, hostIsAllowed, isIpLiteral } from "@gleaner/core";
-import type { DnsLookup } from "./config.js";
+import { type AllowList, bareHost, checkAddress, hostIsAllowed, isIpLiteral } from "./target-policy.js";
 
-/** A target the core policy refuses; the read it belongs to is `unsafe_target`. */
+/** Resolves a host name to every address it has. Injectable so tests never depend on real DNS. */
+export type DnsLookup = (
+  hostname: string,
+) => Promise<ReadonlyArray<{ readonly address: string; readonly family: number }>>;
+
+/** A target the policy refuses; the read it belongs to is `unsafe_target`. */
 export class UnsafeTargetError extends Error {
+  readonly code = "GLEANER_UNSAFE_TARGET";
   constructor(
     readonly host: string,
     readonly why: string,
@@ -12,12 +17,14 @@ export class UnsafeTargetError extends Error {
 }
 
 /** A name with no address at all: `network`, like any other DNS failure. */
-export class NoAddressError extends Error {}
+export class NoAddressError extends Error {
+  readonly code = "ENOTFOUND";
+}
 
 /**
  * Resolves a host to the one address a connection will use, refusing it unless every address the
- * name has is allowed by the core policy (a mixed answer is an attack or a misconfiguration). The
- * caller connects to the returned address, so DNS is pinned: no second answer can sneak in.
+ * name has is allowed (a name with one private answer among public ones is refused too: which one a
+ * client picks is not ours to bet on). Callers connect to the returned address, so DNS is pinned.
  */
 export const resolveSafeAddress = async (hostname: string, allow: AllowList, lookup: DnsLookup): Promise<string> => {
   const host = bareHost(hostname);

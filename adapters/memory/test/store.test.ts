@@ -1,0 +1,4 @@
+import { storeContract } from "@gleaner/conformance";
+import { MemoryStoreLive } from "../src/index.js";
+
+storeContract({ name: "memory store", layer: () => MemoryStoreLive });

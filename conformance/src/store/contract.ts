@@ -1,0 +1,199 @@
+import { Credits, type OwnerId, type RevisionId, Storage, type StorageService } from "@gleaner/core";
+import { expect } from "chai";
+import { Effect, Either, type Layer, ManagedRuntime, Option } from "effect";
+import { after, before, describe, it } from "mocha";
+import { aDataset, anAcceptance, anEdit, anOwner, aQueuedRun } from "./fixtures.js";
+
+export interface StoreUnderTest {
+  readonly name: string;
+  /** The Storage + Credits layer under test; built once for the whole contract. */
+  readonly layer: () => Layer.Layer<Storage | Credits, unknown>;
+  /** Runs after the store is disposed (drop a schema or database). */
+  readonly cleanup?: () => Promise<void>;
+}
+
+/**
+ * The Storage port's promises that only show under concurrency (idempotent charges, one run per
+ * dataset, gapless sequences, racing edits, compare-and-set), checked through the port itself. Every
+ * store adopts it: `storeContract({ name: "my store", layer: () => MyStoreLive(...) })`.
+ */
+export const storeContract = (store: StoreUnderTest): void => {
+  describe(`${store.name}: concurrency and idempotency`, function () {
+    this.timeout(30_000);
+    const runtime = ManagedRuntime.make(store.layer());
+    const run = <A, E>(f: (storage: StorageService) => Effect.Effect<A, E>) =>
+      runtime.runPromise(Effect.flatMap(Storage, f));
+    const credits = () => runtime.runPromise(Credits);
+
+    before(() => runtime.runPromise(Effect.void));
+    after(async () => {
+      await runtime.dispose();
+      await store.cleanup?.();
+    });
+
+    /** An owner with `balance` credits and a dataset whose run has been claimed (`running`). */
+    const runningRun = async (balance: number, ownerId?: OwnerId) => {
+      const owner = anOwner();
+      if (!ownerId) {
+        await run((s) => s.createOwner(owner));
+        if (balance > 0) await (await credits()).grant(owner.id, balance).pipe(Effect.runPromise);
+      }
+      const dataset = aDataset(ownerId ?? owner.id);
+      await run((s) => s.insertDataset(dataset));
+      const queued = aQueuedRun(dataset);
+      await run((s) => s.insertRun(queued));
+      const claimed = await run((s) => s.claimRun(queued.id, new Date().toISOString(), false));
+      return { ownerId: ownerId ?? owner.id, dataset, running: Option.getOrThrow(claimed) };
+    };
+
+    it("charges once when the same run is accepted by many deliveries at once", async () => {
+      const { ownerId, dataset, running } = await runningRun(10);
+      const acceptance = anAcceptance(running, 4, ["a", "b", "c"]);
+      const outcomes = await Promise.all(Array.from({ length: 8 }, () => run((s) => s.acceptRun(acceptance))));
+      expect(outcomes.filter((o) => o._tag === "Accepted")).to.have.length(1);
+      expect(outcomes.filter((o) => o._tag === "AlreadyFinished")).to.have.length(7);
+      const balance = await Effect.runPromise((await credits()).balance(ownerId));
+      expect(balance).to.equal(6);
+      const ledger = await Effect.runPromise((await credits()).ledger(ownerId, "2000-01-01T00:00:00.000Z"));
+      expect(ledger.map((e) => e.kind)).to.deep.equal(["charge", "grant"]);
+      expect(ledger[0]).to.include({ amount: -4, pages: 4, runId: running.id, datasetId: dataset.id });
+      expect(await run((s) => s.lastSequence(dataset.id))).to.equal(3);
+      expect(await run((s) => s.loadRows(dataset.id))).to.have.length(3);
+      const stored = Option.getOrThrow(await run((s) => s.getRun(ownerId, running.id)));
+      expect(stored).to.deep.equal(acceptance.run);
+    });
+
+    it("never lets two runs of one owner spend the same credits: one is accepted, the other held", async () => {
+      const first = await runningRun(5);
+      const second = await runningRun(0, first.ownerId);
+      const outcomes = await Promise.all([
+        run((s) => s.acceptRun(anAcceptance(first.running, 5, ["x"]))),
+        run((s) => s.acceptRun(anAcceptance(second.running, 5, ["y"]))),
+      ]);
+      expect(outcomes.map((o) => o._tag).sort()).to.deep.equal(["Accepted", "Held"]);
+      expect(await Effect.runPromise((await credits()).balance(first.ownerId))).to.equal(0);
+      const held = outcomes.find((o) => o._tag === "Held");
+      const heldDataset = held && "run" in held && held.run.id === first.running.id ? first.dataset : second.dataset;
+      expect(await run((s) => s.loadRows(heldDataset.id))).to.deep.equal([]);
+      expect(await run((s) => s.lastSequence(heldDataset.id))).to.equal(0);
+    });
+
+    it("answers RowsChanged and writes nothing when a row's head moved", async () => {
+      const { ownerId, dataset, running } = await runningRun(10);
+      const acceptance = anAcceptance(running, 1, ["a"]);
+      const [entry] = acceptance.rows;
+      const stale = {
+        ...acceptance,
+        rows: [{ row: entry!.row, expectedRevisionId: entry!.row.revisionId as RevisionId }],
+      };
+      expect(await run((s) => s.acceptRun(stale))).to.deep.equal({ _tag: "RowsChanged" });
+      expect(await Effect.runPromise((await credits()).balance(ownerId))).to.equal(10);
+      expect(Option.getOrThrow(await run((s) => s.getRun(ownerId, running.id))).status).to.equal("running");
+      expect(await run((s) => s.lastSequence(dataset.id))).to.equal(0);
+    });
+
+    it("allows one queued or running run per dataset, even when many are inserted at once", async () => {
+      const owner = anOwner();
+      await run((s) => s.createOwner(owner));
+      const dataset = aDataset(owner.id);
+      await run((s) => s.insertDataset(dataset));
+      const results = await Promise.all(
+        Array.from({ length: 6 }, (_, i) => run((s) => Effect.either(s.insertRun(aQueuedRun(dataset, i))))),
+      );
+      expect(results.filter(Either.isRight)).to.have.length(1);
+      for (const failure of results.filter(Either.isLeft)) {
+        expect(failure.left).to.include({ _tag: "Conflict", code: "run_in_progress" });
+      }
+    });
+
+    it("numbers the revisions of successive runs of one dataset gaplessly", async () => {
+      const owner = anOwner();
+      await run((s) => s.createOwner(owner));
+      await Effect.runPromise((await credits()).grant(owner.id, 100));
+      const dataset = aDataset(owner.id);
+      await run((s) => s.insertDataset(dataset));
+      for (let round = 0; round < 3; round++) {
+        const queued = aQueuedRun(dataset, round);
+        await run((s) => s.insertRun(queued));
+        const running = Option.getOrThrow(await run((s) => s.claimRun(queued.id, new Date().toISOString(), false)));
+        await run((s) => s.acceptRun(anAcceptance(running, 1, [`r${round}a`, `r${round}b`])));
+      }
+      const revisions = await run((s) =>
+        s.listRevisions(dataset.id, { after: 0, through: 100, limit: 100, rowId: null, fieldId: null }),
+      );
+      expect(revisions.map((r) => r.sequence)).to.deep.equal([1, 2, 3, 4, 5, 6]);
+    });
+
+    it("serialises concurrent edits: one winner per row head, gapless sequences, request ids used once", async () => {
+      const { dataset, running } = await runningRun(10);
+      const acceptance = anAcceptance(running, 1, ["a", "b", "c"]);
+      await run((s) => s.acceptRun(acceptance));
+      const rows = acceptance.rows.map(({ row }) => row);
+      // Two edits of each row, both made against the head accepted above: only one can win.
+      const edits = rows.flatMap((row) =>
+        [1, 2].map((n) => ({ head: row.revisionId!, ...anEdit(row, `req-${row.id}-${n}`) })),
+      );
+      const results = await Promise.all(
+        edits.map(({ head, row, revision }) => run((s) => Effect.either(s.applyEdit(row, head, revision)))),
+      );
+      const won = results.filter(Either.isRight).map((r) => r.right);
+      expect(won.map((r) => r.sequence).sort()).to.deep.equal([4, 5, 6]);
+      for (const lost of results.filter(Either.isLeft)) expect(lost.left).to.include({ code: "stale_revision" });
+      const first = won[0]!;
+      const current = Option.getOrThrow(await run((s) => s.getRow(dataset.id, first.rowId)));
+      const again = anEdit(current, first.requestId!);
+      const duplicate = await run((s) => Effect.either(s.applyEdit(again.row, current.revisionId!, again.revision)));
+      expect(Either.isLeft(duplicate) && duplicate.left).to.include({ code: "duplicate_request" });
+      expect(await run((s) => s.lastSequence(dataset.id))).to.equal(6);
+      const found = Option.getOrThrow(await run((s) => s.findRevisionByRequest(dataset.id, first.requestId!)));
+      expect(found).to.deep.equal(first);
+    });
+
+    it("keeps a page body with a NUL byte, and returns evidence as stored", async () => {
+      const { running } = await runningRun(10);
+      const acceptance = anAcceptance(running, 1, []);
+      await run((s) => s.acceptRun(acceptance));
+      const evidence = Option.getOrThrow(await run((s) => s.getRunEvidence(running.id)));
+      expect(evidence).to.deep.equal(acceptance.evidence);
+      const artifact = Option.getOrThrow(await run((s) => s.getArtifact(running.id, "page-1")));
+      expect(artifact.body).to.equal("<p>a\u0000b</p>");
+    });
+
+    it("finds nothing (rather than failing) for ids that are not UUIDs", async () => {
+      const owner = anOwner();
+      expect(Option.isNone(await run((s) => s.getDataset(owner.id, "not-a-uuid" as never)))).to.equal(true);
+      expect(await run((s) => s.getObservations(["nope" as never]))).to.deep.equal([]);
+    });
+
+    it("keeps a dataset's revision counter across an update, and refuses a stale one or a taken name", async () => {
+      const owner = anOwner();
+      await run((s) => s.createOwner(owner));
+      const first = aDataset(owner.id, "first");
+      const second = aDataset(owner.id, "second");
+      await run((s) => s.insertDataset(first));
+      await run((s) => s.insertDataset(second));
+      const dup = await run((s) => Effect.either(s.insertDataset(aDataset(owner.id, "first"))));
+      expect(Either.isLeft(dup) && dup.left).to.include({ code: "name_taken" });
+      const renamed = { ...first, name: "renamed", revision: first.revision + 1 };
+      await run((s) => s.updateDataset(renamed));
+      const stale = await run((s) => Effect.either(s.updateDataset({ ...first, revision: first.revision + 1 })));
+      expect(Either.isLeft(stale) && stale.left).to.include({ code: "stale_dataset" });
+      const taken = await run((s) => Effect.either(s.updateDataset({ ...second, name: "renamed", revision: 2 })));
+      expect(Either.isLeft(taken) && taken.left).to.include({ code: "name_taken" });
+      const listed = await run((s) => s.listDatasets(owner.id, { after: null, limit: 10 }));
+      expect(listed.map((d) => d.record.name)).to.deep.equal(
+        [renamed, second].sort((a, b) => (a.id < b.id ? 1 : -1)).map((d) => d.name),
+      );
+    });
+
+    it("lists the ledger newest first by insertion, even within one millisecond", async () => {
+      const owner = anOwner();
+      await run((s) => s.createOwner(owner));
+      const service = await credits();
+      for (const amount of [1, 2, 3, 4]) await Effect.runPromise(service.grant(owner.id, amount));
+      const ledger = await Effect.runPromise(service.ledger(owner.id, "2000-01-01T00:00:00.000Z"));
+      expect(ledger.map((e) => e.amount)).to.deep.equal([4, 3, 2, 1]);
+      expect(await Effect.runPromise(service.balance(owner.id))).to.equal(10);
+    });
+  });
+};

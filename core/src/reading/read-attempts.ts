@@ -1,0 +1,95 @@
+import { Clock, Duration, Effect } from "effect";
+import { type FetchedPage, type FetchRequest, ReadFailed } from "../ports/fetcher.js";
+import type { ReadFailure, ReadFailureReason } from "../schema/run.js";
+import type { RenderMode } from "../schema/source.js";
+import { originOnly } from "./origin.js";
+import { blockedReasons, planRoutes, type ProxyEndpoint, type Route } from "./proxy.js";
+import { type RetryPolicy, retryDelayMs } from "./retry.js";
+
+/** One attempt at a page on one route, as every fetcher adapter reports it. Attempts never throw. */
+export type AttemptOutcome =
+  | { readonly ok: true; readonly page: Omit<FetchedPage, "attempts" | "durationMs"> }
+  | {
+      readonly ok: false;
+      readonly failure: ReadFailure;
+      readonly message: string;
+      readonly retryAfterMs: number | null;
+    };
+
+/** A failed attempt; `finalUrl` keeps the origin only. */
+export const failedAttempt = (
+  reason: ReadFailureReason,
+  status: number | null,
+  url: string | null,
+  message: string,
+  retryAfterMs: number | null = null,
+): AttemptOutcome => ({ ok: false, failure: { reason, status, finalUrl: originOnly(url) }, message, retryAfterMs });
+
+/** After a failure on one route, is the next route (a proxy) worth trying? */
+export const shouldSwitchRoute = (failure: ReadFailure, route: Route): boolean =>
+  blockedReasons.has(failure.reason) ||
+  (route.kind === "proxy" && (failure.reason === "network" || failure.reason === "timeout"));
+
+/** Proxy URLs carry credentials; no message that leaves a fetcher may contain them. */
+export const scrubProxyCredentials =
+  (proxies: ReadonlyArray<ProxyEndpoint>) =>
+  (message: string): string =>
+    proxies.reduce((text, proxy) => {
+      const url = new URL(proxy.url);
+      let out = text.split(proxy.url).join(proxy.redacted);
+      if (url.password) out = out.split(decodeURIComponent(url.password)).join("***").split(url.password).join("***");
+      return out;
+    }, message);
+
+export interface AttemptPlan {
+  /** The render mode this fetcher serves, and who serves the other one (for the refusal message). */
+  readonly render: RenderMode;
+  readonly otherRender: string;
+  readonly proxies: ReadonlyArray<ProxyEndpoint>;
+  readonly retry: RetryPolicy;
+  /** Rotates proxies between reads. */
+  readonly nextTurn: () => number;
+  readonly attempt: (request: FetchRequest, route: Route, signal: AbortSignal) => Promise<AttemptOutcome>;
+}
+
+/**
+ * A read as every fetcher performs it: the routes the proxy mode plans (direct, through a proxy, or
+ * direct then a proxy when blocked), bounded retries with backoff for transient failures on each
+ * route, and one classified ReadFailed with credentials scrubbed when nothing yields a page.
+ */
+export const readWithAttempts = (plan: AttemptPlan) => {
+  const scrub = scrubProxyCredentials(plan.proxies);
+  return (request: FetchRequest): Effect.Effect<FetchedPage, ReadFailed> =>
+    Effect.gen(function* () {
+      const startedAt = yield* Clock.currentTimeMillis;
+      const refuse = (reason: ReadFailureReason, message: string) =>
+        new ReadFailed({ failure: { reason, status: null, finalUrl: originOnly(request.url) }, message, attempts: 0 });
+      if (request.render !== plan.render) {
+        return yield* refuse("unknown", `render "${request.render}" needs ${plan.otherRender}`);
+      }
+      const routes = planRoutes(request.proxy, plan.proxies, plan.nextTurn());
+      if (!routes.ok) return yield* refuse("network", routes.message);
+      let attempts = 0;
+      let last: Extract<AttemptOutcome, { ok: false }> | undefined;
+      for (const [index, route] of routes.routes.entries()) {
+        const hasNextRoute = index + 1 < routes.routes.length;
+        for (let onRoute = 1; ; onRoute++) {
+          attempts++;
+          const outcome = yield* Effect.promise((signal) => plan.attempt(request, route, signal));
+          if (outcome.ok) {
+            const durationMs = (yield* Clock.currentTimeMillis) - startedAt;
+            return { ...outcome.page, attempts, durationMs };
+          }
+          last = outcome;
+          // A blocked direct read goes straight to the proxy: retrying it directly only burns time.
+          if (hasNextRoute && shouldSwitchRoute(outcome.failure, route)) break;
+          const delay = retryDelayMs(plan.retry, onRoute, outcome.failure, outcome.retryAfterMs);
+          if (delay === null) break;
+          yield* Effect.sleep(Duration.millis(delay));
+        }
+        if (!last || !hasNextRoute || !shouldSwitchRoute(last.failure, route)) break;
+      }
+      const failure = last!;
+      return yield* new ReadFailed({ failure: failure.failure, message: scrub(failure.message), attempts });
+    });
+};
