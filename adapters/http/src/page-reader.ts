@@ -3,7 +3,6 @@ import {
   checkUrl,
   classifyResponse,
   decodeHtml,
-  type FetchedPage,
   type FetchRequest,
   isHtmlContentType,
   looksLikeHtml,

@@ -1,18 +1,6 @@
-import { Conflict, type RowPosition, type RowRecord, type StorageService } from "@gleaner/core";
+import { Conflict, type RowPosition, type RowRecord, type RowStorage } from "@gleaner/core";
 import { Effect, Option } from "effect";
 import type { MemoryState } from "./state.js";
-
-type RowMethods = Pick<
-  StorageService,
-  | "loadRows"
-  | "listRows"
-  | "getRow"
-  | "applyEdit"
-  | "findRevisionByRequest"
-  | "listRevisions"
-  | "lastSequence"
-  | "getObservations"
->;
 
 /** Index of the first row strictly after `after` in newest-first order (binary search). */
 const startAfter = (ordered: ReadonlyArray<RowRecord>, after: RowPosition | null): number => {
@@ -29,7 +17,7 @@ const startAfter = (ordered: ReadonlyArray<RowRecord>, after: RowPosition | null
   return low;
 };
 
-export const makeMemoryRows = (state: MemoryState): RowMethods => ({
+export const makeMemoryRows = (state: MemoryState): RowStorage => ({
   loadRows: (datasetId) => Effect.sync(() => [...state.rowsOf(datasetId).values()]),
   listRows: (datasetId, { after, since, statuses, limit }) =>
     Effect.sync(() => {

@@ -1,20 +1,9 @@
-import {
-  type AcceptanceOutcome,
-  Conflict,
-  type RunAcceptance,
-  type RunRecord,
-  type StorageService,
-} from "@gleaner/core";
+import { type AcceptanceOutcome, Conflict, type RunAcceptance, type RunRecord, type RunStorage } from "@gleaner/core";
 import { Effect, Option } from "effect";
 import type { MemoryState } from "./state.js";
 
 const newestRunFirst = (a: RunRecord, b: RunRecord): number =>
   a.queuedAt === b.queuedAt ? (a.id < b.id ? 1 : -1) : a.queuedAt < b.queuedAt ? 1 : -1;
-
-type RunMethods = Pick<
-  StorageService,
-  "insertRun" | "getRun" | "listRuns" | "claimRun" | "finishRun" | "acceptRun" | "getRunEvidence" | "getArtifact"
->;
 
 export const latestRun = (state: MemoryState, datasetId: string): RunRecord | null =>
   [...state.runs.values()].filter((r) => r.datasetId === datasetId).sort(newestRunFirst)[0] ?? null;
@@ -59,7 +48,7 @@ const accept = (state: MemoryState, acceptance: RunAcceptance): AcceptanceOutcom
   return { _tag: "Accepted", run: acceptance.run };
 };
 
-export const makeMemoryRuns = (state: MemoryState): RunMethods => ({
+export const makeMemoryRuns = (state: MemoryState): RunStorage => ({
   insertRun: (run) =>
     Effect.suspend(() => {
       const busy = [...state.runs.values()].some(

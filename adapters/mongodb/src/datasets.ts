@@ -1,4 +1,4 @@
-import type { DatasetId, OwnerId, StorageService, StoredDataset } from "@gleaner/core";
+import type { DatasetId, OwnerId, DatasetStorage, StoredDataset } from "@gleaner/core";
 import { Effect, Option } from "effect";
 import { fromUuid, isUuid, toUuid } from "./bson.js";
 import {
@@ -17,20 +17,7 @@ import type { Mongo } from "./mongo.js";
 import { activeRoutines, datasetsPage, isEmptyLimit, newestDatasetsFirst, newestRunsFirst } from "./queries.js";
 import { indexNames } from "./schema.js";
 
-type DatasetMethods = Pick<
-  StorageService,
-  | "createOwner"
-  | "findOwnerByName"
-  | "addApiKey"
-  | "findApiKey"
-  | "insertDataset"
-  | "getDataset"
-  | "listDatasets"
-  | "updateDataset"
-  | "listActiveRoutines"
->;
-
-export const makeDatasetMethods = (mongo: Mongo): DatasetMethods => {
+export const makeDatasetMethods = (mongo: Mongo): DatasetStorage => {
   const { owners, apiKeys, datasets, rows, runs } = mongo.collections;
 
   /**

@@ -1,4 +1,4 @@
-import type { SourceObservation, StorageService, StoredRevision } from "@gleaner/core";
+import type { SourceObservation, RowStorage, StoredRevision } from "@gleaner/core";
 import { Effect, Option } from "effect";
 import { fromUuid, fromUuidOrNull, isUuid, toUuid } from "./bson.js";
 import { ConflictSignal, conflicts } from "./errors.js";
@@ -8,19 +8,7 @@ import { observationFromDoc, revisionFromDoc, revisionToDoc, rowFromDoc, rowToDo
 import { indexNames } from "./schema.js";
 import { allocateSequences } from "./sequences.js";
 
-type RowMethods = Pick<
-  StorageService,
-  | "loadRows"
-  | "listRows"
-  | "getRow"
-  | "applyEdit"
-  | "findRevisionByRequest"
-  | "listRevisions"
-  | "lastSequence"
-  | "getObservations"
->;
-
-export const makeRowMethods = (mongo: Mongo): RowMethods => {
+export const makeRowMethods = (mongo: Mongo): RowStorage => {
   const { datasets, rows, revisions, observations } = mongo.collections;
   return {
     loadRows: (datasetId) =>

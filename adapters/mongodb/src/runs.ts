@@ -1,4 +1,4 @@
-import type { StorageService } from "@gleaner/core";
+import type { RunStorage } from "@gleaner/core";
 import { Effect, Option } from "effect";
 import { isUuid, toDate, toUuid } from "./bson.js";
 import { acceptRun } from "./accept.js";
@@ -10,12 +10,7 @@ import { artifactFromDoc, evidenceFromDocs } from "./row-documents.js";
 import { writeEvidence, writeRun } from "./run-writes.js";
 import { indexNames } from "./schema.js";
 
-type RunMethods = Pick<
-  StorageService,
-  "insertRun" | "getRun" | "listRuns" | "claimRun" | "finishRun" | "acceptRun" | "getRunEvidence" | "getArtifact"
->;
-
-export const makeRunMethods = (mongo: Mongo): RunMethods => {
+export const makeRunMethods = (mongo: Mongo): RunStorage => {
   const { runs, evidence, artifacts } = mongo.collections;
   return {
     // The unique index on datasetId over active runs is the guard: no read-then-insert race.

@@ -3,7 +3,6 @@ import {
   checkUrl,
   classifyResponse,
   detectChallenge,
-  type FetchedPage,
   type FetchRequest,
   headersFromRecord,
   isHtmlContentType,

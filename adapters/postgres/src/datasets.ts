@@ -11,24 +11,11 @@ import type {
   RunId,
   RunStatus,
   ScheduleState,
-  StorageService,
+  DatasetStorage,
   StoredDataset,
 } from "@gleaner/core";
 import { Effect, Option } from "effect";
 import { conflictsOn, type Db, isUuid, iso, isoOrNull, nameTaken, ownerExists, staleDataset } from "./db.js";
-
-type DatasetMethods = Pick<
-  StorageService,
-  | "createOwner"
-  | "findOwnerByName"
-  | "addApiKey"
-  | "findApiKey"
-  | "insertDataset"
-  | "getDataset"
-  | "listDatasets"
-  | "updateDataset"
-  | "listActiveRoutines"
->;
 
 interface OwnerRow {
   readonly id: string;
@@ -127,7 +114,7 @@ const datasetValues = (record: DatasetRecord): ReadonlyArray<unknown> => [
   record.revision,
 ];
 
-export const makeDatasetMethods = (db: Db): DatasetMethods => ({
+export const makeDatasetMethods = (db: Db): DatasetStorage => ({
   createOwner: (owner) =>
     db
       .query("insert into owners (id, name, created_at) values ($1, $2, $3)", [owner.id, owner.name, owner.createdAt])

@@ -3,7 +3,7 @@ import {
   type RowRecord,
   type SourceObservation,
   StorageFailure,
-  type StorageService,
+  type RowStorage,
   type StoredRevision,
 } from "@gleaner/core";
 import { Effect, Option } from "effect";
@@ -20,18 +20,6 @@ import {
   toRevision,
   toRow,
 } from "./records.js";
-
-type RowMethods = Pick<
-  StorageService,
-  | "loadRows"
-  | "listRows"
-  | "getRow"
-  | "applyEdit"
-  | "findRevisionByRequest"
-  | "listRevisions"
-  | "lastSequence"
-  | "getObservations"
->;
 
 /**
  * Inserts or replaces rows of a dataset in one statement. A row listed twice keeps its last
@@ -92,7 +80,7 @@ export const appendRevisions = (
         return first;
       });
 
-export const makeRowMethods = (db: Db): RowMethods => ({
+export const makeRowMethods = (db: Db): RowStorage => ({
   loadRows: (datasetId) =>
     !isUuid(datasetId)
       ? Effect.succeed([])

@@ -1,16 +1,11 @@
-import type { RunEvidence, StorageService } from "@gleaner/core";
+import type { RunEvidence, RunStorage } from "@gleaner/core";
 import { Effect, Option } from "effect";
 import { acceptRun } from "./accept.js";
 import { conflictsOn, type Db, isUuid, runInProgress } from "./db.js";
 import { type RunRow, runColumns, runValues, toRun } from "./records.js";
 import { type ArtifactRow, artifactColumns, toArtifact, writeEvidence, writeRun } from "./run-writes.js";
 
-type RunMethods = Pick<
-  StorageService,
-  "insertRun" | "getRun" | "listRuns" | "claimRun" | "finishRun" | "acceptRun" | "getRunEvidence" | "getArtifact"
->;
-
-export const makeRunMethods = (db: Db): RunMethods => ({
+export const makeRunMethods = (db: Db): RunStorage => ({
   // The partial unique index runs_one_active_per_dataset is the guard: no read-then-insert race.
   insertRun: (run) =>
     db

@@ -138,3 +138,32 @@ export interface StorageService {
 }
 
 export class Storage extends Context.Tag("@gleaner/core/Storage")<Storage, StorageService>() {}
+
+/** The port's three areas, so an adapter can implement them in separate files. */
+export type DatasetStorage = Pick<
+  StorageService,
+  | "createOwner"
+  | "findOwnerByName"
+  | "addApiKey"
+  | "findApiKey"
+  | "insertDataset"
+  | "getDataset"
+  | "listDatasets"
+  | "updateDataset"
+  | "listActiveRoutines"
+>;
+export type RunStorage = Pick<
+  StorageService,
+  "insertRun" | "getRun" | "listRuns" | "claimRun" | "finishRun" | "acceptRun" | "getRunEvidence" | "getArtifact"
+>;
+export type RowStorage = Pick<
+  StorageService,
+  | "loadRows"
+  | "listRows"
+  | "getRow"
+  | "applyEdit"
+  | "findRevisionByRequest"
+  | "listRevisions"
+  | "lastSequence"
+  | "getObservations"
+>;

@@ -71,7 +71,12 @@ export class RobotsGate {
     }
     if (!refusal) return null;
     const why = refusal.kind === "disallow-all" ? refusal.why : "its rules for Gleaner";
-    return failedAttempt("robots_disallowed", null, url, `robots.txt of ${originOnly(url)} disallows this page (${why})`);
+    return failedAttempt(
+      "robots_disallowed",
+      null,
+      url,
+      `robots.txt of ${originOnly(url)} disallows this page (${why})`,
+    );
   }
 
   private load(origin: string, url: string, route: Route): Promise<RobotsRules> {
@@ -119,7 +124,11 @@ export class RobotsGate {
         } catch (error) {
           // The site (or its robots.txt redirect) cannot be reached at all: the read reports why.
           const { reason, message } = client.classify(error, url);
-          const outcome = { kind: "unreachable", why: message, ...(transportReasons.has(reason) ? { reason } : {}) } as const;
+          const outcome = {
+            kind: "unreachable",
+            why: message,
+            ...(transportReasons.has(reason) ? { reason } : {}),
+          } as const;
           return { outcome, maxAgeMs: null };
         }
       }
