@@ -44,6 +44,23 @@ export class Conflict extends Schema.TaggedError<Conflict>()("Conflict", {
   message: Schema.String,
 }) {}
 
+/**
+ * The conflicts a store reports, one wording for every adapter (the port names which method
+ * answers which). A store builds them from here rather than spelling its own.
+ */
+export const conflicts = {
+  ownerExists: (name: string) => new Conflict({ code: "owner_exists", message: `An owner named "${name}" exists.` }),
+  nameTaken: (name: string) =>
+    new Conflict({ code: "name_taken", message: `You already have a dataset named "${name}".` }),
+  staleDataset: () =>
+    new Conflict({ code: "stale_dataset", message: "The dataset changed while this update ran; retry it." }),
+  runInProgress: () =>
+    new Conflict({ code: "run_in_progress", message: "A run of this dataset is already queued or running." }),
+  duplicateRequest: () => new Conflict({ code: "duplicate_request", message: "This requestId was already used." }),
+  staleRevision: () =>
+    new Conflict({ code: "stale_revision", message: "The row has a newer revision than expectedRevisionId." }),
+} as const;
+
 export class InsufficientCredits extends Schema.TaggedError<InsufficientCredits>()("InsufficientCredits", {
   balance: Schema.Number,
   required: Schema.Number,
@@ -85,10 +102,18 @@ export const errorCodes = [
   "insufficient_credits",
   "not_found",
   "conflict",
+  "owner_exists",
   "name_taken",
+  "stale_dataset",
+  "schema_version_conflict",
+  "run_in_progress",
+  "stale_revision",
+  "duplicate_request",
+  "request_id_reused",
   "validation_error",
   "internal_error",
   "queue_unavailable",
   "payload_too_large",
   "unsupported_media_type",
+  "method_not_allowed",
 ] as const;

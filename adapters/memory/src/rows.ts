@@ -1,4 +1,4 @@
-import { Conflict, type RowPosition, type RowRecord, type RowStorage } from "@gleaner/core";
+import { conflicts, type RowPosition, type RowRecord, type RowStorage } from "@gleaner/core";
 import { Effect, Option } from "effect";
 import type { MemoryState } from "./state.js";
 
@@ -37,12 +37,10 @@ export const makeMemoryRows = (state: MemoryState): RowStorage => ({
       const rows = state.rowsOf(row.datasetId);
       const revisions = state.revisionsOf(row.datasetId);
       if (revision.requestId !== null && revisions.some((r) => r.requestId === revision.requestId)) {
-        return Effect.fail(new Conflict({ code: "duplicate_request", message: "This requestId was already used." }));
+        return Effect.fail(conflicts.duplicateRequest());
       }
       if (rows.get(row.id)?.revisionId !== expectedRevisionId) {
-        return Effect.fail(
-          new Conflict({ code: "stale_revision", message: "The row has a newer revision than expectedRevisionId." }),
-        );
+        return Effect.fail(conflicts.staleRevision());
       }
       const stored = { ...revision, sequence: revisions.length + 1 };
       revisions.push(stored);

@@ -1,4 +1,4 @@
-import { type AcceptanceOutcome, Conflict, type RunAcceptance, type RunRecord, type RunStorage } from "@gleaner/core";
+import { type AcceptanceOutcome, conflicts, type RunAcceptance, type RunRecord, type RunStorage } from "@gleaner/core";
 import { Effect, Option } from "effect";
 import type { MemoryState } from "./state.js";
 
@@ -55,9 +55,7 @@ export const makeMemoryRuns = (state: MemoryState): RunStorage => ({
         (r) => r.datasetId === run.datasetId && (r.status === "queued" || r.status === "running"),
       );
       if (busy) {
-        return Effect.fail(
-          new Conflict({ code: "run_in_progress", message: "A run of this dataset is already queued or running." }),
-        );
+        return Effect.fail(conflicts.runInProgress());
       }
       state.runs.set(run.id, run);
       return Effect.void;

@@ -1,4 +1,4 @@
-import { Conflict, type DatasetRecord, type StorageService, type StoredDataset } from "@gleaner/core";
+import { conflicts, type DatasetRecord, type StorageService, type StoredDataset } from "@gleaner/core";
 import { Effect, Option } from "effect";
 import { latestRun, makeMemoryRuns } from "./runs.js";
 import { makeMemoryRows } from "./rows.js";
@@ -6,9 +6,6 @@ import type { MemoryState } from "./state.js";
 
 const newestFirst = (a: DatasetRecord, b: DatasetRecord): number =>
   a.createdAt === b.createdAt ? (a.id < b.id ? 1 : a.id > b.id ? -1 : 0) : a.createdAt < b.createdAt ? 1 : -1;
-
-const nameTaken = (name: string) =>
-  new Conflict({ code: "name_taken", message: `You already have a dataset named "${name}".` });
 
 export const makeMemoryStorage = (state: MemoryState): StorageService => {
   // rowCount counts every current row, gone ones included: they are listed too.
@@ -29,7 +26,7 @@ export const makeMemoryStorage = (state: MemoryState): StorageService => {
     createOwner: (owner) =>
       Effect.suspend(() => {
         if (state.ownerIdsByName.has(owner.name)) {
-          return Effect.fail(new Conflict({ code: "owner_exists", message: `An owner named "${owner.name}" exists.` }));
+          return Effect.fail(conflicts.ownerExists(owner.name));
         }
         state.owners.set(owner.id, owner);
         state.ownerIdsByName.set(owner.name, owner.id);
@@ -47,7 +44,7 @@ export const makeMemoryStorage = (state: MemoryState): StorageService => {
 
     insertDataset: (record) =>
       Effect.suspend(() => {
-        if (nameOwner(record.ownerId, record.name)) return Effect.fail(nameTaken(record.name));
+        if (nameOwner(record.ownerId, record.name)) return Effect.fail(conflicts.nameTaken(record.name));
         state.datasets.set(record.id, record);
         return Effect.void;
       }),
@@ -71,12 +68,10 @@ export const makeMemoryStorage = (state: MemoryState): StorageService => {
       Effect.suspend(() => {
         const current = state.datasets.get(next.id);
         if (!current || current.revision !== next.revision - 1) {
-          return Effect.fail(
-            new Conflict({ code: "stale_dataset", message: "The dataset changed while this update ran; retry it." }),
-          );
+          return Effect.fail(conflicts.staleDataset());
         }
         const holder = nameOwner(next.ownerId, next.name);
-        if (holder && holder.id !== next.id) return Effect.fail(nameTaken(next.name));
+        if (holder && holder.id !== next.id) return Effect.fail(conflicts.nameTaken(next.name));
         state.datasets.set(next.id, next);
         return Effect.void;
       }),

@@ -1,4 +1,4 @@
-import { Conflict, StorageFailure } from "@gleaner/core";
+import { type Conflict, StorageFailure } from "@gleaner/core";
 
 // Pure error and configuration helpers: what a driver error means for the port, and what the
 // configured URL and the server's `hello` answer say, without a server.
@@ -43,18 +43,7 @@ export class ConflictSignal extends Error {
 }
 
 /** The port's messages, word for word the memory store's. */
-export const conflicts = {
-  ownerExists: (name: string) => new Conflict({ code: "owner_exists", message: `An owner named "${name}" exists.` }),
-  nameTaken: (name: string) =>
-    new Conflict({ code: "name_taken", message: `You already have a dataset named "${name}".` }),
-  staleDataset: () =>
-    new Conflict({ code: "stale_dataset", message: "The dataset changed while this update ran; retry it." }),
-  runInProgress: () =>
-    new Conflict({ code: "run_in_progress", message: "A run of this dataset is already queued or running." }),
-  duplicateRequest: () => new Conflict({ code: "duplicate_request", message: "This requestId was already used." }),
-  staleRevision: () =>
-    new Conflict({ code: "stale_revision", message: "The row has a newer revision than expectedRevisionId." }),
-} as const;
+export { conflicts } from "@gleaner/core";
 
 /** Unique index name -> the Conflict its violation means, per operation. */
 export type ConflictsByIndex = Readonly<Record<string, () => Conflict>>;

@@ -1,4 +1,4 @@
-import { Conflict, StorageFailure } from "@gleaner/core";
+import { type Conflict, conflicts, StorageFailure } from "@gleaner/core";
 import { Effect, Exit } from "effect";
 import type pg from "pg";
 
@@ -73,30 +73,22 @@ const violatedUnique = (failure: StorageFailure): string | undefined => {
 
 /**
  * Turns unique violations of the named constraints into the port's Conflicts; every other failure
- * passes through. The memory adapter's messages are repeated word for word.
+ * passes through. The conflicts themselves are core's (`conflicts`), worded once for every store.
  */
 export const conflictsOn =
-  (conflicts: Readonly<Record<string, () => Conflict>>) =>
+  (byConstraint: Readonly<Record<string, () => Conflict>>) =>
   <A, E>(self: Effect.Effect<A, E>): Effect.Effect<A, E | Conflict> =>
     Effect.mapError(self, (error): E | Conflict => {
       if (!(error instanceof StorageFailure)) return error;
       const constraint = violatedUnique(error);
-      const conflict = constraint === undefined ? undefined : conflicts[constraint];
+      const conflict = constraint === undefined ? undefined : byConstraint[constraint];
       return conflict ? conflict() : error;
     });
 
-export const nameTaken = (name: string) => () =>
-  new Conflict({ code: "name_taken", message: `You already have a dataset named "${name}".` });
-export const ownerExists = (name: string) => () =>
-  new Conflict({ code: "owner_exists", message: `An owner named "${name}" exists.` });
-export const staleDataset = () =>
-  new Conflict({ code: "stale_dataset", message: "The dataset changed while this update ran; retry it." });
-export const runInProgress = () =>
-  new Conflict({ code: "run_in_progress", message: "A run of this dataset is already queued or running." });
-export const duplicateRequest = () =>
-  new Conflict({ code: "duplicate_request", message: "This requestId was already used." });
-export const staleRevision = () =>
-  new Conflict({ code: "stale_revision", message: "The row has a newer revision than expectedRevisionId." });
+// Thunks for conflictsOn(): built when a unique constraint fires, worded once in core.
+export const nameTaken = (name: string) => () => conflicts.nameTaken(name);
+export const ownerExists = (name: string) => () => conflicts.ownerExists(name);
+export const { staleDataset, runInProgress, duplicateRequest, staleRevision } = conflicts;
 
 const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 /**

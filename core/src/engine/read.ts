@@ -1,6 +1,6 @@
 import { Clock, Effect } from "effect";
 import { DocumentParser } from "../ports/document-parser.js";
-import { Fetcher, type FetchedPage, ReadFailed } from "../ports/fetcher.js";
+import { Fetcher, type FetchedPage, type ReadFailed } from "../ports/fetcher.js";
 import type { DatasetColumn } from "../schema/column.js";
 import type { ObservationEntry } from "../schema/row.js";
 import type { ReadFailure } from "../schema/run.js";
@@ -141,5 +141,3 @@ export const readSource = (source: Source, columns: ReadonlyArray<DatasetColumn>
     }
     return { pages, records, failures, coverage } satisfies ReadOutcome;
   });
-
-export { ReadFailed };
