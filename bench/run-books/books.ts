@@ -1,41 +1,15 @@
-// What every contender extracts from a listing page of the local books site. The dataset body is a copy of
-// conformance/src/books.ts `booksDataset(site, "next-link")` (not exported by @gleaner/conformance).
-import { BOOKS_SELECTORS } from "@gleaner/conformance";
+// What every contender extracts from a listing page of the local books site.
+import { booksDataset as conformanceBooksDataset, booksSiteAddresses } from "@gleaner/conformance";
 
 export const PAGES = 50;
 export const BOOKS = 1000;
 
-/** The Gleaner dataset: identity = the book's link, title and price required, price a number. */
-export const booksDataset = (siteUrl: string) => ({
-  name: `Books bench ${globalThis.crypto.randomUUID().slice(0, 8)}`,
-  columns: [
-    { name: "link", type: "string", key: true },
-    { name: "title", type: "string" },
-    { name: "price", type: "number" },
-    { name: "rating", type: "string" },
-    { name: "availability", type: "string" },
-    { name: "notes", type: "string", ownership: "user" },
-  ],
-  source: {
-    version: 1,
-    url: `${siteUrl}/index.html`,
-    itemSelector: BOOKS_SELECTORS.item,
-    fields: [
-      { name: "link", read: { selector: BOOKS_SELECTORS.link, kind: "attribute", attribute: "href" } },
-      {
-        name: "title",
-        read: { selector: BOOKS_SELECTORS.title, kind: "attribute", attribute: "title" },
-        required: true,
-      },
-      { name: "price", read: { selector: BOOKS_SELECTORS.price }, required: true },
-      { name: "rating", read: { selector: BOOKS_SELECTORS.rating, kind: "attribute", attribute: "class" } },
-      { name: "availability", read: { selector: BOOKS_SELECTORS.availability } },
-    ],
-    identity: { kind: "source-key", field: "link" },
-    pagination: { kind: "next-link", selector: BOOKS_SELECTORS.nextLink },
-    maxPages: PAGES,
-  },
-});
+/** The Gleaner dataset of the conformance suite: identity = the book's link, title and price required. */
+export const booksDataset = (siteUrl: string) =>
+  conformanceBooksDataset(booksSiteAddresses(siteUrl), "next-link", (body) => {
+    body.name = `Books bench ${globalThis.crypto.randomUUID().slice(0, 8)}`;
+    body.source.maxPages = PAGES;
+  });
 
 /** A row as the Crawlee contenders build it: the same five reads, link resolved, price a number. */
 export interface BookRow {

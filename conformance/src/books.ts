@@ -5,7 +5,7 @@ import { BOOKS_SELECTORS, type BooksSite } from "./sites/index.js";
 
 /** A dataset over the local books site: identity = the book's link, price required and numeric. */
 export const booksDataset = (
-  site: BooksSite,
+  site: Pick<BooksSite, "url" | "urlPattern" | "pageUrl">,
   pagination: "next-link" | "url-pattern" = "next-link",
   edit: (body: Body) => void = () => {},
 ): Body => {

@@ -1,14 +1,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import {
-  type BooksSite,
-  BOOKS_SELECTORS,
-  type Client,
-  loadBooks,
-  makeClient,
-  startBooksSite,
-} from "@gleaner/conformance";
+import { type BooksSite, booksDataset, type Client, loadBooks, makeClient, startBooksSite } from "@gleaner/conformance";
 import { type RunningHost, startHost } from "@gleaner/koa";
 import { PostgresStoreLive } from "@gleaner/postgres";
 import { expect } from "chai";
@@ -32,30 +25,14 @@ const cli = join(dirname(fileURLToPath(import.meta.url)), "../../../hosts/koa/di
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const terminal = new Set(["succeeded", "failed", "blocked", "held"]);
 
-const datasetBody = (site: BooksSite, n: number) => ({
-  name: `Crash books ${n} ${globalThis.crypto.randomUUID().slice(0, 8)}`,
-  columns: [
-    { name: "link", type: "string", key: true },
-    { name: "title", type: "string" },
-    { name: "price", type: "number" },
-  ],
-  source: {
-    version: 1,
-    url: `${site.url}/index.html`,
-    itemSelector: BOOKS_SELECTORS.item,
-    fields: [
-      { name: "link", read: { selector: BOOKS_SELECTORS.link, kind: "attribute", attribute: "href" } },
-      {
-        name: "title",
-        read: { selector: BOOKS_SELECTORS.title, kind: "attribute", attribute: "title" },
-        required: true,
-      },
-      { name: "price", read: { selector: BOOKS_SELECTORS.price }, required: true },
-    ],
-    identity: { kind: "source-key", field: "link" },
-    pagination: { kind: "next-link", selector: BOOKS_SELECTORS.nextLink },
-  },
-});
+/** The conformance suite's books dataset with three columns: small runs, many of them. */
+const datasetBody = (site: BooksSite, n: number) =>
+  booksDataset(site, "next-link", (body) => {
+    body.name = `Crash books ${n} ${globalThis.crypto.randomUUID().slice(0, 8)}`;
+    body.columns = body.columns.slice(0, 3);
+    body.source.fields = body.source.fields.slice(0, 3);
+    delete body.source.maxPages;
+  });
 
 await whenPostgresReachable("crash test: gleaner workers killed with SIGKILL", (baseUrl) => {
   describe("crash test: gleaner workers on postgres + agenda(postgres), killed with SIGKILL", function () {

@@ -96,6 +96,13 @@ export const BOOKS_SELECTORS = {
   endSelector: "li.current.last-page",
 } as const;
 
+/** The addresses of a books site served at `url` (this server, or one another process started). */
+export const booksSiteAddresses = (url: string): Pick<BooksSite, "url" | "urlPattern" | "pageUrl"> => ({
+  url,
+  urlPattern: `${url}/catalogue/page-{page}.html`,
+  pageUrl: (page) => `${url}/catalogue/page-${page}.html`,
+});
+
 export const DEFAULT_ROBOTS = "User-agent: *\nDisallow:\n";
 
 interface Block {
@@ -262,7 +269,6 @@ export async function startBooksSite(options: BooksSiteOptions = {}): Promise<Bo
   const url = `http://127.0.0.1:${port}`;
 
   return {
-    url,
     render,
     get books() {
       return current();
@@ -270,8 +276,7 @@ export async function startBooksSite(options: BooksSiteOptions = {}): Promise<Bo
     get pageCount() {
       return pageCountOf(current());
     },
-    urlPattern: `${url}/catalogue/page-{page}.html`,
-    pageUrl: (page) => `${url}/catalogue/page-${page}.html`,
+    ...booksSiteAddresses(url),
     setPrice(ref, price) {
       prices.set(known(ref).book_id, typeof price === "number" ? `£${price.toFixed(2)}` : price);
     },

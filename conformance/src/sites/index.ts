@@ -10,6 +10,7 @@ export {
 export { escapeHtml, type RenderMode, shortTitle } from "./books-markup.js";
 export {
   BOOKS_SELECTORS,
+  booksSiteAddresses,
   type BlockMode,
   type BlockOptions,
   type BooksSite,
