@@ -6,7 +6,8 @@ import type { ReadOutcome } from "./read.js";
 
 export const artifactBodyLimit = 64 * 1024;
 
-const sha256 = (text: string) =>
+/** The hex SHA-256 of a page body, taken once when the page is read. */
+export const sha256Hex = (text: string) =>
   Effect.promise(async () => {
     const digest = await globalThis.crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
     return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
@@ -14,62 +15,54 @@ const sha256 = (text: string) =>
 
 /** Page observations (one per page read) with their content digests and item entries. */
 export const observePages = (read: ReadOutcome, datasetId: DatasetId, runId: RunId, now: string) =>
-  Effect.forEach(read.pages, (p) =>
-    Effect.map(
-      sha256(p.page.body),
-      (digest): SourceObservation => ({
-        id: globalThis.crypto.randomUUID() as ObservationId,
-        sourceUrl: p.page.finalUrl,
-        observedAt: now,
-        contentDigest: `sha256:${digest}`,
-        entries: p.entries,
-        datasetId,
-        runId,
-        pageKey: p.page.finalUrl,
-        method: "deterministic",
-      }),
-    ),
+  read.pages.map(
+    (p): SourceObservation => ({
+      id: globalThis.crypto.randomUUID() as ObservationId,
+      sourceUrl: p.page.finalUrl,
+      observedAt: now,
+      contentDigest: `sha256:${p.sha256}`,
+      entries: p.entries,
+      datasetId,
+      runId,
+      pageKey: p.page.finalUrl,
+      method: "deterministic",
+    }),
   );
 
 /** Artifacts, facts and failures of a run: what diagnostics and the artifact endpoints show. */
-export const runEvidence = (
-  read: ReadOutcome,
-  runId: RunId,
-  now: string,
-  trace: RunEvidence["trace"],
-  extraFailures: RunEvidence["failures"] = [],
-) =>
-  Effect.gen(function* () {
-    const artifacts: RunArtifact[] = [];
-    for (const p of read.pages) {
-      const size = new TextEncoder().encode(p.page.body).byteLength;
-      artifacts.push({
-        id: globalThis.crypto.randomUUID(),
-        runId,
-        kind: "page",
-        url: p.page.finalUrl,
-        contentType: p.page.contentType,
-        sha256: yield* sha256(p.page.body),
-        size,
-        truncated: size > artifactBodyLimit,
-        body: size > artifactBodyLimit ? null : p.page.body,
-        createdAt: now,
-      });
-    }
-    const facts: RecordFact[] = read.records.map((r) => ({
-      rowKey: r.rowKey,
-      pageUrl: r.pageUrl,
-      index: r.index,
-      cells: [...r.cells].map(([fieldId, cell]) => ({
-        fieldId,
-        value: cell.value,
-        missingReason: cell.missingReason,
-        raw: cell.raw,
-      })),
-    }));
-    const failures: RunEvidence["failures"] = [
-      ...read.failures.map((f) => ({ stage: "retrieval", code: f.failure.reason, detail: f.message, url: f.url })),
-      ...extraFailures,
-    ];
-    return { trace, artifacts, facts, failures } satisfies RunEvidence;
-  });
+export const runEvidence = (read: ReadOutcome, runId: RunId, now: string, trace: RunEvidence["trace"]): RunEvidence => {
+  const artifacts: RunArtifact[] = [];
+  for (const p of read.pages) {
+    const size = new TextEncoder().encode(p.page.body).byteLength;
+    artifacts.push({
+      id: globalThis.crypto.randomUUID(),
+      runId,
+      kind: "page",
+      url: p.page.finalUrl,
+      contentType: p.page.contentType,
+      sha256: p.sha256,
+      size,
+      truncated: size > artifactBodyLimit,
+      body: size > artifactBodyLimit ? null : p.page.body,
+      createdAt: now,
+    });
+  }
+  const facts: RecordFact[] = read.records.map((r) => ({
+    rowKey: r.rowKey,
+    pageUrl: r.pageUrl,
+    index: r.index,
+    cells: [...r.cells].map(([fieldId, cell]) => ({
+      fieldId,
+      value: cell.value,
+      missingReason: cell.missingReason,
+      raw: cell.raw,
+    })),
+  }));
+  const failures = read.failures.map((f) => ({
+    stage: "retrieval",
+    code: f.failure.reason,
+    detail: f.message,
+    url: f.url,
+  }));
+  return { trace, artifacts, facts, failures };
+};

@@ -61,7 +61,7 @@ export const executeRun = (job: RunJob, redelivered: boolean) =>
           failures: [],
           coverage: { complete: false, reason: error },
         };
-        const evidence = yield* runEvidence(read ?? empty, run.id, completedAt, traceOf(run, recorder, completedAt));
+        const evidence = runEvidence(read ?? empty, run.id, completedAt, traceOf(run, recorder, completedAt));
         return yield* storage.finishRun(finished, evidence);
       });
 
@@ -113,7 +113,7 @@ export const executeRun = (job: RunJob, redelivered: boolean) =>
         const pages = new Set(read.pages.map((p) => p.page.finalUrl)).size;
         for (let attempt = 1; attempt <= maxAcceptAttempts; attempt++) {
           const completedAt = iso(yield* Clock.currentTimeMillis);
-          const observations = yield* observePages(read, run.datasetId, run.id, completedAt);
+          const observations = observePages(read, run.datasetId, run.id, completedAt);
           const observationByPage = new Map(observations.map((o) => [o.sourceUrl, o.id]));
           const current = yield* storage.loadRows(run.datasetId);
           const plan = reconcile({
@@ -133,7 +133,7 @@ export const executeRun = (job: RunJob, redelivered: boolean) =>
             startedAt: completedAt,
             durationMs: Math.max(0, Math.round(acceptStarted - Date.parse(completedAt))),
           });
-          const evidence = yield* runEvidence(read, run.id, completedAt, traceOf(run, recorder, completedAt));
+          const evidence = runEvidence(read, run.id, completedAt, traceOf(run, recorder, completedAt));
           const outcome = yield* storage.acceptRun({
             run: {
               ...run,

@@ -6,12 +6,15 @@ import type { ObservationEntry } from "../schema/row.js";
 import type { ReadFailure } from "../schema/run.js";
 import type { Source } from "../schema/source.js";
 import type { Coverage } from "./checks.js";
+import { sha256Hex } from "./evidence.js";
 import { type ExtractedRecord, extractPage } from "./extract.js";
 import type { TraceRecorder } from "./trace.js";
 
 /** A page that was read and extracted. */
 export interface ReadPage {
   readonly page: FetchedPage;
+  /** Hex SHA-256 of the body: the observation's content digest and the artifact's hash. */
+  readonly sha256: string;
   readonly entries: ReadonlyArray<ObservationEntry>;
   readonly records: ReadonlyArray<ExtractedRecord>;
 }
@@ -101,6 +104,7 @@ export const readSource = (source: Source, columns: ReadonlyArray<DatasetColumn>
       }
       const page = result.right;
       visited.add(page.finalUrl);
+      const sha256 = yield* sha256Hex(page.body);
       const document = yield* Effect.orDie(parser.parse(page.body, page.finalUrl));
       try {
         const remaining = source.maxItems - records.length;
@@ -120,6 +124,7 @@ export const readSource = (source: Source, columns: ReadonlyArray<DatasetColumn>
         });
         if (found > remaining) {
           pages.push({
+            sha256,
             page,
             entries: extracted.entries.slice(0, remaining),
             records: extracted.records.slice(0, remaining),
@@ -131,7 +136,7 @@ export const readSource = (source: Source, columns: ReadonlyArray<DatasetColumn>
           };
           break;
         }
-        pages.push({ page, ...extracted });
+        pages.push({ page, sha256, ...extracted });
         records.push(...extracted.records);
         const next: string | null = nextUrl(source, document, document.resolveUrl, pages.length - 1);
         url = next !== null && !visited.has(next) ? next : null;
