@@ -22,8 +22,6 @@ export interface Owner extends Client {
  * supported, and the suite prints each capability it leaves out and why: no silent skips.
  */
 export interface Supports {
-  /** State outlives the host process (a restarted host sees the same data). */
-  readonly durable?: boolean;
   /**
    * Routines fire on Effect's Clock, so a host on TestClock can be driven in virtual time (default
    * true). A queue whose scheduler keeps its own real-time timers (Agenda) sets false, and the

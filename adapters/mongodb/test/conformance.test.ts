@@ -18,7 +18,7 @@ const queueSet = await (async () => {
 whenMongoConfigured("Gleaner conformance: mongodb", (url) => {
   const database = freshDatabase();
   describe(`mongodb adapter (database ${database})`, () => {
-    suite({ name: "mongodb", layer: () => MongoStoreLive({ url, database }), supports: { durable: true } });
+    suite({ name: "mongodb", layer: () => MongoStoreLive({ url, database }) });
     after(() => dropDatabase(url, database));
   });
 });
@@ -32,7 +32,7 @@ whenMongoConfigured("Gleaner conformance: mongodb + agenda(mongodb)", (url) => {
       layer: () => MongoStoreLive({ url, database }),
       ...(queueSet ? { queue: () => queueSet(collection) } : {}),
       // Agenda's scheduler fires on real time: the schedule cases (virtual time) are left out.
-      supports: { durable: true, virtualTime: false },
+      supports: { virtualTime: false },
     });
     after(async () => {
       await dropDatabase(url, database);
