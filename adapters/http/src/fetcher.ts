@@ -1,16 +1,17 @@
 import {
-  Fetcher,
+  type Fetcher,
   type FetcherService,
-  InvalidReadingConfig,
+  type InvalidReadingConfig,
   ROBOTS_MAX_BYTES,
   RobotsCache,
+  scopedFetcher,
   type RobotsClient,
   RobotsGate,
   type Route,
   readWithAttempts,
   resolveSafeAddress,
 } from "@gleaner/core";
-import { Effect, Layer } from "effect";
+import type { Layer } from "effect";
 import { Agent, type Dispatcher, ProxyAgent } from "undici";
 import { type HttpFetcherConfig, type ResolvedConfig, resolveConfig } from "./config.js";
 import { readOnce } from "./page-reader.js";
@@ -99,20 +100,4 @@ export const makeHttpFetcher = (config: ResolvedConfig): HttpFetcher => {
  * Connections are closed when the Layer's scope ends.
  */
 export const HttpFetcherLive = (config: HttpFetcherConfig = {}): Layer.Layer<Fetcher, InvalidReadingConfig> =>
-  Layer.scoped(
-    Fetcher,
-    Effect.gen(function* () {
-      const resolved = yield* Effect.try({
-        try: () => resolveConfig(config),
-        catch: (error) =>
-          error instanceof InvalidReadingConfig
-            ? error
-            : new InvalidReadingConfig({ setting: "fetcher", message: String(error) }),
-      });
-      const fetcher = yield* Effect.acquireRelease(
-        Effect.sync(() => makeHttpFetcher(resolved)),
-        (made) => Effect.promise(() => made.close()),
-      );
-      return fetcher.service;
-    }),
-  );
+  scopedFetcher(() => resolveConfig(config), makeHttpFetcher);

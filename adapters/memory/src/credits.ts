@@ -1,20 +1,11 @@
-import { type CreditsService, type LedgerEntry, newId, nowIso } from "@gleaner/core";
+import { type CreditsService, grantEntry } from "@gleaner/core";
 import { Effect } from "effect";
 import type { MemoryState } from "./state.js";
 
 export const makeMemoryCredits = (state: MemoryState): CreditsService => ({
   balance: (ownerId) => Effect.sync(() => state.balanceOf(ownerId)),
   grant: (ownerId, amount) =>
-    Effect.map(nowIso, (createdAt) => {
-      const entry: LedgerEntry = {
-        id: newId(),
-        kind: "grant",
-        amount,
-        runId: null,
-        datasetId: null,
-        pages: null,
-        createdAt,
-      };
+    Effect.map(grantEntry(amount), (entry) => {
       state.ledger.push({ ...entry, ownerId });
       return entry;
     }),

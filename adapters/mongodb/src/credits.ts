@@ -1,4 +1,4 @@
-import { type CreditsService, type LedgerEntry, newId, nowIso, type OwnerId, type StorageFailure } from "@gleaner/core";
+import { type CreditsService, grantEntry, type OwnerId, type StorageFailure } from "@gleaner/core";
 import { Effect } from "effect";
 import { isUuid, toUuid } from "./bson.js";
 import { isDuplicateKey } from "./errors.js";
@@ -43,15 +43,7 @@ export const makeCredits = (mongo: Mongo): CreditsService => {
 
     grant: (ownerId, amount) =>
       Effect.gen(function* () {
-        const entry: LedgerEntry = {
-          id: newId(),
-          kind: "grant",
-          amount,
-          runId: null,
-          datasetId: null,
-          pages: null,
-          createdAt: yield* nowIso,
-        };
+        const entry = yield* grantEntry(amount);
         yield* ensureAccount(mongo, ownerId);
         yield* mongo.transaction("grant", async (session) => {
           const account = await accounts.findOneAndUpdate(

@@ -1,13 +1,14 @@
 import {
-  Fetcher,
+  type Fetcher,
   type FetcherService,
-  InvalidReadingConfig,
+  type InvalidReadingConfig,
   RobotsCache,
+  scopedFetcher,
   RobotsGate,
   type Route,
   readWithAttempts,
 } from "@gleaner/core";
-import { Effect, Layer } from "effect";
+import type { Layer } from "effect";
 import { BrowserKeeper } from "./browser-keeper.js";
 import { type PlaywrightFetcherConfig, type ResolvedConfig, resolveConfig } from "./config.js";
 import { startGuardProxy } from "./guard-proxy.js";
@@ -52,21 +53,4 @@ export const makePlaywrightFetcher = (config: ResolvedConfig): PlaywrightFetcher
  */
 export const PlaywrightFetcherLive = (
   config: PlaywrightFetcherConfig = {},
-): Layer.Layer<Fetcher, InvalidReadingConfig> =>
-  Layer.scoped(
-    Fetcher,
-    Effect.gen(function* () {
-      const resolved = yield* Effect.try({
-        try: () => resolveConfig(config),
-        catch: (error) =>
-          error instanceof InvalidReadingConfig
-            ? error
-            : new InvalidReadingConfig({ setting: "fetcher", message: String(error) }),
-      });
-      const fetcher = yield* Effect.acquireRelease(
-        Effect.sync(() => makePlaywrightFetcher(resolved)),
-        (made) => Effect.promise(() => made.close()),
-      );
-      return fetcher.service;
-    }),
-  );
+): Layer.Layer<Fetcher, InvalidReadingConfig> => scopedFetcher(() => resolveConfig(config), makePlaywrightFetcher);

@@ -2,9 +2,8 @@ import {
   type CreditsService,
   type DatasetId,
   type LedgerEntry,
+  grantEntry,
   type LedgerEntryId,
-  newId,
-  nowIso,
   type RunId,
 } from "@gleaner/core";
 import { Effect } from "effect";
@@ -44,15 +43,7 @@ export const makeCredits = (db: Db): CreditsService => ({
 
   grant: (ownerId, amount) =>
     Effect.gen(function* () {
-      const entry: LedgerEntry = {
-        id: newId(),
-        kind: "grant",
-        amount,
-        runId: null,
-        datasetId: null,
-        pages: null,
-        createdAt: yield* nowIso,
-      };
+      const entry = yield* grantEntry(amount);
       yield* db.query(
         `insert into ledger_entries (id, owner_id, kind, amount, run_id, dataset_id, pages, created_at)
          values ($1, $2, 'grant', $3, null, null, null, $4)`,

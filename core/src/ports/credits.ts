@@ -1,7 +1,9 @@
-import { Context, type Effect } from "effect";
+import { Context, Effect } from "effect";
 import type { StorageFailure } from "../errors.js";
 import type { OwnerId } from "../schema/ids.js";
+import { newId } from "../schema/ids.js";
 import type { LedgerEntry } from "../schema/usage.js";
+import { nowIso } from "../time.js";
 
 /**
  * Credit balances and their ledger. The balance always equals the sum of the owner's ledger
@@ -16,3 +18,15 @@ export interface CreditsService {
 }
 
 export class Credits extends Context.Tag("@gleaner/core/Credits")<Credits, CreditsService>() {}
+
+/** The ledger entry of a grant as every Credits adapter records it, stamped by Effect's Clock. */
+export const grantEntry = (amount: number): Effect.Effect<LedgerEntry> =>
+  Effect.map(nowIso, (createdAt) => ({
+    id: newId(),
+    kind: "grant",
+    amount,
+    runId: null,
+    datasetId: null,
+    pages: null,
+    createdAt,
+  }));

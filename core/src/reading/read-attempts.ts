@@ -1,10 +1,11 @@
-import { Clock, Duration, Effect } from "effect";
-import { type FetchedPage, type FetchRequest, ReadFailed } from "../ports/fetcher.js";
+import { Clock, Duration, Effect, Layer } from "effect";
+import { type FetchedPage, Fetcher, type FetcherService, type FetchRequest, ReadFailed } from "../ports/fetcher.js";
 import type { ReadFailure, ReadFailureReason } from "../schema/run.js";
 import type { RenderMode } from "../schema/source.js";
 import { originOnly } from "./origin.js";
 import { blockedReasons, planRoutes, type ProxyEndpoint, type Route } from "./proxy.js";
 import { type RetryPolicy, retryDelayMs } from "./retry.js";
+import { InvalidReadingConfig } from "./target-policy.js";
 
 /** One attempt at a page on one route, as every fetcher adapter reports it. Attempts never throw. */
 export type AttemptOutcome =
@@ -93,3 +94,30 @@ export const readWithAttempts = (plan: AttemptPlan) => {
       return yield* new ReadFailed({ failure: failure.failure, message: scrub(failure.message), attempts });
     });
 };
+
+/**
+ * A fetcher adapter as a Layer: its configuration resolved (a bad allow-list or proxy entry fails
+ * the Layer with InvalidReadingConfig naming the setting), the fetcher made, and closed when the
+ * Layer's scope ends.
+ */
+export const scopedFetcher = <C>(
+  resolve: () => C,
+  make: (config: C) => { readonly service: FetcherService; readonly close: () => Promise<void> },
+): Layer.Layer<Fetcher, InvalidReadingConfig> =>
+  Layer.scoped(
+    Fetcher,
+    Effect.gen(function* () {
+      const resolved = yield* Effect.try({
+        try: resolve,
+        catch: (error) =>
+          error instanceof InvalidReadingConfig
+            ? error
+            : new InvalidReadingConfig({ setting: "fetcher", message: String(error) }),
+      });
+      const made = yield* Effect.acquireRelease(
+        Effect.sync(() => make(resolved)),
+        (fetcher) => Effect.promise(() => fetcher.close()),
+      );
+      return made.service;
+    }),
+  );
