@@ -1,4 +1,9 @@
-/** A small HTTP client for the suite: real requests over loopback, answers kept whole. */
+import { contractOf } from "./contract.js";
+
+/**
+ * A small HTTP client for the suite: real requests over loopback, answers kept whole, and every
+ * answer checked against the server's OpenAPI document (contract.ts) unless `contract: false`.
+ */
 export interface Answer<T = any> {
   readonly status: number;
   readonly headers: Headers;
@@ -20,6 +25,8 @@ export interface RequestOptions {
   readonly rawBody?: string;
   readonly headers?: Record<string, string>;
   readonly query?: Record<string, string | number | ReadonlyArray<string>>;
+  /** false for requests the document cannot describe (raw protocol probes). */
+  readonly contract?: boolean;
 }
 
 export const makeClient = (baseUrl: string, key: string | null): Client => {
@@ -40,6 +47,15 @@ export const makeClient = (baseUrl: string, key: string | null): Client => {
       parsed = text ? JSON.parse(text) : null;
     } catch {
       // keep the text: a non-JSON answer is itself something a test should see
+    }
+    if (options.contract !== false) {
+      (await contractOf(baseUrl)).check({
+        method,
+        path: url.pathname,
+        status: response.status,
+        headers: response.headers,
+        body: parsed,
+      });
     }
     return {
       status: response.status,

@@ -77,6 +77,22 @@ export class QueueUnavailable extends Schema.TaggedError<QueueUnavailable>()("Qu
   readonly code = "queue_unavailable";
 }
 
+/** 422: a research run was asked for, but this server has no language model configured. */
+export class ResearchUnavailable extends Schema.TaggedError<ResearchUnavailable>()("ResearchUnavailable", {
+  message: Schema.String,
+  details: Schema.Array(ErrorDetail),
+}) {
+  readonly code = "research_unavailable";
+}
+
+/** 503 from the readiness check: a dependency (storage, queue) does not answer yet. */
+export class NotReady extends Schema.TaggedError<NotReady>()("NotReady", {
+  message: Schema.String,
+  details: Schema.Array(ErrorDetail),
+}) {
+  readonly code = "not_ready";
+}
+
 /** A storage or infrastructure failure: the request may be retried; nothing was half-written. */
 export class StorageFailure extends Schema.TaggedError<StorageFailure>()("StorageFailure", {
   message: Schema.String,
@@ -93,6 +109,8 @@ export type ApiError =
   | Conflict
   | InsufficientCredits
   | QueueUnavailable
+  | ResearchUnavailable
+  | NotReady
   | StorageFailure;
 
 /** Every error code the API can answer with, for the OpenAPI document and clients. */
@@ -116,4 +134,6 @@ export const errorCodes = [
   "payload_too_large",
   "unsupported_media_type",
   "method_not_allowed",
+  "research_unavailable",
+  "not_ready",
 ] as const;

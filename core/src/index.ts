@@ -39,3 +39,7 @@ export * from "./rules/cron.js";
 export * from "./rules/schedule-state.js";
 export * from "./engine/routines-live.js";
 export * from "./usecases/routines.js";
+export * from "./schema/query.js";
+export * from "./schema/responses.js";
+export * from "./schema/requests-runs.js";
+export * from "./usecases/readiness.js";

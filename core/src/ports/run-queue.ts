@@ -45,6 +45,8 @@ export interface RunQueueService {
   readonly setRoutine: (routine: Routine) => Effect.Effect<void, QueueUnavailable>;
   /** Cancels the dataset's routine (no-op when it has none). */
   readonly removeRoutine: (datasetId: DatasetId) => Effect.Effect<void>;
+  /** Optional readiness probe (`/readyz`): succeeds when the queue's backend answers. */
+  readonly ping?: Effect.Effect<void, QueueUnavailable>;
   /** Fires due routines into `handler` until the scope closes. */
   readonly consumeRoutines: (
     handler: (tick: RoutineTick) => Effect.Effect<void>,

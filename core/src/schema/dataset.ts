@@ -1,4 +1,5 @@
 import { Schema } from "effect";
+import { QueryInt } from "./query.js";
 import { ColumnInput, DatasetColumn } from "./column.js";
 import { DatasetId, DateTime, RunId } from "./ids.js";
 import { RunStatus } from "./run.js";
@@ -63,9 +64,7 @@ export type UpdateDatasetRequest = typeof UpdateDatasetRequest.Type;
 
 export const DatasetListQuery = Schema.Struct({
   cursor: Schema.optional(Schema.String.pipe(Schema.minLength(1), Schema.maxLength(1000))),
-  limit: Schema.optionalWith(Schema.NumberFromString.pipe(Schema.int(), Schema.between(1, 100)), {
-    default: () => 20,
-  }),
+  limit: Schema.optionalWith(QueryInt(1, 100), { default: () => 20 }),
 });
 export type DatasetListQuery = typeof DatasetListQuery.Type;
 

@@ -1,5 +1,6 @@
 import { Schema } from "effect";
 import { DateTime, RevisionId } from "./ids.js";
+import { QueryInt } from "./query.js";
 import { RowStatus, Scalar } from "./row.js";
 
 /** Endpoint 5 query. `status` arrives as a string, or an array when repeated. */
@@ -7,25 +8,17 @@ export const RowListQuery = Schema.Struct({
   since: Schema.optional(DateTime),
   status: Schema.optional(Schema.Union(RowStatus, Schema.Array(RowStatus))),
   cursor: Schema.optional(Schema.String.pipe(Schema.minLength(1), Schema.maxLength(1000))),
-  limit: Schema.optionalWith(Schema.NumberFromString.pipe(Schema.int(), Schema.between(1, 500)), {
-    default: () => 100,
-  }),
+  limit: Schema.optionalWith(QueryInt(1, 500), { default: () => 100 }),
 });
 export type RowListQuery = typeof RowListQuery.Type;
 
-const Sequence = Schema.NumberFromString.pipe(
-  Schema.int(),
-  Schema.greaterThanOrEqualTo(0),
-  Schema.lessThanOrEqualTo(Number.MAX_SAFE_INTEGER),
-);
+const Sequence = QueryInt(0);
 
 /** Endpoint 8 query. The rules between parameters (after <= through, fieldId needs rowId) live in the use case. */
 export const ChangeQuery = Schema.Struct({
   after: Schema.optional(Sequence),
   through: Schema.optional(Sequence),
-  limit: Schema.optionalWith(Schema.NumberFromString.pipe(Schema.int(), Schema.between(1, 100)), {
-    default: () => 50,
-  }),
+  limit: Schema.optionalWith(QueryInt(1, 100), { default: () => 50 }),
   rowId: Schema.optional(Schema.UUID),
   fieldId: Schema.optional(Schema.UUID),
 });

@@ -9,7 +9,7 @@ import { findDataset } from "./datasets.js";
 import { findRun } from "./runs.js";
 
 const Text = Schema.String.pipe(Schema.minLength(1), Schema.maxLength(200));
-const DiagnosticsQuery = Schema.Struct({
+export const DiagnosticsQuery = Schema.Struct({
   summary: Schema.optional(Schema.Literal("true", "false")),
   entity: Schema.optional(Text),
   field: Schema.optional(Text),

@@ -9,6 +9,7 @@ import type { DatasetId, OwnerId, RunId } from "../schema/ids.js";
 import type { Run } from "../schema/run.js";
 import { nowIso } from "../time.js";
 import { findDataset } from "./datasets.js";
+import { QueryInt } from "../schema/query.js";
 
 export const toRun = (r: RunRecord): Run => ({
   id: r.id,
@@ -83,8 +84,8 @@ export const emptyTrace = (run: RunRecord) => ({
   harnessVersion: null,
 });
 
-const RunListQuery = Schema.Struct({
-  limit: Schema.optionalWith(Schema.NumberFromString.pipe(Schema.int(), Schema.between(1, 100)), { default: () => 20 }),
+export const RunListQuery = Schema.Struct({
+  limit: Schema.optionalWith(QueryInt(1, 100), { default: () => 20 }),
 });
 
 /** Endpoint 9: the dataset's runs, newest first. */

@@ -7,7 +7,7 @@ import { readConfig } from "./config.js";
 import { serviceLayer } from "./layers.js";
 import { startHost } from "./host.js";
 import { select, storePlugins } from "./plugins.js";
-import { runUseCase } from "./runtime.js";
+import { runUseCase } from "./http/runtime.js";
 
 const usage = `Usage: gleaner <command> [options]
 

@@ -7,13 +7,9 @@ import { pino, type Logger } from "pino";
 import type { HostConfig } from "./config.js";
 import { createApp } from "./http/app.js";
 import type { GleanerState } from "./http/middleware.js";
-import { buildOpenApi } from "./openapi.js";
 import { type LayerOverrides, onVirtualClock, serviceLayer } from "./layers.js";
-import { datasetsRouter } from "./routes/datasets.js";
-import { rowsRouter } from "./routes/rows.js";
-import { runsRouter } from "./routes/runs.js";
-import { usageRouter } from "./routes/usage.js";
-import type { GleanerRuntime, GleanerServices } from "./runtime.js";
+import { routes } from "./api/table.js";
+import type { GleanerRuntime, GleanerServices } from "./http/runtime.js";
 
 /**
  * The composition root. inversify wires only the host's own parts (configuration, logger, the
@@ -97,8 +93,7 @@ export const buildContainer = ({
       runtime,
       logger: ctx.get<Logger>(TOKENS.Logger),
       bodyLimitBytes: config.bodyLimitBytes,
-      routers: [datasetsRouter(runtime), runsRouter(runtime), rowsRouter(runtime), usageRouter(runtime)],
-      openapi: buildOpenApi,
+      routes,
     });
   });
   container.bind(TOKENS.HttpServer).to(HttpServer);

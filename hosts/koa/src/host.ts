@@ -5,7 +5,7 @@ import type { Logger } from "pino";
 import { type HostConfig, readConfig } from "./config.js";
 import { buildContainer, type HttpServer, TOKENS } from "./container.js";
 import type { LayerOverrides } from "./layers.js";
-import { type GleanerRuntime, runUseCase } from "./runtime.js";
+import { type GleanerRuntime, runUseCase } from "./http/runtime.js";
 
 export interface RunningHost {
   readonly url: string;

@@ -13,6 +13,8 @@ const statusByTag: Record<ApiError["_tag"], number> = {
   Conflict: 409,
   InsufficientCredits: 402,
   QueueUnavailable: 503,
+  ResearchUnavailable: 422,
+  NotReady: 503,
   StorageFailure: 500,
 };
 

@@ -1,7 +1,7 @@
 import { authenticate, type Owner, ownerBalance } from "@gleaner/core";
 import type { Middleware } from "koa";
 import type { Logger } from "pino";
-import { type GleanerRuntime, runUseCase } from "../runtime.js";
+import { type GleanerRuntime, runUseCase } from "./runtime.js";
 import { HttpError, internalError } from "./errors.js";
 
 export interface GleanerState {
@@ -77,7 +77,7 @@ export const requireOwner =
 /** A body-carrying request must be JSON; anything else would be silently read as `{}`. */
 export const requireJsonBody: Middleware = async (ctx, next) => {
   const hasBody = Number(ctx.get("Content-Length") || 0) > 0 || ctx.get("Transfer-Encoding") !== "";
-  if (hasBody && !ctx.is("application/json", "application/*+json")) {
+  if (hasBody && !ctx.is("application/json", "application/merge-patch+json")) {
     throw new HttpError(415, "unsupported_media_type", "Send the body as application/json.");
   }
   await next();

@@ -1,8 +1,8 @@
 import type { ApiError } from "@gleaner/core";
 import { Cause, type Effect, Exit, type ManagedRuntime, Option } from "effect";
-import { HttpError, internalError } from "./http/errors.js";
+import { HttpError, internalError } from "./errors.js";
 
-import type { GleanerServices } from "./layers.js";
+import type { GleanerServices } from "../layers.js";
 
 export type { GleanerServices };
 export type GleanerRuntime = ManagedRuntime.ManagedRuntime<GleanerServices, unknown>;

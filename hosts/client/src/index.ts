@@ -1,0 +1,58 @@
+import createClient, { type Client } from "openapi-fetch";
+import type { components, operations, paths } from "./schema.js";
+
+export type { components, operations, paths };
+export type GleanerClient = Client<paths>;
+export type Run = components["schemas"]["Run"];
+export type RunTrace = components["schemas"]["RunTrace"];
+
+export interface ClientOptions {
+  /** The server's base address, e.g. http://localhost:8080 (no /v1). */
+  readonly baseUrl: string;
+  /** An API key: gl_… */
+  readonly apiKey: string;
+  /** A fetch to use instead of the global one (tests, proxies). */
+  readonly fetch?: typeof fetch;
+}
+
+/**
+ * A typed client for every operation of the API, generated from its OpenAPI document
+ * (openapi-typescript types, openapi-fetch calls): paths, parameters, bodies and answers are checked
+ * by the compiler, so a client cannot drift from the server it was generated from.
+ *
+ *   const gleaner = createGleanerClient({ baseUrl, apiKey });
+ *   const { data, error } = await gleaner.GET("/v1/datasets/{datasetId}", { params: { path: { datasetId } } });
+ */
+export const createGleanerClient = ({ baseUrl, apiKey, fetch: fetchImpl }: ClientOptions): GleanerClient =>
+  createClient<paths>({
+    baseUrl,
+    headers: { Authorization: `Bearer ${apiKey}` },
+    ...(fetchImpl ? { fetch: fetchImpl } : {}),
+  });
+
+const terminal = new Set(["succeeded", "failed", "blocked", "held"]);
+
+export interface WaitOptions {
+  /** Called with the run and its trace after every poll (progress displays). */
+  readonly onProgress?: (run: Run, trace: RunTrace | null) => void;
+  readonly intervalMs?: number;
+  readonly timeoutMs?: number;
+}
+
+/** Polls a run until it is finished (succeeded, failed, blocked or held) and returns it. */
+export const waitForRun = async (client: GleanerClient, runId: string, options: WaitOptions = {}): Promise<Run> => {
+  const deadline = Date.now() + (options.timeoutMs ?? 10 * 60_000);
+  for (;;) {
+    const { data, error } = await client.GET("/v1/runs/{runId}", { params: { path: { runId } } });
+    if (error) throw new Error(`Reading run ${runId} failed: ${error.error.code}: ${error.error.message}`);
+    let trace: RunTrace | null = null;
+    if (options.onProgress) {
+      const answer = await client.GET("/v1/runs/{runId}/trace", { params: { path: { runId } } });
+      trace = answer.data?.trace ?? null;
+      options.onProgress(data.run, trace);
+    }
+    if (terminal.has(data.run.status)) return data.run;
+    if (Date.now() > deadline) throw new Error(`Run ${runId} did not finish in time (status ${data.run.status}).`);
+    await new Promise((resolve) => setTimeout(resolve, options.intervalMs ?? 500));
+  }
+};

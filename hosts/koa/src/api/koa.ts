@@ -1,0 +1,66 @@
+import Router from "@koa/router";
+import { bodyParser } from "@koa/bodyparser";
+import { NotFound } from "@gleaner/core";
+import type { Middleware } from "koa";
+import { HttpError } from "../http/errors.js";
+import { type GleanerState, requireJsonBody, requireOwner } from "../http/middleware.js";
+import { type GleanerRuntime, runUseCase } from "../http/runtime.js";
+import { isRaw, type Route } from "./route.js";
+
+const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** `/v1/datasets/{datasetId}` -> `/v1/datasets/:datasetId` */
+export const koaPath = (path: string): string => path.replace(/\{([^}]+)\}/g, ":$1");
+
+export interface RouterOptions {
+  readonly runtime: GleanerRuntime;
+  readonly bodyLimitBytes: number;
+}
+
+/**
+ * One Koa router for the whole table. Each route gets the middleware its entry implies:
+ * authentication, a JSON body parser (JSON and merge-patch JSON; anything else is 415), and path
+ * ids that are not UUIDs answered as the 404 an unknown id gets.
+ */
+export const buildRouter = (routes: ReadonlyArray<Route>, { runtime, bodyLimitBytes }: RouterOptions) => {
+  const router = new Router<GleanerState>();
+  const parseJson = bodyParser({
+    enableTypes: ["json"],
+    extendTypes: { json: ["application/json", "application/merge-patch+json"] },
+    jsonLimit: bodyLimitBytes,
+  }) as unknown as Middleware<GleanerState>;
+  for (const route of routes) {
+    const chain: Middleware<GleanerState>[] = [];
+    if (route.auth) chain.push(requireOwner(runtime));
+    if (route.body) chain.push(requireJsonBody, parseJson);
+    chain.push(async (ctx) => {
+      const params: Record<string, string> = {};
+      for (const [name, param] of Object.entries(route.pathParams ?? {})) {
+        const value = ctx.params[name];
+        if (!value || !uuid.test(value)) {
+          throw HttpError.fromApiError(new NotFound({ resource: param.resource, id: value ?? "" }));
+        }
+        params[name] = value.toLowerCase();
+      }
+      const answer = await runUseCase(
+        runtime,
+        route.handle({
+          owner: ctx.state.owner!,
+          params,
+          query: ctx.query as Record<string, unknown>,
+          body: (ctx.request as { body?: unknown }).body,
+        }),
+      );
+      ctx.status = route.success.status;
+      if (isRaw(answer)) {
+        ctx.type = answer.contentType;
+        for (const [name, value] of Object.entries(answer.headers ?? {})) ctx.set(name, value);
+        ctx.body = answer.body;
+      } else {
+        ctx.body = answer;
+      }
+    });
+    router.register(koaPath(route.path), [route.method.toUpperCase()], chain);
+  }
+  return router;
+};

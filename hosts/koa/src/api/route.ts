@@ -1,0 +1,83 @@
+import type { ApiError, Owner } from "@gleaner/core";
+import type { Effect, Schema } from "effect";
+import type { GleanerServices } from "../layers.js";
+
+/** What a handler gets: the owner (for authenticated routes), path ids, the raw query and body. */
+export interface RouteInput {
+  readonly owner: Owner;
+  /** Path parameters, already checked to be UUIDs and lower-cased. */
+  readonly params: Readonly<Record<string, string>>;
+  /** The query as Koa parsed it; the use case decodes it with the route's `query` schema. */
+  readonly query: Record<string, unknown>;
+  readonly body: unknown;
+}
+
+/** A non-JSON answer (the OpenAPI document is JSON too; this is for streams and text). */
+export interface RawAnswer {
+  readonly raw: true;
+  readonly contentType: string;
+  readonly body: string | Buffer | NodeJS.ReadableStream;
+  readonly headers?: Readonly<Record<string, string>>;
+}
+
+export type PathParam = { readonly resource: string; readonly description: string };
+
+/**
+ * One operation of the HTTP API, the single source for the Koa router and the OpenAPI document.
+ * Schemas are core's own (the same ones the use cases decode with), so limits are written once.
+ */
+export interface Route {
+  readonly method: "get" | "post" | "patch" | "delete";
+  /** OpenAPI-style path: `/v1/datasets/{datasetId}`. */
+  readonly path: string;
+  readonly operationId: string;
+  readonly tag: string;
+  readonly summary: string;
+  readonly description: string;
+  /** false for the public meta routes (health, readiness, the document itself). */
+  readonly auth: boolean;
+  readonly pathParams?: Readonly<Record<string, PathParam>>;
+  readonly query?: Schema.Schema.AnyNoContext;
+  readonly body?: { readonly schema: Schema.Schema.AnyNoContext; readonly required: boolean };
+  readonly success: {
+    readonly status: number;
+    readonly description: string;
+    /** The JSON schema of the answer; null for a non-JSON answer described by `contentTypes`. */
+    readonly schema: Schema.Schema.AnyNoContext | null;
+    readonly contentTypes?: ReadonlyArray<string>;
+  };
+  /**
+   * Error statuses this operation documents beyond the ones every route of its shape has
+   * (401, 404 for path ids, 400 for queries, 413/415/422 for bodies, 500), with their codes.
+   */
+  readonly errors?: Readonly<Record<number, ReadonlyArray<string>>>;
+  readonly handle: (input: RouteInput) => Effect.Effect<unknown | RawAnswer, ApiError, GleanerServices>;
+}
+
+export const isRaw = (value: unknown): value is RawAnswer =>
+  typeof value === "object" && value !== null && (value as { raw?: unknown }).raw === true;
+
+/**
+ * Every status an operation can answer, with its error codes: the route's own plus the ones its
+ * shape implies. The Koa router and the document read this one function, so they cannot disagree.
+ */
+export const errorStatuses = (route: Route): ReadonlyMap<number, ReadonlyArray<string>> => {
+  const statuses = new Map<number, Set<string>>();
+  const add = (status: number, ...codes: string[]) => {
+    const set = statuses.get(status) ?? new Set<string>();
+    for (const code of codes) set.add(code);
+    statuses.set(status, set);
+  };
+  if (route.auth) add(401, "unauthorized");
+  if (route.pathParams && Object.keys(route.pathParams).length > 0) add(404, "not_found");
+  if (route.query) add(400, "bad_request");
+  if (route.body) {
+    add(400, "bad_request");
+    add(413, "payload_too_large");
+    add(415, "unsupported_media_type");
+    add(422, "validation_error");
+  }
+  for (const [status, codes] of Object.entries(route.errors ?? {})) add(Number(status), ...codes);
+  add(500, "internal_error");
+  return new Map([...statuses].sort(([a], [b]) => a - b).map(([status, codes]) => [status, [...codes]]));
+};
