@@ -12,10 +12,49 @@ export const parseErrorDetails = (error: ParseResult.ParseError): ErrorDetail[] 
   }));
 
 const options = { errors: "all", onExcessProperty: "error" } as const;
+const firstOnly = { errors: "first", onExcessProperty: "error" } as const;
 
-/** Decodes a request body: 422 `validation_error` listing every problem, unknown fields included. */
-export const decodeBody = <A, I>(schema: Schema.Schema<A, I>, body: unknown): Effect.Effect<A, ValidationError> =>
-  Either.match(Schema.decodeUnknownEither(schema, options)(body), {
+/** Deeper than any valid body (the deepest, a source read, is 5 levels): refused before decoding. */
+export const maxBodyDepth = 32;
+/** Above this many values a body is surely invalid somewhere; only its first problem is looked for. */
+const manyNodes = 5_000;
+
+/**
+ * Measures a parsed JSON body without recursion, so a body nested thousands of levels deep is
+ * measured, not a stack overflow. Stops as soon as the depth is exceeded.
+ */
+export const measureJson = (value: unknown): { readonly depth: number; readonly nodes: number } => {
+  let depth = 0;
+  let nodes = 0;
+  const stack: Array<[unknown, number]> = [[value, 1]];
+  while (stack.length > 0) {
+    const [current, level] = stack.pop()!;
+    nodes++;
+    if (level > depth) depth = level;
+    if (depth > maxBodyDepth) break;
+    if (typeof current === "object" && current !== null) {
+      for (const child of Array.isArray(current) ? current : Object.values(current)) stack.push([child, level + 1]);
+    }
+  }
+  return { depth, nodes };
+};
+
+/**
+ * Decodes a request body: 422 `validation_error` listing every problem, unknown fields included.
+ * A body nested deeper than any valid one is refused first (422 naming the depth), and a body with
+ * thousands of values is decoded only to its first problem, so a hostile body costs little.
+ */
+export const decodeBody = <A, I>(schema: Schema.Schema<A, I>, body: unknown): Effect.Effect<A, ValidationError> => {
+  const { depth, nodes } = measureJson(body);
+  if (depth > maxBodyDepth) {
+    return Effect.fail(
+      new ValidationError({
+        message: `The request body is nested more than ${maxBodyDepth} levels deep; no valid body is.`,
+        details: [{ path: "/", message: `is nested more than ${maxBodyDepth} levels deep` }],
+      }),
+    );
+  }
+  return Either.match(Schema.decodeUnknownEither(schema, nodes > manyNodes ? firstOnly : options)(body), {
     onLeft: (error) => {
       const details = parseErrorDetails(error);
       const first = details[0];
@@ -30,6 +69,7 @@ export const decodeBody = <A, I>(schema: Schema.Schema<A, I>, body: unknown): Ef
     },
     onRight: Effect.succeed,
   });
+};
 
 /**
  * Decodes query parameters: 400 `bad_request`, each detail naming the parameter. A repeated

@@ -1,3 +1,4 @@
+import { type AllowList, checkUrl } from "../reading/target-policy.js";
 import type { ErrorDetail } from "../errors.js";
 import type { ColumnInput } from "../schema/column.js";
 import type { CreateDatasetRequest } from "../schema/dataset.js";
@@ -124,6 +125,25 @@ const sourceProblems = (source: Source, columns: ReadonlyArray<ColumnInput>): Er
         problems.push({ path: "/source/url", message: `must equal the pagination pattern at startPage (${first})` });
       }
     }
+  }
+  return problems;
+};
+
+/**
+ * Addresses that can be judged without DNS: a source whose host is an IP literal in a refused range,
+ * or `localhost`, can never be read, so it is refused when the dataset is created (names that need
+ * DNS are still checked at read time, on every address they resolve to).
+ */
+export const sourceTargetProblems = (request: CreateDatasetRequest, allow: AllowList): ErrorDetail[] => {
+  const problems: ErrorDetail[] = [];
+  const refuse = (path: string, url: string) => {
+    const verdict = checkUrl(url, allow);
+    if (!verdict.allowed) problems.push({ path, message: `is not a public address: ${verdict.why}` });
+  };
+  refuse("/source/url", request.source.url);
+  const pagination = request.source.pagination;
+  if (pagination.kind === "url-pattern") {
+    refuse("/source/pagination/pattern", pagination.pattern.replace("{page}", String(pagination.startPage)));
   }
   return problems;
 };

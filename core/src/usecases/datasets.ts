@@ -4,7 +4,8 @@ import { decodeBody, decodeQuery } from "../decode.js";
 import { NotFound, ValidationError } from "../errors.js";
 import { Storage } from "../ports/storage.js";
 import { decodeCursor, encodeCursor } from "../rules/cursor.js";
-import { createDatasetProblems } from "../rules/dataset-rules.js";
+import { createDatasetProblems, sourceTargetProblems } from "../rules/dataset-rules.js";
+import { AllowedTargets } from "../reading/allowed-targets.js";
 import type { DatasetColumn } from "../schema/column.js";
 import { CreateDatasetRequest, type Dataset, DatasetListQuery, UpdateDatasetRequest } from "../schema/dataset.js";
 import { type DatasetId, type FieldId, newId, type OwnerId, type SchemaId } from "../schema/ids.js";
@@ -35,7 +36,7 @@ const invalid = (details: ValidationError["details"]) =>
 export const createDataset = (ownerId: OwnerId, body: unknown) =>
   Effect.gen(function* () {
     const request = yield* decodeBody(CreateDatasetRequest, body);
-    const problems = createDatasetProblems(request);
+    const problems = [...createDatasetProblems(request), ...sourceTargetProblems(request, yield* AllowedTargets)];
     if (problems.length > 0) return yield* Effect.fail(invalid(problems));
     const now = yield* nowIso;
     const id = newId<DatasetId>();

@@ -1,4 +1,5 @@
 import {
+  AllowedTargets,
   type Credits,
   type DocumentParser,
   Fetcher,
@@ -6,6 +7,7 @@ import {
   type RunQueue,
   RoutinesLive,
   RunWorkerLive,
+  parseAllowList,
   type Storage,
 } from "@gleaner/core";
 import { HttpFetcherLive } from "@gleaner/http";
@@ -56,6 +58,8 @@ export const serviceLayer = (
     overrides.queue ?? select(queuePlugins, config.queue, "GLEANER_QUEUE").layer(config),
     overrides.fetcher ?? fetcherLayer(config),
     overrides.parser ?? select(parserPlugins, config.parser, "GLEANER_PARSER").layer(config),
+    // The rules that refuse private source addresses at creation honour the same allow list as the fetchers.
+    Layer.sync(AllowedTargets, () => parseAllowList(config.allowPrivateTargets)),
   );
   return worker
     ? Layer.provideMerge(Layer.mergeAll(RunWorkerLive(config.workerConcurrency), RoutinesLive), adapters)

@@ -2,8 +2,16 @@ import type { ApiError, ErrorDetail } from "@gleaner/core";
 
 /** The error body of every 4xx/5xx answer (docs/decisions/0001-http-conventions.md). */
 export interface ErrorBody {
-  readonly error: { readonly code: string; readonly message: string; readonly details?: ReadonlyArray<ErrorDetail> };
+  readonly error: {
+    readonly code: string;
+    readonly message: string;
+    readonly details?: ReadonlyArray<ErrorDetail>;
+    readonly truncatedDetails?: number;
+  };
 }
+
+/** A body with thousands of problems gets the first few and a count, not a reply larger than the request. */
+export const maxDetails = 20;
 
 const statusByTag: Record<ApiError["_tag"], number> = {
   ValidationError: 422,
@@ -30,7 +38,18 @@ export class HttpError extends Error {
   }
 
   get body(): ErrorBody {
-    return { error: { code: this.code, message: this.message, ...(this.details ? { details: this.details } : {}) } };
+    const details = this.details;
+    if (!details) return { error: { code: this.code, message: this.message } };
+    const shown = details.slice(0, maxDetails);
+    const more = details.length - shown.length;
+    return {
+      error: {
+        code: this.code,
+        message: this.message,
+        details: shown,
+        ...(more > 0 ? { truncatedDetails: more } : {}),
+      },
+    };
   }
 
   static fromApiError(error: ApiError): HttpError {
