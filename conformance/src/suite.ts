@@ -8,6 +8,7 @@ import { authCases } from "./cases/auth.js";
 import { browserCases } from "./cases/browser.js";
 import { createDatasetCases } from "./cases/create-dataset.js";
 import { edgeCases } from "./cases/edges.js";
+import { liveTraceCases } from "./cases/live-trace.js";
 import { listDatasetsCases } from "./cases/list-datasets.js";
 import { changeCases } from "./cases/changes.js";
 import { rowEditCases } from "./cases/row-edits.js";
@@ -45,6 +46,7 @@ const capabilities: ReadonlyArray<(ctx: SuiteContext) => void> = [
   changeCases,
   scheduleCases,
   edgeCases,
+  liveTraceCases,
 ];
 
 /**

@@ -91,6 +91,16 @@ export const makeMemoryRuns = (state: MemoryState): RunStorage => ({
     }),
   acceptRun: (acceptance) => Effect.sync(() => accept(state, acceptance)),
   getRunEvidence: (runId) => Effect.sync(() => Option.fromNullable(state.evidence.get(runId))),
+  saveTraceProgress: (runId, trace) =>
+    Effect.sync(() => {
+      if (state.runs.get(runId)?.status === "running") state.traceProgress.set(runId, trace);
+    }),
+  getTraceProgress: (runId) =>
+    Effect.sync(() => {
+      // Progress outlives nothing: once a run has finished, its evidence holds the final trace.
+      if (state.runs.get(runId)?.status !== "running") state.traceProgress.delete(runId);
+      return Option.fromNullable(state.traceProgress.get(runId));
+    }),
   getArtifact: (runId, artifactId) =>
     Effect.sync(() => Option.fromNullable(state.evidence.get(runId)?.artifacts.find((a) => a.id === artifactId))),
 });

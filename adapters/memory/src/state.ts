@@ -23,6 +23,8 @@ export class MemoryState {
   readonly ledger: Array<LedgerEntry & { readonly ownerId: string }> = [];
   readonly runs = new Map<string, RunRecord>();
   readonly evidence = new Map<string, RunEvidence>();
+  /** Traces of runs in flight; dropped when the run finishes (its final trace is in `evidence`). */
+  readonly traceProgress = new Map<string, RunEvidence["trace"]>();
   /** datasetId -> rowId -> row */
   readonly rows = new Map<string, Map<string, RowRecord>>();
   /** datasetId -> revisions in sequence order (sequence = index + 1) */

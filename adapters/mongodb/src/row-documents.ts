@@ -196,6 +196,11 @@ export interface EvidenceDoc {
   readonly failures: RunEvidence["failures"];
 }
 
+export interface TraceProgressDoc {
+  readonly _id: UUID;
+  readonly trace: RunEvidence["trace"];
+}
+
 export const evidenceToDoc = (runId: RunId, evidence: RunEvidence): EvidenceDoc => ({
   _id: toUuid(runId),
   trace: evidence.trace,

@@ -23,6 +23,8 @@ export const writeEvidence = async (
   const { _id, ...fields } = evidenceToDoc(runId, evidence);
   await collections.evidence.replaceOne({ _id }, fields, { session, upsert: true });
   await collections.artifacts.deleteMany({ runId: toUuid(runId) }, { session });
+  // The final trace is in run_evidence now; the in-flight copy has served its purpose.
+  await collections.traceProgress.deleteOne({ _id }, { session });
   if (evidence.artifacts.length > 0) {
     await collections.artifacts.insertMany(
       evidence.artifacts.map((artifact, position) => artifactToDoc(runId, artifact, position)),

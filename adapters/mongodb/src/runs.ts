@@ -11,7 +11,7 @@ import { writeEvidence, writeRun } from "./run-writes.js";
 import { indexNames } from "./schema.js";
 
 export const makeRunMethods = (mongo: Mongo): RunStorage => {
-  const { runs, evidence, artifacts } = mongo.collections;
+  const { runs, evidence, artifacts, traceProgress } = mongo.collections;
   return {
     // The unique index on datasetId over active runs is the guard: no read-then-insert race.
     insertRun: (run) =>
@@ -66,6 +66,23 @@ export const makeRunMethods = (mongo: Mongo): RunStorage => {
       }),
 
     acceptRun: (acceptance) => acceptRun(mongo, acceptance),
+
+    saveTraceProgress: (runId, trace) =>
+      mongo.run("saveTraceProgress", async () => {
+        const run = await runs.findOne({ _id: toUuid(runId) }, { projection: { status: 1 } });
+        if (run?.status !== "running") return;
+        await traceProgress.replaceOne({ _id: toUuid(runId) }, { trace }, { upsert: true });
+      }),
+
+    getTraceProgress: (runId) =>
+      !isUuid(runId)
+        ? Effect.succeed(Option.none())
+        : mongo.run("getTraceProgress", async () => {
+            const run = await runs.findOne({ _id: toUuid(runId) }, { projection: { status: 1 } });
+            if (run?.status !== "running") return Option.none();
+            const doc = await traceProgress.findOne({ _id: toUuid(runId) });
+            return doc ? Option.some(doc.trace) : Option.none();
+          }),
 
     getRunEvidence: (runId) =>
       !isUuid(runId)

@@ -1,6 +1,13 @@
 import type { Collection, Db, IndexDescription } from "mongodb";
 import type { AccountDoc, ApiKeyDoc, DatasetDoc, LedgerDoc, OwnerDoc, RunDoc } from "./documents.js";
-import type { ArtifactDoc, EvidenceDoc, ObservationDoc, RevisionDoc, RowDoc } from "./row-documents.js";
+import type {
+  ArtifactDoc,
+  EvidenceDoc,
+  ObservationDoc,
+  RevisionDoc,
+  RowDoc,
+  TraceProgressDoc,
+} from "./row-documents.js";
 
 /**
  * Every collection and index the store uses, created on start (README.md lists them). Unique
@@ -34,6 +41,7 @@ export const collectionIndexes = {
     { key: { datasetId: 1, queuedAt: -1, _id: -1 }, name: "runs_dataset_newest" },
   ],
   run_evidence: [],
+  run_trace_progress: [],
   run_artifacts: [{ key: { runId: 1, position: 1 }, name: "run_artifacts_run_position", unique: true }],
   rows: [{ key: { datasetId: 1, updatedAt: -1, _id: -1 }, name: "rows_dataset_newest" }],
   revisions: [
@@ -67,6 +75,8 @@ export interface Collections {
   readonly datasets: Collection<DatasetDoc>;
   readonly runs: Collection<RunDoc>;
   readonly evidence: Collection<EvidenceDoc>;
+  /** The trace of each run in flight (the final one is in run_evidence). */
+  readonly traceProgress: Collection<TraceProgressDoc>;
   readonly artifacts: Collection<ArtifactDoc>;
   readonly rows: Collection<RowDoc>;
   readonly revisions: Collection<RevisionDoc>;
@@ -81,6 +91,7 @@ export const collectionsOf = (db: Db): Collections => ({
   datasets: db.collection<DatasetDoc>("datasets"),
   runs: db.collection<RunDoc>("runs"),
   evidence: db.collection<EvidenceDoc>("run_evidence"),
+  traceProgress: db.collection<TraceProgressDoc>("run_trace_progress"),
   artifacts: db.collection<ArtifactDoc>("run_artifacts"),
   rows: db.collection<RowDoc>("rows"),
   revisions: db.collection<RevisionDoc>("revisions"),

@@ -29,6 +29,8 @@ export const writeEvidence = (tx: Sql, runId: RunId, evidence: RunEvidence) =>
         [runId, JSON.stringify(evidence.trace), JSON.stringify(evidence.facts), JSON.stringify(evidence.failures)],
       ),
       tx.query("delete from run_artifacts where run_id = $1", [runId]),
+      // The final trace is in run_evidence now; the in-flight copy has served its purpose.
+      tx.query("delete from run_trace_progress where run_id = $1", [runId]),
       tx.query(
         `insert into run_artifacts (run_id, position, id, kind, url, content_type, sha256, size, truncated, body, created_at)
        select $1, a.position, a.id, a.kind, a.url, a.content_type, a.sha256, a.size, a.truncated,

@@ -80,6 +80,27 @@ export const makeRunMethods = (db: Db): RunStorage => ({
           });
         }),
 
+  saveTraceProgress: (runId, trace) =>
+    db
+      .query(
+        `insert into run_trace_progress (run_id, trace, updated_at)
+         select $1, $2, now() from runs where id = $1 and status = 'running'
+         on conflict (run_id) do update set trace = excluded.trace, updated_at = now()`,
+        [runId, JSON.stringify(trace)],
+      )
+      .pipe(Effect.asVoid),
+
+  getTraceProgress: (runId) =>
+    !isUuid(runId)
+      ? Effect.succeed(Option.none())
+      : db
+          .query<{ trace: RunEvidence["trace"] }>(
+            `select p.trace from run_trace_progress p join runs r on r.id = p.run_id
+             where p.run_id = $1 and r.status = 'running'`,
+            [runId],
+          )
+          .pipe(Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), (row) => row.trace))),
+
   getArtifact: (runId, artifactId) =>
     !isUuid(runId)
       ? Effect.succeed(Option.none())

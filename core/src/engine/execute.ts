@@ -17,14 +17,15 @@ const maxAcceptAttempts = 5;
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
-const traceOf = (run: RunRecord, recorder: TraceRecorder, completedAt: string): RunEvidence["trace"] => {
+const traceOf = (run: RunRecord, recorder: TraceRecorder, completedAt: string | null): RunEvidence["trace"] => {
   const { steps, phases, truncated } = recorder.snapshot();
   const started = run.startedAt ? Date.parse(run.startedAt) : null;
   return {
     runId: run.id,
     datasetId: run.datasetId,
     queueMs: started === null || truncated ? null : Math.max(0, started - Date.parse(run.queuedAt)),
-    wallMs: started === null || truncated ? null : Math.max(0, Date.parse(completedAt) - started),
+    wallMs:
+      started === null || truncated || completedAt === null ? null : Math.max(0, Date.parse(completedAt) - started),
     truncated,
     phases,
     steps,
@@ -44,7 +45,10 @@ export const executeRun = (job: RunJob, redelivered: boolean) =>
     const claimed = yield* storage.claimRun(job.runId, iso(yield* Clock.currentTimeMillis), redelivered);
     if (Option.isNone(claimed)) return;
     const run = claimed.value;
-    const recorder = new TraceRecorder(globalThis.crypto.randomUUID());
+    // The trace is published while the run works, so GET /v1/runs/{id}/trace shows its steps so far.
+    const recorder: TraceRecorder = new TraceRecorder(globalThis.crypto.randomUUID(), () =>
+      storage.saveTraceProgress(run.id, traceOf(run, recorder, null)).pipe(Effect.ignore),
+    );
 
     const finish = (
       status: "failed" | "blocked" | "held",

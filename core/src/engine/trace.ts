@@ -2,15 +2,39 @@ import { Clock, Effect } from "effect";
 import type { ResearchPhase, RunTracePhase, RunTraceStep } from "../schema/run.js";
 
 const maxSteps = 1000;
+/** Progress is published at most this often (and at every phase change), so a run stays cheap to watch. */
+const publishEveryMs = 250;
+
+export type TraceSnapshot = { steps: RunTraceStep[]; phases: RunTracePhase[]; truncated: boolean };
 
 /**
  * Collects a run's timing events. Each step is recorded once when it finishes (start and finish
  * collapse into one step); the trace keeps the latest 1000 and says when it dropped older ones.
+ * Steps in progress are part of the snapshot with status `running`; when a publisher is given,
+ * snapshots are handed to it as the run works (throttled), so the trace can be watched live.
  */
 export class TraceRecorder {
   private readonly steps: RunTraceStep[] = [];
+  private readonly inFlight = new Map<string, RunTraceStep>();
   private dropped = 0;
-  constructor(readonly attemptId: string) {}
+  private lastPublishedAt = 0;
+  private lastPublishedPhase: ResearchPhase | null = null;
+  constructor(
+    readonly attemptId: string,
+    private readonly publish?: (snapshot: TraceSnapshot) => Effect.Effect<void>,
+  ) {}
+
+  /** Hands the current snapshot to the publisher when due; a failing publisher never fails the run. */
+  private progress(phase: ResearchPhase, force: boolean) {
+    return Effect.gen(this, function* () {
+      if (!this.publish) return;
+      const now = yield* Clock.currentTimeMillis;
+      if (!force && phase === this.lastPublishedPhase && now - this.lastPublishedAt < publishEveryMs) return;
+      this.lastPublishedAt = now;
+      this.lastPublishedPhase = phase;
+      yield* this.publish(this.snapshot()).pipe(Effect.catchAllCause(() => Effect.void));
+    });
+  }
 
   add(step: Omit<RunTraceStep, "stepId" | "attemptId">): void {
     this.steps.push({ stepId: globalThis.crypto.randomUUID(), attemptId: this.attemptId, ...step });
@@ -24,15 +48,21 @@ export class TraceRecorder {
   timed<A, E, R>(phase: ResearchPhase, effect: Effect.Effect<A, E, R>, extra: Partial<RunTraceStep> = {}) {
     return Effect.gen(this, function* () {
       const started = yield* Clock.currentTimeMillis;
+      const startedAt = new Date(started).toISOString();
+      const key = globalThis.crypto.randomUUID();
+      this.inFlight.set(key, { stepId: key, attemptId: this.attemptId, phase, status: "running", startedAt, ...extra });
+      yield* this.progress(phase, false);
       const exit = yield* Effect.exit(effect);
       const ended = yield* Clock.currentTimeMillis;
+      this.inFlight.delete(key);
       this.add({
         phase,
         status: exit._tag === "Success" ? "succeeded" : "failed",
-        startedAt: new Date(started).toISOString(),
+        startedAt,
         durationMs: Math.max(0, Math.round(ended - started)),
         ...extra,
       });
+      yield* this.progress(phase, false);
       return yield* exit;
     });
   }
@@ -41,9 +71,10 @@ export class TraceRecorder {
     return this.dropped > 0;
   }
 
-  snapshot(): { steps: RunTraceStep[]; phases: RunTracePhase[]; truncated: boolean } {
+  snapshot(): TraceSnapshot {
     const phases = new Map<ResearchPhase, RunTracePhase>();
-    for (const step of this.steps) {
+    const steps = [...this.steps, ...this.inFlight.values()].slice(-maxSteps);
+    for (const step of steps) {
       const ms = step.durationMs ?? 0;
       const current = phases.get(step.phase) ?? { phase: step.phase, count: 0, totalMs: 0, maxMs: 0 };
       phases.set(step.phase, {
@@ -53,6 +84,6 @@ export class TraceRecorder {
         maxMs: Math.max(current.maxMs, ms),
       });
     }
-    return { steps: [...this.steps], phases: [...phases.values()], truncated: this.truncated };
+    return { steps, phases: [...phases.values()], truncated: this.truncated };
   }
 }

@@ -88,6 +88,13 @@ export interface StorageService {
    */
   readonly acceptRun: (acceptance: RunAcceptance) => Effect.Effect<AcceptanceOutcome, StorageFailure>;
   readonly getRunEvidence: (runId: RunId) => Effect.Effect<Option.Option<RunEvidence>, StorageFailure>;
+  /**
+   * The trace of a run in flight, replaced as the run works (steps so far, the current one
+   * `running`), so `GET /v1/runs/{id}/trace` can be followed from any process. The final trace is
+   * the one `finishRun`/`acceptRun` store with the evidence; progress is only read until then.
+   */
+  readonly saveTraceProgress: (runId: RunId, trace: RunEvidence["trace"]) => Effect.Effect<void, StorageFailure>;
+  readonly getTraceProgress: (runId: RunId) => Effect.Effect<Option.Option<RunEvidence["trace"]>, StorageFailure>;
   readonly getArtifact: (runId: RunId, artifactId: string) => Effect.Effect<Option.Option<RunArtifact>, StorageFailure>;
 
   // ---- rows and revisions -----------------------------------------------------------------
@@ -154,7 +161,16 @@ export type DatasetStorage = Pick<
 >;
 export type RunStorage = Pick<
   StorageService,
-  "insertRun" | "getRun" | "listRuns" | "claimRun" | "finishRun" | "acceptRun" | "getRunEvidence" | "getArtifact"
+  | "insertRun"
+  | "getRun"
+  | "listRuns"
+  | "claimRun"
+  | "finishRun"
+  | "acceptRun"
+  | "getRunEvidence"
+  | "getArtifact"
+  | "saveTraceProgress"
+  | "getTraceProgress"
 >;
 export type RowStorage = Pick<
   StorageService,

@@ -14,8 +14,14 @@ const maxArtifacts = 200;
 export const getTrace = (ownerId: OwnerId, runId: string) =>
   Effect.gen(function* () {
     const run = yield* findRun(ownerId, runId);
-    const evidence = yield* (yield* Storage).getRunEvidence(run.id);
-    const trace = Option.match(evidence, { onNone: () => emptyTrace(run), onSome: (e) => e.trace });
+    const storage = yield* Storage;
+    const evidence = yield* storage.getRunEvidence(run.id);
+    // A run in flight has no evidence yet: its trace so far is kept as progress.
+    const progress = Option.isNone(evidence) ? yield* storage.getTraceProgress(run.id) : Option.none();
+    const trace = Option.match(evidence, {
+      onNone: () => Option.getOrElse(progress, () => emptyTrace(run)),
+      onSome: (e) => e.trace,
+    });
     return { trace: { ...trace, status: run.status } satisfies RunTrace };
   });
 
