@@ -45,6 +45,7 @@ export const executeRun = (job: RunJob, redelivered: boolean) =>
     const claimed = yield* storage.claimRun(job.runId, iso(yield* Clock.currentTimeMillis), redelivered);
     if (Option.isNone(claimed)) return;
     const run = claimed.value;
+    yield* Effect.logInfo("run started").pipe(Effect.annotateLogs({ redelivered }));
     // The trace is published while the run works, so GET /v1/runs/{id}/trace shows its steps so far.
     const recorder: TraceRecorder = new TraceRecorder(globalThis.crypto.randomUUID(), () =>
       storage.saveTraceProgress(run.id, traceOf(run, recorder, null)).pipe(Effect.ignore),
@@ -66,7 +67,11 @@ export const executeRun = (job: RunJob, redelivered: boolean) =>
           coverage: { complete: false, reason: error },
         };
         const evidence = runEvidence(read ?? empty, run.id, completedAt, traceOf(run, recorder, completedAt));
-        return yield* storage.finishRun(finished, evidence);
+        const stored = yield* storage.finishRun(finished, evidence);
+        yield* Effect.logInfo(`run ${status}`).pipe(
+          Effect.annotateLogs({ status, error, pagesRead: read?.pages.length ?? 0, creditsCharged: 0 }),
+        );
+        return stored;
       });
 
     const work = Effect.gen(function* () {
@@ -161,13 +166,25 @@ export const executeRun = (job: RunJob, redelivered: boolean) =>
             charge: { ownerId: run.ownerId, pages, entryId: globalThis.crypto.randomUUID() },
             evidence,
           });
-          if (outcome._tag !== "RowsChanged") return outcome;
+          if (outcome._tag !== "RowsChanged") {
+            const held = outcome._tag === "Held";
+            yield* Effect.logInfo(held ? "run held" : "run accepted").pipe(
+              Effect.annotateLogs({
+                outcome: outcome._tag,
+                ...plan.rowDeltas,
+                pages,
+                creditsCharged: held ? 0 : pages,
+              }),
+            );
+            return outcome;
+          }
         }
         return yield* finish("failed", checks, "Rows kept changing while the run was accepted; run it again.", read);
       });
     });
 
     yield* work.pipe(
+      Effect.annotateLogs({ runId: run.id, datasetId: run.datasetId }),
       Effect.catchAllCause((cause) =>
         Effect.gen(function* () {
           yield* Effect.logError("run failed unexpectedly", cause);

@@ -75,6 +75,8 @@ export const readSource = (source: Source, columns: ReadonlyArray<DatasetColumn>
       }
       visited.add(url);
       const started = yield* Clock.currentTimeMillis;
+      // Shown as a `running` read step (with its URL) to anyone watching the trace until it ends.
+      const reading = yield* trace.begin("read", { sourceUrl: url.slice(0, 2048) });
       const result = yield* Effect.either(
         fetcher.read({
           url,
@@ -85,6 +87,7 @@ export const readSource = (source: Source, columns: ReadonlyArray<DatasetColumn>
         }),
       );
       const finished = yield* Clock.currentTimeMillis;
+      trace.end(reading);
       const timing = {
         startedAt: new Date(started).toISOString(),
         durationMs: Math.max(0, Math.round(finished - started)),
@@ -114,6 +117,9 @@ export const readSource = (source: Source, columns: ReadonlyArray<DatasetColumn>
           { sourceUrl: page.finalUrl.slice(0, 2048) },
         );
         const found = extracted.records.length;
+        yield* Effect.logDebug("page read").pipe(
+          Effect.annotateLogs({ url: page.finalUrl, status: page.status, records: found, attempts: page.attempts }),
+        );
         trace.add({
           phase: "read",
           status: "succeeded",

@@ -45,16 +45,29 @@ export class TraceRecorder {
   }
 
   /** Times an effect as one step of `phase`. */
+  /** Marks a step as in progress (published as `running`); `end` it before `add`ing its result. */
+  begin(phase: ResearchPhase, extra: Partial<RunTraceStep> = {}) {
+    return Effect.gen(this, function* () {
+      const startedAt = new Date(yield* Clock.currentTimeMillis).toISOString();
+      const key = globalThis.crypto.randomUUID();
+      this.inFlight.set(key, { stepId: key, attemptId: this.attemptId, phase, status: "running", startedAt, ...extra });
+      yield* this.progress(phase, false);
+      return key;
+    });
+  }
+
+  end(key: string): void {
+    this.inFlight.delete(key);
+  }
+
   timed<A, E, R>(phase: ResearchPhase, effect: Effect.Effect<A, E, R>, extra: Partial<RunTraceStep> = {}) {
     return Effect.gen(this, function* () {
       const started = yield* Clock.currentTimeMillis;
       const startedAt = new Date(started).toISOString();
-      const key = globalThis.crypto.randomUUID();
-      this.inFlight.set(key, { stepId: key, attemptId: this.attemptId, phase, status: "running", startedAt, ...extra });
-      yield* this.progress(phase, false);
+      const key = yield* this.begin(phase, extra);
       const exit = yield* Effect.exit(effect);
       const ended = yield* Clock.currentTimeMillis;
-      this.inFlight.delete(key);
+      this.end(key);
       this.add({
         phase,
         status: exit._tag === "Success" ? "succeeded" : "failed",

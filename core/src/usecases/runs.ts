@@ -69,6 +69,9 @@ export const createRun = (ownerId: OwnerId, datasetId: string, trigger: RunRecor
         }),
       ),
     );
+    yield* Effect.logInfo("run queued").pipe(
+      Effect.annotateLogs({ runId: run.id, datasetId: run.datasetId, ownerId, trigger }),
+    );
     return { runId: run.id, creditsRemaining: balance };
   });
 

@@ -1,4 +1,3 @@
-#!/usr/bin/env node
 import "reflect-metadata";
 import { parseArgs } from "node:util";
 import { type ApiError, type Credits, createApiKey, grantCredits, type Storage } from "@gleaner/core";
@@ -8,6 +7,7 @@ import { serviceLayer } from "./layers.js";
 import { startHost } from "./host.js";
 import { select, storePlugins } from "./plugins.js";
 import { runUseCase } from "./http/runtime.js";
+import { apiClient, watchRun } from "./cli/watch.js";
 
 const usage = `Usage: gleaner <command> [options]
 
@@ -16,8 +16,27 @@ Commands:
   worker                                     consume the run queue only (scale out; no HTTP)
   keys create --owner NAME [--credits N]     create an API key (printed once)
   credits grant --owner NAME --amount N      add credits to an owner
+  runs start DATASET_ID [--research] [--watch]
+                                             start a run (through the API); --watch follows it
+  runs watch RUN_ID                          follow a run: pages read, records, current URL, outcome
+  help [COMMAND]                             this text (also: --help, COMMAND --help)
 
-Configuration comes from GLEANER_* environment variables (see README.md).`;
+Configuration comes from GLEANER_* environment variables (see README.md). The runs commands talk to
+a running server: GLEANER_URL (default http://localhost:8080) and GLEANER_API_KEY.`;
+
+const commandHelp: Record<string, string> = {
+  serve:
+    "gleaner serve [--dev-key]\n  Serves the API on GLEANER_HOST:GLEANER_PORT and runs the worker. --dev-key prints a key for owner dev (1000 credits).",
+  worker:
+    "gleaner worker\n  Consumes the run queue without serving HTTP (GLEANER_QUEUE=agenda); start as many as you like.",
+  keys: "gleaner keys create --owner NAME [--credits N]\n  Creates the owner if needed and an API key, printed once (needs a durable GLEANER_STORAGE).",
+  credits: "gleaner credits grant --owner NAME --amount N\n  Adds N credits to the owner's balance.",
+  runs:
+    "gleaner runs start DATASET_ID [--research] [--watch]\ngleaner runs watch RUN_ID\n" +
+    "  Start a run and/or follow it until it finishes: a progress bar on a terminal, plain lines otherwise;\n" +
+    "  then the outcome and each check. Exits 0 when the run succeeded, 2 otherwise.\n" +
+    "  Uses GLEANER_URL (default http://localhost:8080) and GLEANER_API_KEY.",
+};
 
 const fail = (message: string): never => {
   console.error(message);
@@ -52,18 +71,24 @@ const admin = async <A>(
 
 const main = async (argv: string[]): Promise<void> => {
   const [command, sub] = argv;
-  const { values } = parseArgs({
-    args: argv.slice(command === "keys" || command === "credits" ? 2 : 1),
+  if (command === "help" || command === "--help" || command === "-h" || !command) {
+    return void console.log((sub && commandHelp[sub]) || usage);
+  }
+  if (argv.includes("--help") || argv.includes("-h")) return void console.log(commandHelp[command] ?? usage);
+  const { values, positionals } = parseArgs({
+    args: argv.slice(command === "keys" || command === "credits" || command === "runs" ? 2 : 1),
     options: {
       owner: { type: "string" },
       credits: { type: "string" },
       amount: { type: "string" },
       "dev-key": { type: "boolean" },
+      research: { type: "boolean" },
+      watch: { type: "boolean" },
       help: { type: "boolean", short: "h" },
     },
+    allowPositionals: command === "runs",
     strict: true,
   });
-  if (values.help || !command) return void console.log(usage);
 
   if (command === "serve") {
     const host = await startHost();
@@ -112,6 +137,26 @@ const main = async (argv: string[]): Promise<void> => {
     if (amount < 1) fail("--amount must be at least 1.");
     const { balance } = await admin(() => grantCredits(owner, amount));
     console.log(`Granted ${amount} credits to ${owner}; balance ${balance}.`);
+    return;
+  }
+  if (command === "runs" && (sub === "start" || sub === "watch")) {
+    const id =
+      positionals[0] ??
+      fail(`runs ${sub} needs ${sub === "start" ? "a dataset id" : "a run id"}.\n\n${commandHelp.runs}`);
+    const client = apiClient();
+    let runId = id;
+    if (sub === "start") {
+      const { data, error } = await client.POST("/v1/datasets/{datasetId}/runs", {
+        params: { path: { datasetId: id } },
+        body: values.research ? { kind: "research" } : {},
+      });
+      if (error) return fail(`The run was not started: ${error.error.code}: ${error.error.message}`);
+      runId = data.runId;
+      console.log(`Run ${runId} queued (balance ${data.creditsRemaining} credits).`);
+      if (!values.watch) return;
+    }
+    const run = await watchRun(client, runId);
+    process.exitCode = run.status === "succeeded" ? 0 : 2;
     return;
   }
   fail(`Unknown command: ${argv.join(" ")}\n\n${usage}`);

@@ -1,9 +1,10 @@
 import { Container, inject, injectable } from "inversify";
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { type Layer, ManagedRuntime } from "effect";
+import { Layer, ManagedRuntime } from "effect";
 import type Koa from "koa";
-import { pino, type Logger } from "pino";
+import type { Logger } from "pino";
+import { makeLogger, pinoLoggerLayer } from "./logging.js";
 import type { HostConfig } from "./config.js";
 import { createApp } from "./http/app.js";
 import type { GleanerState } from "./http/middleware.js";
@@ -78,9 +79,11 @@ export const buildContainer = ({
 }: ContainerOptions): Container => {
   const container = new Container({ defaultScope: "Singleton" });
   container.bind<HostConfig>(TOKENS.Config).toConstantValue(config);
-  container.bind<Logger>(TOKENS.Logger).toConstantValue(logger ?? pino({ level: config.logLevel }));
+  const log = logger ?? makeLogger(config.logLevel);
+  container.bind<Logger>(TOKENS.Logger).toConstantValue(log);
   container.bind<Layer.Layer<GleanerServices, unknown>>(TOKENS.AdapterLayer).toDynamicValue(() => {
-    const layer = serviceLayer(config, overrides, worker);
+    // The logger is provided to the whole graph, so workers forked while it is built log through pino too.
+    const layer = Layer.provideMerge(serviceLayer(config, overrides, worker), pinoLoggerLayer(log));
     return virtualClock ? onVirtualClock(layer) : layer;
   });
   container

@@ -1,0 +1,51 @@
+import { Cause, HashMap, Layer, List, Logger, LogLevel } from "effect";
+import { type Logger as Pino, pino } from "pino";
+
+/**
+ * The process's one logger: pino, human-readable through pino-pretty when stdout is a terminal
+ * (`npm start` by hand), JSON lines otherwise (containers, log shippers). pino adds pid and host
+ * to every line, so a worker's lines say which process ran the run.
+ */
+export const makeLogger = (level: string, pretty = process.stdout.isTTY === true): Pino =>
+  pretty
+    ? pino({ level, transport: { target: "pino-pretty", options: { colorize: true, translateTime: "SYS:HH:MM:ss" } } })
+    : pino({ level });
+
+const levels: Record<string, "trace" | "debug" | "info" | "warn" | "error" | "fatal"> = {
+  TRACE: "trace",
+  DEBUG: "debug",
+  INFO: "info",
+  WARN: "warn",
+  ERROR: "error",
+  FATAL: "fatal",
+};
+
+const effectLevel: Record<string, LogLevel.LogLevel> = {
+  trace: LogLevel.Trace,
+  debug: LogLevel.Debug,
+  info: LogLevel.Info,
+  warn: LogLevel.Warning,
+  error: LogLevel.Error,
+  fatal: LogLevel.Fatal,
+  silent: LogLevel.None,
+};
+
+/**
+ * Effect's logger bridged to pino, so the core's run lifecycle lines (queued, started, page read,
+ * accepted/failed/blocked/held with counts and credits) share one format with the HTTP lines.
+ * Annotations become fields; a cause is logged as `err`.
+ */
+export const pinoLoggerLayer = (logger: Pino): Layer.Layer<never> =>
+  Layer.merge(
+    Logger.replace(
+      Logger.defaultLogger,
+      Logger.make(({ logLevel, message, annotations, cause }) => {
+        const method = levels[logLevel.label] ?? "info";
+        const fields: Record<string, unknown> = Object.fromEntries(HashMap.toEntries(annotations));
+        if (!Cause.isEmpty(cause)) fields.err = Cause.squash(cause);
+        const parts = List.isList(message) ? List.toArray(message) : Array.isArray(message) ? message : [message];
+        logger[method](fields, parts.map((part) => (typeof part === "string" ? part : JSON.stringify(part))).join(" "));
+      }),
+    ),
+    Logger.minimumLogLevel(effectLevel[logger.level] ?? LogLevel.Info),
+  );
