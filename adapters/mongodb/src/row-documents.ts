@@ -194,6 +194,8 @@ export interface EvidenceDoc {
   readonly trace: RunEvidence["trace"];
   readonly facts: RunEvidence["facts"];
   readonly failures: RunEvidence["failures"];
+  /** Absent on runs recorded before the plan was kept. */
+  readonly plan?: RunEvidence["plan"];
 }
 
 export const evidenceToDoc = (runId: RunId, evidence: RunEvidence): EvidenceDoc => ({
@@ -201,6 +203,7 @@ export const evidenceToDoc = (runId: RunId, evidence: RunEvidence): EvidenceDoc 
   trace: evidence.trace,
   facts: evidence.facts,
   failures: evidence.failures,
+  plan: evidence.plan ?? null,
 });
 
 /**
@@ -254,4 +257,5 @@ export const evidenceFromDocs = (doc: EvidenceDoc, artifacts: ReadonlyArray<Arti
   artifacts: artifacts.map(artifactFromDoc),
   facts: doc.facts,
   failures: doc.failures,
+  plan: doc.plan ?? null,
 });

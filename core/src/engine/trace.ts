@@ -12,12 +12,15 @@ export class TraceRecorder {
   private dropped = 0;
   constructor(readonly attemptId: string) {}
 
-  add(step: Omit<RunTraceStep, "stepId" | "attemptId">): void {
-    this.steps.push({ stepId: globalThis.crypto.randomUUID(), attemptId: this.attemptId, ...step });
+  /** Records a finished step; returns its id (diagnostics cite it as evidence). */
+  add(step: Omit<RunTraceStep, "stepId" | "attemptId">): string {
+    const stepId = globalThis.crypto.randomUUID();
+    this.steps.push({ stepId, attemptId: this.attemptId, ...step });
     if (this.steps.length > maxSteps) {
       this.steps.shift();
       this.dropped++;
     }
+    return stepId;
   }
 
   /** Times an effect as one step of `phase`. */
@@ -41,9 +44,20 @@ export class TraceRecorder {
     return this.dropped > 0;
   }
 
-  snapshot(): { steps: RunTraceStep[]; phases: RunTracePhase[]; truncated: boolean } {
+  /**
+   * The steps and per-phase totals so far. `last` adds a final step to this snapshot only: the
+   * accept step, whose status depends on what the store decides (accepted or held).
+   */
+  snapshot(last?: Omit<RunTraceStep, "stepId" | "attemptId">): {
+    steps: RunTraceStep[];
+    phases: RunTracePhase[];
+    truncated: boolean;
+  } {
+    const steps = last
+      ? [...this.steps, { stepId: globalThis.crypto.randomUUID(), attemptId: this.attemptId, ...last }].slice(-maxSteps)
+      : [...this.steps];
     const phases = new Map<ResearchPhase, RunTracePhase>();
-    for (const step of this.steps) {
+    for (const step of steps) {
       const ms = step.durationMs ?? 0;
       const current = phases.get(step.phase) ?? { phase: step.phase, count: 0, totalMs: 0, maxMs: 0 };
       phases.set(step.phase, {
@@ -53,6 +67,7 @@ export class TraceRecorder {
         maxMs: Math.max(current.maxMs, ms),
       });
     }
-    return { steps: [...this.steps], phases: [...phases.values()], truncated: this.truncated };
+    const truncated = this.truncated || (last !== undefined && this.steps.length >= maxSteps);
+    return { steps, phases: [...phases.values()], truncated };
   }
 }
