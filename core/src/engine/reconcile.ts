@@ -203,5 +203,5 @@ export const reconcile = (input: ReconcileInput): Reconciliation => {
 
 /** The reconcile phase as a named span of the run. */
 export const reconcilePhase = Effect.fn("run.reconcile")(function* (input: ReconcileInput) {
-  return reconcile(input);
+  return yield* Effect.sync(() => reconcile(input));
 });
