@@ -28,7 +28,7 @@ export * from "./engine/checks.js";
 export * from "./engine/coerce.js";
 export * from "./engine/execute.js";
 export * from "./engine/worker.js";
-export * from "./usecases/diagnostics.js";
+export * from "./diagnostics/index.js";
 export * from "./usecases/run-insights.js";
 export * from "./usecases/runs.js";
 export * from "./usecases/rows.js";

@@ -105,6 +105,8 @@ export interface ReconciliationRecord {
   readonly created: ReadonlyArray<string>;
   /** rowKeys of rows not seen by this run (they go missing). */
   readonly goneKeys: ReadonlyArray<string>;
+  /** rowKeys of rows whose source values changed (returned rows included). */
+  readonly changedKeys: ReadonlyArray<string>;
   /** rowKeys of rows that were missing and are seen again. */
   readonly returnedKeys: ReadonlyArray<string>;
   /** Overridden cells whose manual value the plan kept. */
@@ -120,6 +122,11 @@ export interface RunPlanRecord {
   readonly checks: ReadonlyArray<CheckNames>;
   readonly reconciliation: ReconciliationRecord | null;
   readonly pagesToCharge: number | null;
+  /**
+   * Row ids of rows that already existed for keys the run read, recorded when the run ended before
+   * reconciliation (a failed check), so diagnostics can name the row a lost cell belongs to.
+   */
+  readonly knownRowIds?: Readonly<Record<string, string>>;
 }
 
 /** Everything a finished run leaves besides rows: its trace, artifacts and recorded facts. */

@@ -35,6 +35,13 @@ const finishPhase = Effect.fn("run.finish")(function* (
   return yield* (yield* Storage).finishRun(finished, evidence);
 });
 
+/** The ids of existing rows whose keys the run read (diagnostics name them beside lost cells). */
+const rowIdsOfKeys = Effect.fn("run.rowIdsOfKeys")(function* (run: RunRecord, read: ReadOutcome) {
+  const keys = new Set(read.records.flatMap((r) => (r.rowKey === null ? [] : [r.rowKey])));
+  const rows = yield* (yield* Storage).loadRows(run.datasetId);
+  return Object.fromEntries(rows.filter((row) => keys.has(row.rowKey)).map((row) => [row.rowKey, row.id as string]));
+});
+
 /** pin -> read -> validate -> blocked, failed or the accept loop, for a claimed run. */
 const runPhases = Effect.fn("run.phases")(function* (run: RunRecord, recorder: TraceRecorder) {
   const finish = (ending: Parameters<typeof finishPhase>[2]) => finishPhase(run, recorder, ending);
@@ -66,7 +73,8 @@ const runPhases = Effect.fn("run.phases")(function* (run: RunRecord, recorder: T
   const failed = checks.filter((c) => !c.passed);
   if (failed.length > 0) {
     const error = failed.map((c) => `${c.checkId}: ${c.message ?? "failed"}`).join(" | ");
-    return yield* finish({ status: "failed", checks, error, read, plan });
+    const knownRowIds = yield* rowIdsOfKeys(run, read);
+    return yield* finish({ status: "failed", checks, error, read, plan: { ...plan, knownRowIds } });
   }
 
   const accepted = yield* acceptPhase({ run, pinned: pinned.value, read, checks, plan, recorder });

@@ -56,6 +56,7 @@ export const reconcile = (input: ReconcileInput): Reconciliation => {
   const created: string[] = [];
   const goneKeys: string[] = [];
   const returnedKeys: string[] = [];
+  const changedKeys: string[] = [];
   const overridesKept: Array<{ rowKey: string; fieldId: string }> = [];
   let unchanged = 0;
   const userColumns = input.columns.filter((c) => c.ownership === "user");
@@ -169,6 +170,7 @@ export const reconcile = (input: ReconcileInput): Reconciliation => {
     if (returned || changed.length > 0) {
       const row = revise({ ...base, status: "changed" }, existing, returned ? "returned" : "updated", changed);
       rows.push({ row, expectedRevisionId: existing.revisionId });
+      changedKeys.push(record.rowKey);
       deltas.changed++;
       continue;
     }
@@ -197,7 +199,7 @@ export const reconcile = (input: ReconcileInput): Reconciliation => {
     rows,
     revisions,
     rowDeltas: deltas,
-    record: { ...deltas, unchanged, rowIds, created, goneKeys, returnedKeys, overridesKept },
+    record: { ...deltas, unchanged, rowIds, created, goneKeys, changedKeys, returnedKeys, overridesKept },
   };
 };
 
