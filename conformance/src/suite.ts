@@ -7,6 +7,7 @@ import { makeClient } from "./client.js";
 import { authCases } from "./cases/auth.js";
 import { browserCases } from "./cases/browser.js";
 import { createDatasetCases } from "./cases/create-dataset.js";
+import { diagnosticsCases } from "./cases/diagnostics.js";
 import { listDatasetsCases } from "./cases/list-datasets.js";
 import { changeCases } from "./cases/changes.js";
 import { rowEditCases } from "./cases/row-edits.js";
@@ -43,6 +44,7 @@ const capabilities: ReadonlyArray<(ctx: SuiteContext) => void> = [
   rowEditCases,
   changeCases,
   scheduleCases,
+  diagnosticsCases,
 ];
 
 /**
