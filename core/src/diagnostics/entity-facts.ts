@@ -72,11 +72,11 @@ export const recordFacts = (index: RunIndex, view: RecordView, fieldId: string |
     const first = index.entities.get(rowKey)?.records[0] === view;
     if (!first) {
       facts.push(fact("reconciliation", "duplicate_key", `The key ${rowKey} was read before.`, view.evidenceId, true));
-    } else if (reconciliation.returnedKeys.includes(rowKey)) {
+    } else if (index.keys.returned.has(rowKey)) {
       facts.push(fact("reconciliation", "row_returned", "The row was missing and is seen again.", rowEvidence));
-    } else if (reconciliation.created.includes(rowKey)) {
+    } else if (index.keys.created.has(rowKey)) {
       facts.push(fact("reconciliation", "row_new", "No row had this key: a new row.", rowEvidence));
-    } else if (reconciliation.changedKeys.includes(rowKey)) {
+    } else if (index.keys.changed.has(rowKey)) {
       facts.push(fact("reconciliation", "row_changed", "The row's source values changed.", rowEvidence));
     } else {
       facts.push(fact("reconciliation", "row_unchanged", "The row's source values are the same.", rowEvidence));

@@ -36,6 +36,12 @@ export interface RunIndex {
   /** The id of the row an entity is stored as, when that row exists. */
   readonly rowIdOf: (rowKey: string) => string | null;
   readonly pageEvidenceOf: (url: string) => string | null;
+  /** The reconciliation's key lists as sets (empty when it was not reached). */
+  readonly keys: {
+    readonly created: ReadonlySet<string>;
+    readonly changed: ReadonlySet<string>;
+    readonly returned: ReadonlySet<string>;
+  };
 }
 
 /** An entity's names: its rowKey, and each identity value when the identity is composite. */
@@ -103,5 +109,6 @@ export const indexRun = (recording: RunRecording): RunIndex => {
     entities,
     rowIdOf,
     pageEvidenceOf: (url) => pageIds.get(url) ?? null,
+    keys: { created, changed: new Set(reconciliation?.changedKeys ?? []), returned },
   };
 };

@@ -48,8 +48,13 @@ export const acceptPhase = Effect.fn("run.accept")(function* (input: AcceptInput
     const plan: RunPlanRecord = { ...input.plan, reconciliation: reconciliation.record, pagesToCharge: pages };
     const durationMs = Math.max(0, Math.round((yield* Clock.currentTimeMillis) - started));
     const step = { phase: "accept" as const, startedAt: completedAt, durationMs };
-    const evidenceAs = (status: "succeeded" | "failed") =>
-      runEvidence(read, run.id, completedAt, traceOf(run, recorder, completedAt, { ...step, status }), plan);
+    const evidence = runEvidence(
+      read,
+      run.id,
+      completedAt,
+      traceOf(run, recorder, completedAt, { ...step, status: "succeeded" }),
+      plan,
+    );
     const outcome: AcceptanceOutcome = yield* storage.acceptRun({
       run: {
         ...run,
@@ -71,8 +76,8 @@ export const acceptPhase = Effect.fn("run.accept")(function* (input: AcceptInput
       revisions: reconciliation.revisions,
       observations,
       charge: { ownerId: run.ownerId, pages, entryId: globalThis.crypto.randomUUID() },
-      evidence: evidenceAs("succeeded"),
-      heldEvidence: evidenceAs("failed"),
+      evidence,
+      heldEvidence: { ...evidence, trace: traceOf(run, recorder, completedAt, { ...step, status: "failed" }) },
     });
     if (outcome._tag !== "RowsChanged") return outcome;
   }
