@@ -15,6 +15,7 @@ export * from "./schema/dataset.js";
 export * from "./schema/ids.js";
 export * from "./schema/row.js";
 export * from "./schema/run.js";
+export * from "./schema/diagnostics.js";
 export * from "./schema/source.js";
 export * from "./schema/usage.js";
 export * from "./time.js";

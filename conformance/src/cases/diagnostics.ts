@@ -1,4 +1,6 @@
+import { RunDiagnostics } from "@gleaner/core";
 import { expect } from "chai";
+import { Schema } from "effect";
 import { after, before, describe, it } from "mocha";
 import type { Body } from "../bodies.js";
 import { booksDataset, columnId, runToEnd } from "../books.js";
@@ -15,6 +17,8 @@ const withMissingField = (site: BooksSite) =>
 const diagnose = async (owner: Owner, runId: string, query: Record<string, string> = {}) => {
   const answer = await owner.get(`/v1/runs/${runId}/diagnostics`, query);
   expect(answer.status, JSON.stringify(answer.body)).to.equal(200);
+  // The whole payload holds to its schema: no extra field, every limit (codes, unknowns).
+  Schema.decodeUnknownSync(RunDiagnostics, { onExcessProperty: "error" })(answer.body.diagnostics);
   return answer.body.diagnostics;
 };
 

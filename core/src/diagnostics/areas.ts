@@ -20,7 +20,7 @@ export const requestArea = (index: RunIndex) => {
     limits: { maxPages: recipe.maxPages, maxItems: recipe.maxItems, minimumItems: recipe.minimumItems },
     render: recipe.render,
     proxy: recipe.proxy,
-    robots: recipe.ignoreRobots ? "ignored" : "obeyed",
+    robots: recipe.ignoreRobots ? ("ignored" as const) : ("obeyed" as const),
   };
 };
 

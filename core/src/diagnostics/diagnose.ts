@@ -1,4 +1,5 @@
 import type { DatasetColumn } from "../schema/column.js";
+import type { RunDiagnosticsPayload } from "../schema/diagnostics.js";
 import {
   completionArea,
   costArea,
@@ -27,7 +28,7 @@ export interface DiagnosticsAsked {
  * recorded facts, findings are derived by the fixed rules of findings.ts, unknowns name what was
  * not recorded; the model (which fact belongs to which stage) is docs/decisions/0013-diagnostics.md.
  */
-export const diagnoseRun = (recording: RunRecording, asked: DiagnosticsAsked) => {
+export const diagnoseRun = (recording: RunRecording, asked: DiagnosticsAsked): RunDiagnosticsPayload => {
   const index = indexRun(recording);
   const { run, evidence } = recording;
   const attemptId = evidence?.trace.steps[0]?.attemptId ?? null;
@@ -62,5 +63,3 @@ export const diagnoseRun = (recording: RunRecording, asked: DiagnosticsAsked) =>
     ...(asked.entity !== undefined ? { entity: entityDiagnosis(index, asked.entity, asked.field, attemptId) } : {}),
   };
 };
-
-export type RunDiagnostics = ReturnType<typeof diagnoseRun>;

@@ -1,4 +1,4 @@
-export { type DiagnosticsAsked, diagnoseRun, type RunDiagnostics } from "./diagnose.js";
+export { type DiagnosticsAsked, diagnoseRun } from "./diagnose.js";
 export { resolveField } from "./entity.js";
 export { getDiagnostics } from "./get-diagnostics.js";
 export { type RunRecording, type Stage, stages } from "./model.js";

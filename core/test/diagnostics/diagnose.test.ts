@@ -1,8 +1,18 @@
 import { expect } from "chai";
-import { diagnoseRun, resolveField } from "../../src/index.js";
+import { Schema } from "effect";
+import { diagnoseRun, RunDiagnostics, resolveField } from "../../src/index.js";
 import { book, columns, evidence, fact, p1, p2, passed, reconciliation, recording, site } from "./fixtures.js";
 
 type Summary = NonNullable<ReturnType<typeof diagnoseRun>["summary"]>;
+
+const decode = Schema.decodeUnknownSync(RunDiagnostics, { onExcessProperty: "error", errors: "all" });
+
+/** Every answer of these tests is also held to the payload schema: no extra field, every limit. */
+const diagnose = (...args: Parameters<typeof diagnoseRun>) => {
+  const answer = diagnoseRun(...args);
+  decode(answer);
+  return answer;
+};
 
 /** Totals must be the arrays counted: a reader can add them up. */
 const expectConsistent = (summary: Summary) => {
@@ -55,7 +65,7 @@ describe("diagnostics from a recorded run (pure)", () => {
     });
 
     it("has every area: request, sources, cells, reconciliation, completion, cost, timing", () => {
-      const d = diagnoseRun(run, { summary: false });
+      const d = diagnose(run, { summary: false });
       expect(d.request).to.deep.include({ recipeVersion: 1, robots: "obeyed", render: "static", proxy: "auto" });
       expect(d.request?.limits).to.deep.equal({ maxPages: 10, maxItems: 1000, minimumItems: 1 });
       expect(d.sources).to.deep.equal([
@@ -94,7 +104,7 @@ describe("diagnostics from a recorded run (pure)", () => {
     });
 
     it("summarises losses with entities, outcomes, recovered and failure codes, consistent with the totals", () => {
-      const { summary } = diagnoseRun(run, { summary: true });
+      const { summary } = diagnose(run, { summary: true });
       if (!summary) throw new Error("summary missing");
       expect(summary.outputComplete).to.equal(true);
       expect(summary.totals).to.deep.equal({
@@ -129,7 +139,7 @@ describe("diagnostics from a recorded run (pure)", () => {
     });
 
     it("diagnoses one entity: row ids on every cell, paths per URL with facts by stage", () => {
-      const { entity } = diagnoseRun(run, { summary: false, entity: "k3" });
+      const { entity } = diagnose(run, { summary: false, entity: "k3" });
       expect(entity?.outcome).to.equal("present");
       expect(entity?.matchedNames).to.deep.equal(["k3"]);
       expect(entity?.cells.every((c) => c.rowId === "row-3")).to.equal(true);
@@ -151,7 +161,7 @@ describe("diagnostics from a recorded run (pure)", () => {
 
     it("narrows an entity to one field given by label, with the failing fact first", () => {
       const field = resolveField(columns, "ISBN");
-      const { entity } = diagnoseRun(run, { summary: false, entity: "k1", field });
+      const { entity } = diagnose(run, { summary: false, entity: "k1", field });
       expect(entity?.field).to.equal("f-isbn");
       expect(entity?.cells).to.deep.equal([
         { rowId: "row-1", fieldId: "f-isbn", value: null, missingReason: "not_found", evidenceIds: ["art-1#0"] },
@@ -164,7 +174,7 @@ describe("diagnostics from a recorded run (pure)", () => {
     });
 
     it("answers an entity not seen on a source read whole as absent, without inventing cells", () => {
-      const { entity } = diagnoseRun(run, { summary: false, entity: "k9" });
+      const { entity } = diagnose(run, { summary: false, entity: "k9" });
       expect(entity?.outcome).to.equal("absent");
       expect(entity?.cells).to.deep.equal([]);
       expect(entity?.entityFacts).to.deep.equal([
@@ -191,7 +201,7 @@ describe("diagnostics from a recorded run (pure)", () => {
     const run = recording("held", recorded, { checks: allChecks, error: "cannot pay" });
 
     it("says every check passed but the owner cannot pay, and writes nothing", () => {
-      const d = diagnoseRun(run, { summary: true });
+      const d = diagnose(run, { summary: true });
       expect(d.findings[0]).to.deep.equal({
         code: "run_held_insufficient_credits",
         message: "Every check passed, but the owner cannot pay for 3 pages; nothing was written or charged.",
@@ -207,8 +217,8 @@ describe("diagnostics from a recorded run (pure)", () => {
     });
 
     it("names the row of an existing entity, and no row for one the run would have created", () => {
-      expect(diagnoseRun(run, { summary: false, entity: "k1" }).entity?.cells[0]?.rowId).to.equal("row-1");
-      expect(diagnoseRun(run, { summary: false, entity: "k2" }).entity?.cells[0]?.rowId).to.equal(null);
+      expect(diagnose(run, { summary: false, entity: "k1" }).entity?.cells[0]?.rowId).to.equal("row-1");
+      expect(diagnose(run, { summary: false, entity: "k2" }).entity?.cells[0]?.rowId).to.equal(null);
     });
   });
 
@@ -248,7 +258,7 @@ describe("diagnostics from a recorded run (pure)", () => {
     });
 
     it("reports the unread page as unknown, never as an absent entity", () => {
-      const d = diagnoseRun(run, { summary: true });
+      const d = diagnose(run, { summary: true });
       const summary = d.summary;
       if (!summary) throw new Error("summary missing");
       expect(summary.outputComplete).to.equal(false);
@@ -281,16 +291,16 @@ describe("diagnostics from a recorded run (pure)", () => {
     });
 
     it("traces the failing entity to its first failure and names its existing row", () => {
-      const k2 = diagnoseRun(run, { summary: false, entity: "k2" }).entity;
+      const k2 = diagnose(run, { summary: false, entity: "k2" }).entity;
       expect(k2?.paths[0]?.firstFailure).to.deep.include({ stage: "extraction", code: "cell_extraction_failed" });
       expect(k2?.entityFacts.map((f) => f.code)).to.include("check:extraction");
       expect(k2?.unknownStages).to.deep.equal(["reconciliation"]);
-      const k1 = diagnoseRun(run, { summary: false, entity: "k1" }).entity;
+      const k1 = diagnose(run, { summary: false, entity: "k1" }).entity;
       expect(k1?.cells.every((c) => c.rowId === "row-1")).to.equal(true);
     });
 
     it("an entity not recorded is unknown, with the unread page as the path it may have taken", () => {
-      const { entity } = diagnoseRun(run, { summary: false, entity: "k7" });
+      const { entity } = diagnose(run, { summary: false, entity: "k7" });
       expect(entity?.outcome).to.equal("unknown");
       expect(entity?.matchedNames).to.deep.equal([]);
       expect(entity?.paths).to.have.length(1);
@@ -308,7 +318,7 @@ describe("diagnostics from a recorded run (pure)", () => {
         failures: [{ stage: "retrieval", code: "forbidden", detail: "403.", url: p1, stepId: "step-1", status: 403 }],
         plan: {},
       });
-      const d = diagnoseRun(recording("blocked", recorded, { checks: [passed("coverage")] }), { summary: true });
+      const d = diagnose(recording("blocked", recorded, { checks: [passed("coverage")] }), { summary: true });
       expect(d.findings[0]).to.deep.equal({
         code: "run_blocked",
         message: `The site refused every read: ${p1} answered forbidden (HTTP 403); nothing was written or charged.`,
@@ -319,7 +329,7 @@ describe("diagnostics from a recorded run (pure)", () => {
     });
 
     it("a queued run reports what is not recorded instead of guessing", () => {
-      const d = diagnoseRun(recording("queued", null, { startedAt: null, completedAt: null }), { summary: true });
+      const d = diagnose(recording("queued", null, { startedAt: null, completedAt: null }), { summary: true });
       expect(d.observations).to.equal(null);
       expect(d.request).to.equal(null);
       expect(d.unknowns).to.deep.equal(["Nothing was recorded for this run yet (it is queued)."]);
@@ -332,15 +342,15 @@ describe("diagnostics from a recorded run (pure)", () => {
       const key = JSON.stringify(["Dune", "1965"]);
       const recorded = evidence({ pages: [["art-1", p1]], facts: [book(key, p1, 0)], plan: {} });
       const run = recording("failed", recorded);
-      const { entity } = diagnoseRun(run, { summary: false, entity: "Dune" });
+      const { entity } = diagnose(run, { summary: false, entity: "Dune" });
       expect(entity?.outcome).to.equal("present");
       expect(entity?.matchedNames).to.deep.equal([key, "Dune", "1965"]);
-      expect(diagnoseRun(run, { summary: true }).summary?.entities[0]?.aliases).to.deep.equal(["Dune", "1965"]);
+      expect(diagnose(run, { summary: true }).summary?.entities[0]?.aliases).to.deep.equal(["Dune", "1965"]);
     });
 
     it("a duplicated key is ambiguous, with an example citing the repeated record", () => {
       const recorded = evidence({ pages: [["art-1", p1]], facts: [book("k1", p1, 0), book("k1", p1, 3)], plan: {} });
-      const d = diagnoseRun(recording("failed", recorded), { summary: true });
+      const d = diagnose(recording("failed", recorded), { summary: true });
       expect(d.summary?.duplicates).to.deep.equal({
         entities: 1,
         examples: [{ entity: "k1", code: "duplicate_key", evidenceId: "art-1#3" }],
@@ -356,7 +366,7 @@ describe("diagnostics from a recorded run (pure)", () => {
         url: `${site}/p${i}`,
         stepId: `s-${i}`,
       }));
-      const d = diagnoseRun(recording("failed", evidence({ pages: [], facts: [], failures, plan: {} })), {
+      const d = diagnose(recording("failed", evidence({ pages: [], facts: [], failures, plan: {} })), {
         summary: true,
       });
       expect(d.unknowns).to.have.length(20);

@@ -49,7 +49,7 @@ export const book = (key: string, page: string, index: number, isbn: string | nu
 
 export const artifact = (id: string, url: string) => ({
   id,
-  runId: "run-1" as never,
+  runId: "7d3c2f1e-4b5a-4c6d-8e9f-0a1b2c3d4e5f" as never,
   kind: "page" as const,
   url,
   contentType: "text/html",
@@ -90,7 +90,7 @@ export const reconciliation = (over: Partial<ReconciliationRecord> = {}): Reconc
 });
 
 const trace = (steps: number) => ({
-  runId: "run-1" as never,
+  runId: "7d3c2f1e-4b5a-4c6d-8e9f-0a1b2c3d4e5f" as never,
   datasetId: "ds-1" as never,
   queueMs: 5000,
   wallMs: 1200,
@@ -126,7 +126,7 @@ export const recording = (
   over: Partial<RunRecording["run"]> = {},
 ): RunRecording => ({
   run: {
-    id: "run-1" as never,
+    id: "7d3c2f1e-4b5a-4c6d-8e9f-0a1b2c3d4e5f" as never,
     status,
     checks: [],
     error: null,
