@@ -1,7 +1,7 @@
 import { Htmlparser2ParserLive } from "@gleaner/htmlparser2";
 import { MemoryRunQueueLive, MemoryStoreLive } from "@gleaner/memory";
 import { expect } from "chai";
-import { Effect, Layer, ManagedRuntime, Option, TestClock, TestContext } from "effect";
+import { Effect, Layer, ManagedRuntime, Option, TestClock, TestContext, Tracer } from "effect";
 import {
   createApiKey,
   createDataset,
@@ -76,6 +76,22 @@ const stubFetcher = (pages: Record<string, string>, refused: Record<string, Read
 
 const start = Date.parse("2026-11-22T10:00:00Z");
 
+/** A tracer that notes each span's name and otherwise behaves as Effect's own. */
+const spanNames: string[] = [];
+const notingTracer = Layer.unwrapEffect(
+  Effect.map(Effect.tracer, (base) =>
+    Layer.setTracer(
+      Tracer.make({
+        span: (name, ...rest) => {
+          spanNames.push(name);
+          return base.span(name, ...rest);
+        },
+        context: (f, fiber) => base.context(f, fiber),
+      }),
+    ),
+  ),
+);
+
 /** One run of the engine on memory layers, with a virtual clock: queued, 5 s later executed. */
 const runOnce = async (options: {
   credits: number;
@@ -89,7 +105,7 @@ const runOnce = async (options: {
     Htmlparser2ParserLive,
     stubFetcher(options.pages ?? goodPages, options.refused),
   );
-  const runtime = ManagedRuntime.make(Layer.provideMerge(layers, clock));
+  const runtime = ManagedRuntime.make(Layer.mergeAll(Layer.provideMerge(layers, clock), notingTracer));
   const run = <A, E>(effect: Effect.Effect<A, E, any>) => runtime.runPromise(effect as Effect.Effect<A, E, never>);
   const { owner } = await run(createApiKey(`owner-${globalThis.crypto.randomUUID()}`, options.credits));
   const dataset = await run(createDataset(owner.id, body));
@@ -107,8 +123,12 @@ const phaseCount = (trace: { phases: ReadonlyArray<{ phase: string; count: numbe
   trace.phases.find((p) => p.phase === phase)?.count ?? 0;
 
 describe("run engine (memory layers, stub fetcher, TestClock)", () => {
-  it("accepts a run whole: pin, read, extract, validate, accept in the trace, queue time from the clock", async () => {
+  it("accepts a run whole: each phase a span and a trace step, queue time from the clock", async () => {
+    spanNames.length = 0;
     const { stored, trace, diagnostics, dispose } = await runOnce({ credits: 10 });
+    for (const phase of ["run.execute", "run.pin", "run.read", "run.validate", "run.accept", "run.reconcile"]) {
+      expect(spanNames, phase).to.include(phase);
+    }
     expect(stored.status).to.equal("succeeded");
     expect(stored.rowDeltas).to.deep.equal({ new: 3, changed: 0, gone: 0 });
     expect(stored.chargedPages).to.equal(2);
