@@ -87,7 +87,7 @@ export interface PinnedRecipe {
   readonly identityFieldIds: ReadonlyArray<string>;
 }
 
-/** What a check names: the records that made it fail (at most a few per check). */
+/** What a check names: every record that made it fail. */
 export interface CheckNames {
   readonly checkId: string;
   readonly records: ReadonlyArray<{ readonly rowKey: string | null; readonly pageUrl: string; readonly index: number }>;

@@ -121,7 +121,8 @@ export const completionArea = (index: RunIndex) => {
         checkId: check.checkId,
         passed: check.passed,
         message: check.message ?? null,
-        records: names.map((r) => {
+        recordsNamed: names.length,
+        records: names.slice(0, examplesMax * 4).map((r) => {
           const page = index.pageEvidenceOf(r.pageUrl);
           return { entity: r.rowKey ?? "", url: r.pageUrl, evidenceId: page ? `${page}#${r.index}` : null };
         }),

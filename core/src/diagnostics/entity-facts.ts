@@ -52,12 +52,10 @@ export const recordFacts = (index: RunIndex, view: RecordView, fieldId: string |
     facts.push(fact("extraction", "identity_missing", "The record has no identity value.", view.evidenceId, true));
   }
 
-  const named = (index.plan?.checks ?? []).filter((c) =>
-    c.records.some((r) => r.pageUrl === record.pageUrl && r.index === record.index),
-  );
-  for (const check of named) {
-    const message = index.recording.run.checks.find((c) => c.checkId === check.checkId)?.message ?? "failed";
-    facts.push(fact("validation", `check:${check.checkId}`, message, view.evidenceId, true));
+  const named = index.checksNaming.get(`${record.pageUrl}#${record.index}`) ?? [];
+  for (const checkId of named) {
+    const message = index.recording.run.checks.find((c) => c.checkId === checkId)?.message ?? "failed";
+    facts.push(fact("validation", `check:${checkId}`, message, view.evidenceId, true));
   }
   if (named.length === 0 && index.recording.run.checks.length > 0) {
     const failed = index.recording.run.checks.filter((c) => !c.passed).map((c) => c.checkId);

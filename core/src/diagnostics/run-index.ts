@@ -36,6 +36,8 @@ export interface RunIndex {
   /** The id of the row an entity is stored as, when that row exists. */
   readonly rowIdOf: (rowKey: string) => string | null;
   readonly pageEvidenceOf: (url: string) => string | null;
+  /** The failed checks that name a record, by `<pageUrl>#<index>`. */
+  readonly checksNaming: ReadonlyMap<string, ReadonlyArray<string>>;
   /** The reconciliation's key lists as sets (empty when it was not reached). */
   readonly keys: {
     readonly created: ReadonlySet<string>;
@@ -100,9 +102,17 @@ export const indexRun = (recording: RunRecording): RunIndex => {
     if (created.has(rowKey) && !accepted) return null;
     return reconciliation?.rowIds[rowKey] ?? plan?.knownRowIds?.[rowKey] ?? null;
   };
+  const checksNaming = new Map<string, string[]>();
+  for (const check of plan?.checks ?? []) {
+    for (const r of check.records) {
+      const at = `${r.pageUrl}#${r.index}`;
+      checksNaming.set(at, [...(checksNaming.get(at) ?? []), check.checkId]);
+    }
+  }
   return {
     recording,
     plan,
+    checksNaming,
     collected: recording.columns.filter((c) => c.ownership === "collected"),
     records,
     unkeyed: records.filter((r) => r.fact.rowKey === null),

@@ -11,10 +11,7 @@ const where = (r: ExtractedRecord) => `${r.pageUrl} item ${r.index}`;
 const listed = (problems: string[]): string =>
   problems.length <= 3 ? problems.join("; ") : `${problems.slice(0, 3).join("; ")}; and ${problems.length - 3} more`;
 
-/** How many records a check names for diagnostics (its message lists at most three). */
-const namedMax = 20;
-
-/** The checks' results and, per check, the records that made it fail. */
+/** The checks' results and, per check, every record that made it fail (its message lists three). */
 export interface CheckOutcome {
   readonly results: ReadonlyArray<CheckResult>;
   readonly names: ReadonlyArray<CheckNames>;
@@ -22,7 +19,7 @@ export interface CheckOutcome {
 
 const named = (checkId: string, records: ReadonlyArray<ExtractedRecord>): CheckNames => ({
   checkId,
-  records: records.slice(0, namedMax).map((r) => ({ rowKey: r.rowKey, pageUrl: r.pageUrl, index: r.index })),
+  records: records.map((r) => ({ rowKey: r.rowKey, pageUrl: r.pageUrl, index: r.index })),
 });
 
 /**

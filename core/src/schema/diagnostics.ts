@@ -184,6 +184,8 @@ export const RunDiagnostics = Schema.Struct({
         checkId: Schema.String,
         passed: Schema.Boolean,
         message: Schema.NullOr(Schema.String),
+        /** How many records the check names; `records` shows the first 20. */
+        recordsNamed: Count,
         records: Schema.Array(
           Schema.Struct({ entity: Schema.String, url: Schema.String, evidenceId: Schema.NullOr(Schema.String) }),
         ),

@@ -283,6 +283,7 @@ describe("diagnostics from a recorded run (pure)", () => {
         "check_failed:extraction",
         "page_not_read:rate_limited",
       ]);
+      expect(d.completion.checks.find((c) => c.checkId === "extraction")?.recordsNamed).to.equal(1);
       expect(d.completion.checks.find((c) => c.checkId === "extraction")?.records).to.deep.equal([
         { entity: "k2", url: p1, evidenceId: "art-1#1" },
       ]);
@@ -373,6 +374,24 @@ describe("diagnostics from a recorded run (pure)", () => {
       expect(d.unknowns[19]).to.contain("more unknowns were left out");
       expect(d.summary?.unknowns).to.have.length(20);
       expect(d.findings.every((f) => f.code.length <= 100 && f.message.length <= 1000)).to.equal(true);
+    });
+
+    it("a check naming many records names each of them, the 25th included; the answer lists 20", () => {
+      const facts = Array.from({ length: 25 }, (_, i) => fact(`k${i}`, p1, i, [["f-price", null, "not_found"]]));
+      const named = facts.map((f) => ({ rowKey: f.rowKey, pageUrl: p1, index: f.index }));
+      const recorded = evidence({
+        pages: [["art-1", p1]],
+        facts,
+        plan: { checks: [{ checkId: "present:f-price", records: named }] },
+      });
+      const run = recording("failed", recorded, {
+        checks: [{ checkId: "present:f-price", passed: false, message: "price is missing" }],
+      });
+      const last = diagnose(run, { summary: false, entity: "k24" }).entity;
+      expect(last?.entityFacts.map((f) => f.code)).to.include("check:present:f-price");
+      const check = diagnose(run, { summary: false }).completion.checks[0];
+      expect(check?.recordsNamed).to.equal(25);
+      expect(check?.records).to.have.length(20);
     });
 
     it("resolves a field by id or exact label, and nothing else", () => {
