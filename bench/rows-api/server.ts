@@ -221,6 +221,7 @@ const seedRun = (
       charge: { ownerId, pages: 0, entryId: globalThis.crypto.randomUUID() },
       evidence: { trace, artifacts: [], facts: [], failures: [] },
       heldRun: { ...done, status: "held" },
+      heldEvidence: { trace, artifacts: [], facts: [], failures: [] },
     });
     if (outcome._tag !== "Accepted") throw new Error(`Seeding run ${runId}: ${outcome._tag}`);
   });

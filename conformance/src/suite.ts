@@ -9,6 +9,7 @@ import { browserCases } from "./cases/browser.js";
 import { createDatasetCases } from "./cases/create-dataset.js";
 import { edgeCases } from "./cases/edges.js";
 import { liveTraceCases } from "./cases/live-trace.js";
+import { diagnosticsCases } from "./cases/diagnostics.js";
 import { listDatasetsCases } from "./cases/list-datasets.js";
 import { changeCases } from "./cases/changes.js";
 import { rowEditCases } from "./cases/row-edits.js";
@@ -47,6 +48,7 @@ const capabilities: ReadonlyArray<(ctx: SuiteContext) => void> = [
   scheduleCases,
   edgeCases,
   liveTraceCases,
+  diagnosticsCases,
 ];
 
 /**

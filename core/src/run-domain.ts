@@ -58,17 +58,84 @@ export interface RecordFact {
   }>;
 }
 
+/** A read that did not yield a page, as recorded (stage `retrieval`, code = readFailure reason). */
+export interface RecordedFailure {
+  readonly stage: string;
+  readonly code: string;
+  readonly detail: string;
+  readonly url: string | null;
+  /** The trace step of the failed read: the failure's evidence id. Absent on older records. */
+  readonly stepId?: string;
+  /** The HTTP status the site answered, when it answered. Absent on older records. */
+  readonly status?: number | null;
+}
+
+/** The recipe a run pinned: what it was asked to read and within which limits. */
+export interface PinnedRecipe {
+  readonly recipeVersion: number;
+  readonly schemaVersion: number;
+  readonly url: string;
+  readonly pagination: string;
+  readonly itemSelector: string;
+  readonly maxPages: number;
+  readonly maxItems: number;
+  readonly minimumItems: number;
+  readonly render: string;
+  readonly proxy: string;
+  readonly ignoreRobots: boolean;
+  /** Field ids of the identity, in order. */
+  readonly identityFieldIds: ReadonlyArray<string>;
+}
+
+/** What a check names: every record that made it fail. */
+export interface CheckNames {
+  readonly checkId: string;
+  readonly records: ReadonlyArray<{ readonly rowKey: string | null; readonly pageUrl: string; readonly index: number }>;
+}
+
+/** The reconciliation the run computed against the current rows (applied only if accepted). */
+export interface ReconciliationRecord {
+  readonly new: number;
+  readonly changed: number;
+  readonly unchanged: number;
+  readonly gone: number;
+  /** Row id by rowKey for every row the plan touched or saw (new rows exist only once accepted). */
+  readonly rowIds: Readonly<Record<string, string>>;
+  /** rowKeys of rows the plan creates. */
+  readonly created: ReadonlyArray<string>;
+  /** rowKeys of rows not seen by this run (they go missing). */
+  readonly goneKeys: ReadonlyArray<string>;
+  /** rowKeys of rows whose source values changed (returned rows included). */
+  readonly changedKeys: ReadonlyArray<string>;
+  /** rowKeys of rows that were missing and are seen again. */
+  readonly returnedKeys: ReadonlyArray<string>;
+  /** Overridden cells whose manual value the plan kept. */
+  readonly overridesKept: ReadonlyArray<{ readonly rowKey: string; readonly fieldId: string }>;
+}
+
+/**
+ * What the engine decided besides reading, for diagnostics: the pinned recipe, each check's named
+ * records, the reconciliation plan and the pages it would charge. Null on runs recorded before.
+ */
+export interface RunPlanRecord {
+  readonly recipe: PinnedRecipe | null;
+  readonly checks: ReadonlyArray<CheckNames>;
+  readonly reconciliation: ReconciliationRecord | null;
+  readonly pagesToCharge: number | null;
+  /**
+   * Row ids of rows that already existed for keys the run read, recorded when the run ended before
+   * reconciliation (a failed check), so diagnostics can name the row a lost cell belongs to.
+   */
+  readonly knownRowIds?: Readonly<Record<string, string>>;
+}
+
 /** Everything a finished run leaves besides rows: its trace, artifacts and recorded facts. */
 export interface RunEvidence {
   readonly trace: Omit<RunTrace, "status">;
   readonly artifacts: ReadonlyArray<RunArtifact>;
   readonly facts: ReadonlyArray<RecordFact>;
-  readonly failures: ReadonlyArray<{
-    readonly stage: string;
-    readonly code: string;
-    readonly detail: string;
-    readonly url: string | null;
-  }>;
+  readonly failures: ReadonlyArray<RecordedFailure>;
+  readonly plan?: RunPlanRecord | null;
 }
 
 /** The current state of one row. `revisionId` is the head of its revision chain. */
@@ -112,6 +179,8 @@ export interface RunAcceptance {
   readonly evidence: RunEvidence;
   /** The run as it is stored if the owner cannot pay: `held`, nothing else written. */
   readonly heldRun: RunRecord;
+  /** The evidence stored with `heldRun`: its trace ends with a failed accept step. */
+  readonly heldEvidence: RunEvidence;
 }
 
 export type AcceptanceOutcome =

@@ -24,7 +24,7 @@ const accept = (state: MemoryState, acceptance: RunAcceptance): AcceptanceOutcom
   const alreadyCharged = state.ledger.some((e) => e.kind === "charge" && e.runId === acceptance.run.id);
   if (!alreadyCharged && state.balanceOf(ownerId) < pages) {
     state.runs.set(acceptance.heldRun.id, acceptance.heldRun);
-    state.evidence.set(acceptance.heldRun.id, acceptance.evidence);
+    state.evidence.set(acceptance.heldRun.id, acceptance.heldEvidence);
     return { _tag: "Held", run: acceptance.heldRun };
   }
   if (!alreadyCharged) {

@@ -66,7 +66,7 @@ const accept = async (
     );
     if (!account) {
       await writeRun(collections, session, acceptance.heldRun);
-      await writeEvidence(collections, session, acceptance.heldRun.id, acceptance.evidence);
+      await writeEvidence(collections, session, acceptance.heldRun.id, acceptance.heldEvidence);
       return { _tag: "Held", run: acceptance.heldRun };
     }
     const entry: LedgerEntry = {

@@ -194,6 +194,8 @@ export interface EvidenceDoc {
   readonly trace: RunEvidence["trace"];
   readonly facts: RunEvidence["facts"];
   readonly failures: RunEvidence["failures"];
+  /** Absent on runs recorded before the plan was kept. */
+  readonly plan?: RunEvidence["plan"];
 }
 
 export interface TraceProgressDoc {
@@ -206,6 +208,7 @@ export const evidenceToDoc = (runId: RunId, evidence: RunEvidence): EvidenceDoc 
   trace: evidence.trace,
   facts: evidence.facts,
   failures: evidence.failures,
+  plan: evidence.plan ?? null,
 });
 
 /**
@@ -259,4 +262,5 @@ export const evidenceFromDocs = (doc: EvidenceDoc, artifacts: ReadonlyArray<Arti
   artifacts: artifacts.map(artifactFromDoc),
   facts: doc.facts,
   failures: doc.failures,
+  plan: doc.plan ?? null,
 });

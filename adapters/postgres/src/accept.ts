@@ -41,7 +41,7 @@ export const acceptRun = (db: Db, acceptance: RunAcceptance): Effect.Effect<Acce
       const alreadyCharged = charged?.already ?? false;
       if (!alreadyCharged && Number(charged?.balance ?? 0) < charge.pages) {
         yield* writeRun(tx, acceptance.heldRun);
-        yield* writeEvidence(tx, acceptance.heldRun.id, acceptance.evidence);
+        yield* writeEvidence(tx, acceptance.heldRun.id, acceptance.heldEvidence);
         return { _tag: "Held", run: acceptance.heldRun } as const;
       }
       if (!alreadyCharged) {

@@ -76,6 +76,10 @@ export const storeContract = (store: StoreUnderTest): void => {
       const heldDataset = held && "run" in held && held.run.id === first.running.id ? first.dataset : second.dataset;
       expect(await run((s) => s.loadRows(heldDataset.id))).to.deep.equal([]);
       expect(await run((s) => s.lastSequence(heldDataset.id))).to.equal(0);
+      // The held run keeps the evidence meant for a hold (its trace ends in a failed accept step).
+      const heldRun = held && "run" in held ? held.run : first.running;
+      const heldEvidence = Option.getOrThrow(await run((s) => s.getRunEvidence(heldRun.id)));
+      expect(heldEvidence.artifacts).to.deep.equal([]);
     });
 
     it("answers RowsChanged and writes nothing when a row's head moved", async () => {

@@ -83,6 +83,12 @@ export const evidenceOf = (run: RunRecord): RunEvidence => ({
   ],
   facts: [],
   failures: [],
+  plan: {
+    recipe: null,
+    checks: [{ checkId: "identity", records: [{ rowKey: null, pageUrl: "http://127.0.0.1/page-1", index: 0 }] }],
+    reconciliation: null,
+    pagesToCharge: 1,
+  },
 });
 
 /** A new row with its `created` revision, ready to be accepted (expected head: absent). */
@@ -144,6 +150,7 @@ export const anAcceptance = (running: RunRecord, pages: number, rowKeys: Readonl
     charge: { ownerId: running.ownerId, pages, entryId: newId() },
     evidence: evidenceOf(running),
     heldRun: { ...completed, status: "held", error: "insufficient credits" },
+    heldEvidence: { ...evidenceOf(running), artifacts: [] },
   };
 };
 

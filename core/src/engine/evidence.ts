@@ -1,5 +1,5 @@
 import { Effect } from "effect";
-import type { RecordFact, RunArtifact, RunEvidence } from "../run-domain.js";
+import type { RecordFact, RunArtifact, RunEvidence, RunPlanRecord } from "../run-domain.js";
 import type { DatasetId, ObservationId, RunId } from "../schema/ids.js";
 import type { SourceObservation } from "../schema/row.js";
 import type { ReadOutcome } from "./read.js";
@@ -30,7 +30,13 @@ export const observePages = (read: ReadOutcome, datasetId: DatasetId, runId: Run
   );
 
 /** Artifacts, facts and failures of a run: what diagnostics and the artifact endpoints show. */
-export const runEvidence = (read: ReadOutcome, runId: RunId, now: string, trace: RunEvidence["trace"]): RunEvidence => {
+export const runEvidence = (
+  read: ReadOutcome,
+  runId: RunId,
+  now: string,
+  trace: RunEvidence["trace"],
+  plan: RunPlanRecord,
+): RunEvidence => {
   const artifacts: RunArtifact[] = [];
   for (const p of read.pages) {
     const size = new TextEncoder().encode(p.page.body).byteLength;
@@ -63,6 +69,8 @@ export const runEvidence = (read: ReadOutcome, runId: RunId, now: string, trace:
     code: f.failure.reason,
     detail: f.message,
     url: f.url,
+    stepId: f.stepId,
+    status: f.failure.status,
   }));
-  return { trace, artifacts, facts, failures };
+  return { trace, artifacts, facts, failures, plan };
 };

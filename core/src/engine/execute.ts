@@ -3,195 +3,117 @@ import type { DocumentParser } from "../ports/document-parser.js";
 import type { Fetcher } from "../ports/fetcher.js";
 import type { RunJob } from "../ports/run-queue.js";
 import { Storage } from "../ports/storage.js";
-import type { RunEvidence, RunRecord } from "../run-domain.js";
+import type { RunPlanRecord, RunRecord } from "../run-domain.js";
 import type { CheckResult } from "../schema/run.js";
-import { runChecks } from "./checks.js";
-import { observePages, runEvidence } from "./evidence.js";
+import { acceptPhase } from "./accept.js";
+import { runEvidence } from "./evidence.js";
+import { emptyPlan, iso, pinnedRecipe, pinPhase, traceOf, validatePhase } from "./phases.js";
 import { type ReadOutcome, readSource } from "./read.js";
-import { reconcile } from "./reconcile.js";
 import { TraceRecorder } from "./trace.js";
 
 /** Reasons that mean the site refused us (SPEC.md's `blocked`), as opposed to a fault on our side. */
 const refusals = new Set(["challenge", "forbidden", "rate_limited", "login_redirect", "empty_body"]);
-const maxAcceptAttempts = 5;
 
-const iso = (ms: number) => new Date(ms).toISOString();
+const nothingRead: ReadOutcome = { pages: [], records: [], failures: [], coverage: { complete: true } };
 
-const traceOf = (run: RunRecord, recorder: TraceRecorder, completedAt: string | null): RunEvidence["trace"] => {
-  const { steps, phases, truncated } = recorder.snapshot();
-  const started = run.startedAt ? Date.parse(run.startedAt) : null;
-  return {
-    runId: run.id,
-    datasetId: run.datasetId,
-    queueMs: started === null || truncated ? null : Math.max(0, started - Date.parse(run.queuedAt)),
-    wallMs:
-      started === null || truncated || completedAt === null ? null : Math.max(0, Date.parse(completedAt) - started),
-    truncated,
-    phases,
-    steps,
-    discovery: null,
-    harnessVersion: null,
-  };
-};
+/** Finishes a run without writing rows (failed, blocked or held), with what it recorded. */
+const finishPhase = Effect.fn("run.finish")(function* (
+  run: RunRecord,
+  recorder: TraceRecorder,
+  ending: {
+    readonly status: "failed" | "blocked" | "held";
+    readonly checks: ReadonlyArray<CheckResult>;
+    readonly error: string;
+    readonly read: ReadOutcome | null;
+    readonly plan: RunPlanRecord;
+  },
+) {
+  const completedAt = iso(yield* Clock.currentTimeMillis);
+  const { status, checks, error, read, plan } = ending;
+  const finished: RunRecord = { ...run, status, checks, error, completedAt };
+  const evidence = runEvidence(read ?? nothingRead, run.id, completedAt, traceOf(run, recorder, completedAt), plan);
+  const stored = yield* (yield* Storage).finishRun(finished, evidence);
+  yield* Effect.logInfo(`run ${status}`).pipe(
+    Effect.annotateLogs({ status, error, pagesRead: read?.pages.length ?? 0, creditsCharged: 0 }),
+  );
+  return stored;
+});
+
+/** The ids of existing rows whose keys the run read (diagnostics name them beside lost cells). */
+const rowIdsOfKeys = Effect.fn("run.rowIdsOfKeys")(function* (run: RunRecord, read: ReadOutcome) {
+  const keys = new Set(read.records.flatMap((r) => (r.rowKey === null ? [] : [r.rowKey])));
+  const rows = yield* (yield* Storage).loadRows(run.datasetId);
+  return Object.fromEntries(rows.filter((row) => keys.has(row.rowKey)).map((row) => [row.rowKey, row.id as string]));
+});
+
+/** pin -> read -> validate -> blocked, failed or the accept loop, for a claimed run. */
+const runPhases = Effect.fn("run.phases")(function* (run: RunRecord, recorder: TraceRecorder) {
+  const finish = (ending: Parameters<typeof finishPhase>[2]) => finishPhase(run, recorder, ending);
+
+  const pinned = yield* pinPhase(run, recorder);
+  if (Option.isNone(pinned)) {
+    const error = "The dataset no longer exists.";
+    return yield* finish({ status: "failed", checks: [], error, read: null, plan: emptyPlan });
+  }
+  const { recipe, columns } = pinned.value;
+  if (recipe?.source.version !== 1) {
+    const error = "The recipe cannot be navigated; create a dataset with an explicit list source.";
+    return yield* finish({ status: "held", checks: [], error, read: null, plan: emptyPlan });
+  }
+  const { source } = recipe;
+  const pinnedPlan: RunPlanRecord = { ...emptyPlan, recipe: pinnedRecipe(pinned.value, source) };
+
+  const read = yield* readSource(source, columns, recorder);
+  const outcome = yield* validatePhase(source, columns, read, recorder);
+  const checks = outcome.results;
+  const plan: RunPlanRecord = { ...pinnedPlan, checks: outcome.names };
+
+  const refused = read.failures.length > 0 && read.failures.every((f) => refusals.has(f.failure.reason));
+  if (read.pages.length === 0 && refused) {
+    const [first] = read.failures;
+    const error = `The site refused every read: ${first?.url} answered ${first?.failure.reason}.`;
+    return yield* finish({ status: "blocked", checks, error, read, plan });
+  }
+  const failed = checks.filter((c) => !c.passed);
+  if (failed.length > 0) {
+    const error = failed.map((c) => `${c.checkId}: ${c.message ?? "failed"}`).join(" | ");
+    const knownRowIds = yield* rowIdsOfKeys(run, read);
+    return yield* finish({ status: "failed", checks, error, read, plan: { ...plan, knownRowIds } });
+  }
+
+  const accepted = yield* acceptPhase({ run, pinned: pinned.value, read, checks, plan, recorder });
+  if (accepted !== "exhausted") return accepted;
+  const error = "Rows kept changing while the run was accepted; run it again.";
+  return yield* finish({ status: "failed", checks, error, read, plan });
+});
 
 /**
- * Executes one delivery of a run job: pin -> read -> extract -> validate -> accept. Safe to call
- * twice for the same run: the claim and the acceptance are guarded on the run's state, so a
- * retried or duplicated job never applies or charges twice.
+ * Executes one delivery of a run job. Safe to call twice for the same run: the claim and the
+ * acceptance are guarded on the run's state, so a retried or duplicated job never applies or
+ * charges twice. Each phase is a named span (run.pin, run.read, run.validate, run.accept, ...).
  */
-export const executeRun = (job: RunJob, redelivered: boolean) =>
-  Effect.gen(function* () {
-    const storage = yield* Storage;
-    const claimed = yield* storage.claimRun(job.runId, iso(yield* Clock.currentTimeMillis), redelivered);
-    if (Option.isNone(claimed)) return;
-    const run = claimed.value;
-    yield* Effect.logInfo("run started").pipe(Effect.annotateLogs({ redelivered }));
-    // The trace is published while the run works, so GET /v1/runs/{id}/trace shows its steps so far.
-    const recorder: TraceRecorder = new TraceRecorder(globalThis.crypto.randomUUID(), () =>
-      storage.saveTraceProgress(run.id, traceOf(run, recorder, null)).pipe(Effect.ignore),
-    );
-
-    const finish = (
-      status: "failed" | "blocked" | "held",
-      checks: CheckResult[],
-      error: string,
-      read: ReadOutcome | null,
-    ) =>
+export const executeRun = Effect.fn("run.execute")(function* (job: RunJob, redelivered: boolean) {
+  const storage = yield* Storage;
+  const claimed = yield* storage.claimRun(job.runId, iso(yield* Clock.currentTimeMillis), redelivered);
+  if (Option.isNone(claimed)) return;
+  const run = claimed.value;
+  yield* Effect.logInfo("run started").pipe(
+    Effect.annotateLogs({ runId: run.id, datasetId: run.datasetId, redelivered }),
+  );
+  // The trace is published while the run works, so GET /v1/runs/{id}/trace shows its steps so far.
+  const recorder: TraceRecorder = new TraceRecorder(globalThis.crypto.randomUUID(), () =>
+    storage.saveTraceProgress(run.id, traceOf(run, recorder, null)).pipe(Effect.ignore),
+  );
+  yield* runPhases(run, recorder).pipe(
+    Effect.annotateLogs({ runId: run.id, datasetId: run.datasetId }),
+    Effect.catchAllCause((cause) =>
       Effect.gen(function* () {
-        const completedAt = iso(yield* Clock.currentTimeMillis);
-        const finished: RunRecord = { ...run, status, checks, error, completedAt };
-        const empty: ReadOutcome = {
-          pages: [],
-          records: [],
-          failures: [],
-          coverage: { complete: false, reason: error },
-        };
-        const evidence = runEvidence(read ?? empty, run.id, completedAt, traceOf(run, recorder, completedAt));
-        const stored = yield* storage.finishRun(finished, evidence);
-        yield* Effect.logInfo(`run ${status}`).pipe(
-          Effect.annotateLogs({ status, error, pagesRead: read?.pages.length ?? 0, creditsCharged: 0 }),
-        );
-        return stored;
-      });
-
-    const work = Effect.gen(function* () {
-      // pin: the recipe version and schema the whole run uses.
-      const pinned = yield* recorder.timed("pin", storage.getDataset(run.ownerId, run.datasetId));
-      if (Option.isNone(pinned)) return yield* finish("failed", [], "The dataset no longer exists.", null);
-      const dataset = pinned.value.record;
-      const recipe = dataset.recipes[dataset.recipes.length - 1];
-      if (recipe?.source.version !== 1) {
-        return yield* finish(
-          "held",
-          [],
-          "The recipe cannot be navigated; create a dataset with an explicit list source.",
-          null,
-        );
-      }
-      const { source } = recipe;
-      const columns = dataset.columns;
-
-      const read = yield* readSource(source, columns, recorder);
-      if (
-        read.pages.length === 0 &&
-        read.failures.length > 0 &&
-        read.failures.every((f) => refusals.has(f.failure.reason))
-      ) {
-        const [first] = read.failures;
-        const checks = runChecks(source, columns, read.records, read.coverage);
-        return yield* finish(
-          "blocked",
-          checks,
-          `The site refused every read: ${first?.url} answered ${first?.failure.reason}.`,
-          read,
-        );
-      }
-
-      const checks = yield* recorder.timed(
-        "validate",
-        Effect.sync(() => runChecks(source, columns, read.records, read.coverage)),
-      );
-      const failed = checks.filter((c) => !c.passed);
-      if (failed.length > 0) {
-        const error = failed.map((c) => `${c.checkId}: ${c.message ?? "failed"}`).join(" | ");
-        return yield* finish("failed", checks, error, read);
-      }
-
-      // accept: recompute against the current rows if an edit slipped in between.
-      return yield* Effect.gen(function* () {
-        const pages = new Set(read.pages.map((p) => p.page.finalUrl)).size;
-        for (let attempt = 1; attempt <= maxAcceptAttempts; attempt++) {
-          const completedAt = iso(yield* Clock.currentTimeMillis);
-          const observations = observePages(read, run.datasetId, run.id, completedAt);
-          const observationByPage = new Map(observations.map((o) => [o.sourceUrl, o.id]));
-          const current = yield* storage.loadRows(run.datasetId);
-          const plan = reconcile({
-            datasetId: run.datasetId,
-            runId: run.id,
-            schemaVersion: dataset.schemaVersion,
-            columns,
-            current,
-            records: read.records,
-            observationByPage,
-            now: completedAt,
-          });
-          const acceptStarted = yield* Clock.currentTimeMillis;
-          recorder.add({
-            phase: "accept",
-            status: "succeeded",
-            startedAt: completedAt,
-            durationMs: Math.max(0, Math.round(acceptStarted - Date.parse(completedAt))),
-          });
-          const evidence = runEvidence(read, run.id, completedAt, traceOf(run, recorder, completedAt));
-          const outcome = yield* storage.acceptRun({
-            run: {
-              ...run,
-              status: "succeeded",
-              checks,
-              rowDeltas: plan.rowDeltas,
-              error: null,
-              completedAt,
-              chargedPages: pages,
-            },
-            heldRun: {
-              ...run,
-              status: "held",
-              checks,
-              error: `Every check passed, but the owner cannot pay for ${pages} page(s); nothing was written.`,
-              completedAt,
-            },
-            rows: plan.rows,
-            revisions: plan.revisions,
-            observations,
-            charge: { ownerId: run.ownerId, pages, entryId: globalThis.crypto.randomUUID() },
-            evidence,
-          });
-          if (outcome._tag !== "RowsChanged") {
-            const held = outcome._tag === "Held";
-            yield* Effect.logInfo(held ? "run held" : "run accepted").pipe(
-              Effect.annotateLogs({
-                outcome: outcome._tag,
-                ...plan.rowDeltas,
-                pages,
-                creditsCharged: held ? 0 : pages,
-              }),
-            );
-            return outcome;
-          }
-        }
-        return yield* finish("failed", checks, "Rows kept changing while the run was accepted; run it again.", read);
-      });
-    });
-
-    yield* work.pipe(
-      Effect.annotateLogs({ runId: run.id, datasetId: run.datasetId }),
-      Effect.catchAllCause((cause) =>
-        Effect.gen(function* () {
-          yield* Effect.logError("run failed unexpectedly", cause);
-          yield* finish("failed", [], "The run stopped on an internal error; nothing was written or charged.", null);
-        }),
-      ),
-    );
-  });
+        yield* Effect.logError("run failed unexpectedly", cause);
+        const error = "The run stopped on an internal error; nothing was written or charged.";
+        yield* finishPhase(run, recorder, { status: "failed", checks: [], error, read: null, plan: emptyPlan });
+      }),
+    ),
+  );
+});
 
 export type RunEngineServices = Storage | Fetcher | DocumentParser;

@@ -22,7 +22,13 @@ export interface ReadPage {
 export interface ReadOutcome {
   readonly pages: ReadonlyArray<ReadPage>;
   readonly records: ReadonlyArray<ExtractedRecord>;
-  readonly failures: ReadonlyArray<{ readonly url: string; readonly failure: ReadFailure; readonly message: string }>;
+  readonly failures: ReadonlyArray<{
+    readonly url: string;
+    readonly failure: ReadFailure;
+    readonly message: string;
+    /** The trace step that recorded the failed read. */
+    readonly stepId: string;
+  }>;
   readonly coverage: Coverage;
 }
 
@@ -54,101 +60,104 @@ const nextUrl = (
  * natural end, at the first failed read, at a link back to a visited page, or at maxPages/maxItems
  * (which leaves coverage incomplete when more remains).
  */
-export const readSource = (source: Source, columns: ReadonlyArray<DatasetColumn>, trace: TraceRecorder) =>
-  Effect.gen(function* () {
-    const fetcher = yield* Fetcher;
-    const parser = yield* DocumentParser;
-    const pages: ReadPage[] = [];
-    const records: ExtractedRecord[] = [];
-    const failures: Array<ReadOutcome["failures"][number]> = [];
-    const visited = new Set<string>();
-    let url: string | null = source.url;
-    let coverage: Coverage = { complete: true };
+export const readSource = Effect.fn("run.read")(function* (
+  source: Source,
+  columns: ReadonlyArray<DatasetColumn>,
+  trace: TraceRecorder,
+) {
+  const fetcher = yield* Fetcher;
+  const parser = yield* DocumentParser;
+  const pages: ReadPage[] = [];
+  const records: ExtractedRecord[] = [];
+  const failures: Array<ReadOutcome["failures"][number]> = [];
+  const visited = new Set<string>();
+  let url: string | null = source.url;
+  let coverage: Coverage = { complete: true };
 
-    while (url !== null) {
-      if (pages.length >= source.maxPages) {
+  while (url !== null) {
+    if (pages.length >= source.maxPages) {
+      coverage = {
+        complete: false,
+        reason: `Stopped after maxPages (${source.maxPages}) pages while more remain: ${url} was not read.`,
+      };
+      break;
+    }
+    visited.add(url);
+    const started = yield* Clock.currentTimeMillis;
+    // Shown as a `running` read step (with its URL) to anyone watching the trace until it ends.
+    const reading = yield* trace.begin("read", { sourceUrl: url.slice(0, 2048) });
+    const result = yield* Effect.either(
+      fetcher.read({
+        url,
+        render: source.render,
+        proxy: source.proxy,
+        ignoreRobots: source.ignoreRobots,
+        waitForSelector: source.itemSelector,
+      }),
+    );
+    const finished = yield* Clock.currentTimeMillis;
+    trace.end(reading);
+    const timing = {
+      startedAt: new Date(started).toISOString(),
+      durationMs: Math.max(0, Math.round(finished - started)),
+    };
+    if (result._tag === "Left") {
+      const error: ReadFailed = result.left;
+      const stepId = trace.add({
+        phase: "read",
+        status: "failed",
+        sourceUrl: url.slice(0, 2048),
+        readFailure: error.failure,
+        ...timing,
+      });
+      failures.push({ url, failure: error.failure, message: error.message, stepId });
+      coverage = { complete: false, reason: `Reading ${url} failed (${error.failure.reason}): ${error.message}` };
+      break;
+    }
+    const page = result.right;
+    visited.add(page.finalUrl);
+    const sha256 = yield* sha256Hex(page.body);
+    const document = yield* Effect.orDie(parser.parse(page.body, page.finalUrl));
+    try {
+      const remaining = source.maxItems - records.length;
+      const extracted = yield* trace.timed(
+        "extract",
+        Effect.sync(() => extractPage(document, page.finalUrl, source, columns, remaining + 1)),
+        { sourceUrl: page.finalUrl.slice(0, 2048) },
+      );
+      const found = extracted.records.length;
+      yield* Effect.logDebug("page read").pipe(
+        Effect.annotateLogs({ url: page.finalUrl, status: page.status, records: found, attempts: page.attempts }),
+      );
+      trace.add({
+        phase: "read",
+        status: "succeeded",
+        sourceUrl: page.finalUrl.slice(0, 2048),
+        candidateRows: cap(found),
+        matchedRows: cap(extracted.records.filter((r) => r.rowKey !== null).length),
+        ...timing,
+      });
+      if (found > remaining) {
+        pages.push({
+          sha256,
+          page,
+          entries: extracted.entries.slice(0, remaining),
+          records: extracted.records.slice(0, remaining),
+        });
+        records.push(...extracted.records.slice(0, remaining));
         coverage = {
           complete: false,
-          reason: `Stopped after maxPages (${source.maxPages}) pages while more remain: ${url} was not read.`,
+          reason: `More than maxItems (${source.maxItems}) records; ${page.finalUrl} holds more.`,
         };
         break;
       }
-      visited.add(url);
-      const started = yield* Clock.currentTimeMillis;
-      // Shown as a `running` read step (with its URL) to anyone watching the trace until it ends.
-      const reading = yield* trace.begin("read", { sourceUrl: url.slice(0, 2048) });
-      const result = yield* Effect.either(
-        fetcher.read({
-          url,
-          render: source.render,
-          proxy: source.proxy,
-          ignoreRobots: source.ignoreRobots,
-          waitForSelector: source.itemSelector,
-        }),
-      );
-      const finished = yield* Clock.currentTimeMillis;
-      trace.end(reading);
-      const timing = {
-        startedAt: new Date(started).toISOString(),
-        durationMs: Math.max(0, Math.round(finished - started)),
-      };
-      if (result._tag === "Left") {
-        const error: ReadFailed = result.left;
-        failures.push({ url, failure: error.failure, message: error.message });
-        trace.add({
-          phase: "read",
-          status: "failed",
-          sourceUrl: url.slice(0, 2048),
-          readFailure: error.failure,
-          ...timing,
-        });
-        coverage = { complete: false, reason: `Reading ${url} failed (${error.failure.reason}): ${error.message}` };
-        break;
-      }
-      const page = result.right;
-      visited.add(page.finalUrl);
-      const sha256 = yield* sha256Hex(page.body);
-      const document = yield* Effect.orDie(parser.parse(page.body, page.finalUrl));
-      try {
-        const remaining = source.maxItems - records.length;
-        const extracted = yield* trace.timed(
-          "extract",
-          Effect.sync(() => extractPage(document, page.finalUrl, source, columns, remaining + 1)),
-          { sourceUrl: page.finalUrl.slice(0, 2048) },
-        );
-        const found = extracted.records.length;
-        yield* Effect.logDebug("page read").pipe(
-          Effect.annotateLogs({ url: page.finalUrl, status: page.status, records: found, attempts: page.attempts }),
-        );
-        trace.add({
-          phase: "read",
-          status: "succeeded",
-          sourceUrl: page.finalUrl.slice(0, 2048),
-          candidateRows: cap(found),
-          matchedRows: cap(extracted.records.filter((r) => r.rowKey !== null).length),
-          ...timing,
-        });
-        if (found > remaining) {
-          pages.push({
-            sha256,
-            page,
-            entries: extracted.entries.slice(0, remaining),
-            records: extracted.records.slice(0, remaining),
-          });
-          records.push(...extracted.records.slice(0, remaining));
-          coverage = {
-            complete: false,
-            reason: `More than maxItems (${source.maxItems}) records; ${page.finalUrl} holds more.`,
-          };
-          break;
-        }
-        pages.push({ page, sha256, ...extracted });
-        records.push(...extracted.records);
-        const next: string | null = nextUrl(source, document, document.resolveUrl, pages.length - 1);
-        url = next !== null && !visited.has(next) ? next : null;
-      } finally {
-        document.dispose();
-      }
+      pages.push({ page, sha256, ...extracted });
+      records.push(...extracted.records);
+      const next: string | null = nextUrl(source, document, document.resolveUrl, pages.length - 1);
+      url = next !== null && !visited.has(next) ? next : null;
+    } finally {
+      document.dispose();
     }
-    return { pages, records, failures, coverage } satisfies ReadOutcome;
-  });
+  }
+  return { pages, records, failures, coverage } satisfies ReadOutcome;
+});

@@ -1,4 +1,5 @@
-import type { NewRevision, RowRecord } from "../run-domain.js";
+import { Effect } from "effect";
+import type { NewRevision, ReconciliationRecord, RowRecord } from "../run-domain.js";
 import type { DatasetColumn } from "../schema/column.js";
 import type { DatasetId, ObservationId, RevisionId, RowId, RunId } from "../schema/ids.js";
 import type { CellOverrides, FieldEvidence, MissingReasons, RowData } from "../schema/row.js";
@@ -9,6 +10,8 @@ export interface Reconciliation {
   readonly rows: ReadonlyArray<{ readonly row: RowRecord; readonly expectedRevisionId: RevisionId | null | "absent" }>;
   readonly revisions: ReadonlyArray<NewRevision>;
   readonly rowDeltas: RowDeltas;
+  /** What diagnostics show of the plan: counts, row ids, gone and returned keys, overrides kept. */
+  readonly record: ReconciliationRecord;
 }
 
 export interface ReconcileInput {
@@ -49,6 +52,13 @@ export const reconcile = (input: ReconcileInput): Reconciliation => {
   const rows: Array<Reconciliation["rows"][number]> = [];
   const revisions: NewRevision[] = [];
   const deltas = { new: 0, changed: 0, gone: 0 };
+  const rowIds: Record<string, string> = {};
+  const created: string[] = [];
+  const goneKeys: string[] = [];
+  const returnedKeys: string[] = [];
+  const changedKeys: string[] = [];
+  const overridesKept: Array<{ rowKey: string; fieldId: string }> = [];
+  let unchanged = 0;
   const userColumns = input.columns.filter((c) => c.ownership === "user");
 
   const revise = (
@@ -111,6 +121,8 @@ export const reconcile = (input: ReconcileInput): Reconciliation => {
         revisionId: null,
       };
       rows.push({ row: revise(row, null, "created", Object.keys(view.values)), expectedRevisionId: "absent" });
+      rowIds[record.rowKey] = row.id;
+      created.push(record.rowKey);
       deltas.new++;
       continue;
     }
@@ -124,6 +136,7 @@ export const reconcile = (input: ReconcileInput): Reconciliation => {
       const reason = view.missing[fieldId];
       const override = existing.overrides[fieldId];
       if (override) {
+        overridesKept.push({ rowKey: record.rowKey, fieldId });
         if (!same(override.value, value) || override.missingReason !== reason) changed.push(fieldId);
         (overrides as Record<string, unknown>)[fieldId] = {
           value,
@@ -138,6 +151,8 @@ export const reconcile = (input: ReconcileInput): Reconciliation => {
       else delete missing[fieldId];
     }
     const returned = existing.presence === "missing";
+    rowIds[record.rowKey] = existing.id;
+    if (returned) returnedKeys.push(record.rowKey);
     const base: RowRecord = {
       ...existing,
       data,
@@ -155,8 +170,12 @@ export const reconcile = (input: ReconcileInput): Reconciliation => {
     if (returned || changed.length > 0) {
       const row = revise({ ...base, status: "changed" }, existing, returned ? "returned" : "updated", changed);
       rows.push({ row, expectedRevisionId: existing.revisionId });
+      changedKeys.push(record.rowKey);
       deltas.changed++;
-    } else if (existing.status !== "unchanged" || existing.lastSeenRunId !== input.runId) {
+      continue;
+    }
+    unchanged++;
+    if (existing.status !== "unchanged" || existing.lastSeenRunId !== input.runId) {
       // Seen and the same: no revision; the row's current state notes the run quietly.
       rows.push({ row: { ...base, status: "unchanged" }, expectedRevisionId: existing.revisionId });
     }
@@ -165,13 +184,26 @@ export const reconcile = (input: ReconcileInput): Reconciliation => {
   for (const existing of input.current) {
     if (seen.has(existing.rowKey)) continue;
     if (existing.presence === "missing") {
+      // Already gone in an earlier run: still not seen, but not a new loss of this run.
       if (existing.status !== "gone")
         rows.push({ row: { ...existing, status: "gone" }, expectedRevisionId: existing.revisionId });
       continue;
     }
     const row = revise({ ...existing, presence: "missing", status: "gone" }, existing, "missing", []);
     rows.push({ row, expectedRevisionId: existing.revisionId });
+    rowIds[existing.rowKey] = existing.id;
+    goneKeys.push(existing.rowKey);
     deltas.gone++;
   }
-  return { rows, revisions, rowDeltas: deltas };
+  return {
+    rows,
+    revisions,
+    rowDeltas: deltas,
+    record: { ...deltas, unchanged, rowIds, created, goneKeys, changedKeys, returnedKeys, overridesKept },
+  };
 };
+
+/** The reconcile phase as a named span of the run. */
+export const reconcilePhase = Effect.fn("run.reconcile")(function* (input: ReconcileInput) {
+  return yield* Effect.sync(() => reconcile(input));
+});

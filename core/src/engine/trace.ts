@@ -36,12 +36,15 @@ export class TraceRecorder {
     });
   }
 
-  add(step: Omit<RunTraceStep, "stepId" | "attemptId">): void {
-    this.steps.push({ stepId: globalThis.crypto.randomUUID(), attemptId: this.attemptId, ...step });
+  /** Records a finished step; returns its id (diagnostics cite it as evidence). */
+  add(step: Omit<RunTraceStep, "stepId" | "attemptId">): string {
+    const stepId = globalThis.crypto.randomUUID();
+    this.steps.push({ stepId, attemptId: this.attemptId, ...step });
     if (this.steps.length > maxSteps) {
       this.steps.shift();
       this.dropped++;
     }
+    return stepId;
   }
 
   /** Times an effect as one step of `phase`. */
@@ -84,9 +87,15 @@ export class TraceRecorder {
     return this.dropped > 0;
   }
 
-  snapshot(): TraceSnapshot {
+  /**
+   * The steps (finished ones, then those in progress as `running`) and per-phase totals so far.
+   * `last` adds a final step to this snapshot only: the accept step, whose status depends on what
+   * the store decides (accepted or held).
+   */
+  snapshot(last?: Omit<RunTraceStep, "stepId" | "attemptId">): TraceSnapshot {
+    const final = last ? [{ stepId: globalThis.crypto.randomUUID(), attemptId: this.attemptId, ...last }] : [];
+    const steps = [...this.steps, ...this.inFlight.values(), ...final].slice(-maxSteps);
     const phases = new Map<ResearchPhase, RunTracePhase>();
-    const steps = [...this.steps, ...this.inFlight.values()].slice(-maxSteps);
     for (const step of steps) {
       const ms = step.durationMs ?? 0;
       const current = phases.get(step.phase) ?? { phase: step.phase, count: 0, totalMs: 0, maxMs: 0 };
@@ -97,6 +106,7 @@ export class TraceRecorder {
         maxMs: Math.max(current.maxMs, ms),
       });
     }
-    return { steps, phases: [...phases.values()], truncated: this.truncated };
+    const truncated = this.truncated || (last !== undefined && this.steps.length >= maxSteps);
+    return { steps, phases: [...phases.values()], truncated };
   }
 }

@@ -1,6 +1,7 @@
 import { Schema } from "effect";
 import { DateTime, RunId } from "./ids.js";
 import { DatasetRow } from "./row.js";
+import { RunDiagnostics } from "./diagnostics.js";
 import { Run, RunTrace } from "./run.js";
 
 /**
@@ -61,16 +62,6 @@ export const ArtifactIndex = Schema.Struct({
 export const ArtifactResponse = Schema.Struct({ artifact: RunArtifactWithBody }).annotations({
   identifier: "ArtifactResponse",
 });
-
-/** Diagnostics keep SPEC.md's building blocks; the areas beyond them are documented in docs/decisions. */
-export const RunDiagnostics = Schema.Struct(
-  {
-    runId: RunId,
-    basis: Schema.Literal("recorded", "replay"),
-    attemptId: Schema.NullOr(Schema.String),
-  },
-  Schema.Record({ key: Schema.String, value: Schema.Unknown }),
-).annotations({ identifier: "RunDiagnostics" });
 
 export const DiagnosticsResponse = Schema.Struct({ diagnostics: RunDiagnostics }).annotations({
   identifier: "DiagnosticsResponse",

@@ -829,8 +829,248 @@ export interface components {
       /** @enum {string} */
       basis: "recorded" | "replay";
       attemptId: string | null;
-    } & {
-      [key: string]: unknown;
+      /** @enum {string} */
+      status: "queued" | "running" | "succeeded" | "failed" | "blocked" | "held";
+      request: {
+        recipeVersion: components["schemas"]["Int"];
+        schemaVersion: components["schemas"]["Int"];
+        source: {
+          url: string;
+          pagination: string;
+          itemSelector: string;
+          identityFieldIds: string[];
+        };
+        limits: {
+          maxPages: components["schemas"]["Int"];
+          maxItems: components["schemas"]["Int"];
+          minimumItems: components["schemas"]["Int"];
+        };
+        render: string;
+        proxy: string;
+        /** @enum {string} */
+        robots: "obeyed" | "ignored";
+      } | null;
+      sources: {
+        url: string;
+        /** @enum {string} */
+        outcome: "read" | "refused" | "failed";
+        failure: {
+          reason: string;
+          status: components["schemas"]["Int"] | null;
+          detail: string;
+        } | null;
+        records: components["schemas"]["Int"];
+        evidenceIds: string[];
+      }[];
+      cells: {
+        fieldId: string;
+        label: string;
+        observedRows: components["schemas"]["Int"];
+        missing: components["schemas"]["Int"];
+        reasons: {
+          [key: string]: components["schemas"]["Int"];
+        };
+        examples: {
+          entity: string;
+          rowId: string | null;
+          reason: string | null;
+          evidenceId: string;
+        }[];
+      }[];
+      reconciliation: {
+        applied: boolean;
+        new: components["schemas"]["Int"];
+        changed: components["schemas"]["Int"];
+        unchanged: components["schemas"]["Int"];
+        gone: components["schemas"]["Int"];
+        recovered: components["schemas"]["Int"];
+        duplicates: {
+          entities: components["schemas"]["Int"];
+          examples: {
+            entity: string;
+            code: string;
+            evidenceId: string;
+          }[];
+        };
+        overridesKept: {
+          cells: components["schemas"]["Int"];
+          examples: {
+            entity: string;
+            rowId: string | null;
+            fieldId: string;
+          }[];
+        };
+      } | null;
+      completion: {
+        coverage: {
+          complete: boolean;
+          message: string | null;
+        } | null;
+        checks: {
+          checkId: string;
+          passed: boolean;
+          message: string | null;
+          recordsNamed: components["schemas"]["Int"];
+          records: {
+            entity: string;
+            url: string;
+            evidenceId: string | null;
+          }[];
+        }[];
+        outputComplete: boolean;
+      };
+      cost: {
+        pagesRead: components["schemas"]["Int"] | null;
+        pagesNotRead: components["schemas"]["Int"] | null;
+        pagesToCharge: components["schemas"]["Int"] | null;
+        pagesCharged: components["schemas"]["Int"];
+        reason: string;
+      };
+      timing: {
+        queuedAt: string;
+        startedAt: string | null;
+        completedAt: string | null;
+        queueMs: components["schemas"]["Int"] | null;
+        wallMs: components["schemas"]["Int"] | null;
+        phases: {
+          /** @enum {string} */
+          phase: "planning" | "configure" | "pin" | "search" | "read" | "extract" | "validate" | "preview" | "accept";
+          count: components["schemas"]["Int"];
+          totalMs: components["schemas"]["Int"];
+          maxMs: components["schemas"]["Int"];
+        }[];
+        truncated: boolean;
+      };
+      observations: {
+        pagesRead: components["schemas"]["Int"];
+        pagesNotRead: components["schemas"]["Int"];
+        records: components["schemas"]["Int"];
+        recordsWithoutIdentity: components["schemas"]["Int"];
+        entities: components["schemas"]["Int"];
+        checks: components["schemas"]["Int"];
+        traceSteps: components["schemas"]["Int"];
+      } | null;
+      findings: components["schemas"]["DiagnosticFinding"][];
+      unknowns: string[];
+      summary?: components["schemas"]["RunLossSummary"];
+      entity?: components["schemas"]["EntityDiagnosis"];
+    };
+    DiagnosticFinding: {
+      code: string;
+      message: string;
+    };
+    RunLossSummary: {
+      /** @enum {string} */
+      basis: "recorded" | "replay";
+      attemptId: string | null;
+      outputComplete: boolean;
+      totals: {
+        present: components["schemas"]["Int"];
+        absent: components["schemas"]["Int"];
+        unknown: components["schemas"]["Int"];
+        ambiguous: components["schemas"]["Int"];
+        recovered: components["schemas"]["Int"];
+        entities: components["schemas"]["Int"];
+      };
+      entities: {
+        entity: string;
+        aliases: string[];
+        /** @enum {string} */
+        outcome: "present" | "absent" | "unknown" | "ambiguous";
+        recovered: boolean;
+        failureCodes: string[];
+      }[];
+      failureGroups: {
+        /** @enum {string} */
+        stage: "discovery" | "selection" | "retrieval" | "extraction" | "validation" | "reconciliation" | "output";
+        code: string;
+        detail: string;
+        counts: {
+          present: components["schemas"]["Int"];
+          absent: components["schemas"]["Int"];
+          unknown: components["schemas"]["Int"];
+          ambiguous: components["schemas"]["Int"];
+          recovered: components["schemas"]["Int"];
+        };
+        examples: {
+          entity: string;
+          evidenceId: string;
+          url: string | null;
+        }[];
+      }[];
+      duplicates: {
+        entities: components["schemas"]["Int"];
+        examples: {
+          entity: string;
+          code: string;
+          evidenceId: string;
+        }[];
+      };
+      missingCells: {
+        fieldId: string;
+        label: string;
+        observedRows: components["schemas"]["Int"];
+        missing: components["schemas"]["Int"];
+        reasons: {
+          [key: string]: components["schemas"]["Int"];
+        };
+        examples: {
+          entity: string;
+          rowId: string | null;
+          reason: string | null;
+        }[];
+      }[];
+      unknowns: string[];
+    };
+    EntityDiagnosis: {
+      entity: string;
+      /** @enum {string} */
+      basis: "recorded" | "replay";
+      attemptId: string | null;
+      matchedNames: string[];
+      /** @enum {string} */
+      outcome: "present" | "absent" | "unknown" | "ambiguous";
+      field: string | null;
+      entityFacts: components["schemas"]["EntityFact"][];
+      cells: {
+        rowId: string | null;
+        fieldId: string;
+        value: unknown;
+        missingReason: string | null;
+        evidenceIds: string[];
+      }[];
+      paths: {
+        url: string;
+        facts: components["schemas"]["EntityFact"][];
+        unknownStages: (
+          | "discovery"
+          | "selection"
+          | "retrieval"
+          | "extraction"
+          | "validation"
+          | "reconciliation"
+          | "output"
+        )[];
+        firstFailure: components["schemas"]["EntityFact"] | null;
+      }[];
+      unknownStages: (
+        | "discovery"
+        | "selection"
+        | "retrieval"
+        | "extraction"
+        | "validation"
+        | "reconciliation"
+        | "output"
+      )[];
+      unknowns: string[];
+    };
+    EntityFact: {
+      /** @enum {string} */
+      stage: "discovery" | "selection" | "retrieval" | "extraction" | "validation" | "reconciliation" | "output";
+      code: string;
+      detail: string;
+      evidenceId: string;
+      failure: boolean;
     };
     TraceResponse: {
       trace: components["schemas"]["RunTrace"];

@@ -1,0 +1,65 @@
+import type { DatasetColumn } from "../schema/column.js";
+import type { RunDiagnosticsPayload } from "../schema/diagnostics.js";
+import {
+  completionArea,
+  costArea,
+  reconciliationArea,
+  requestArea,
+  sourcesArea,
+  timingArea,
+  cellsArea,
+} from "./areas.js";
+import { entityDiagnosis } from "./entity.js";
+import { findingsOf, unknownsOf } from "./findings.js";
+import { limitUnknowns, type RunRecording } from "./model.js";
+import { indexRun } from "./run-index.js";
+import { lossSummary } from "./summary.js";
+
+export interface DiagnosticsAsked {
+  readonly summary: boolean;
+  /** An exact recorded entity name (rowKey or identity value). */
+  readonly entity?: string;
+  /** The column `field` named (already resolved from a Field id or exact label). */
+  readonly field?: DatasetColumn;
+}
+
+/**
+ * RunDiagnostics from what a run recorded: pure, the same for every store. Observations are
+ * recorded facts, findings are derived by the fixed rules of findings.ts, unknowns name what was
+ * not recorded; the model (which fact belongs to which stage) is docs/decisions/0013-diagnostics.md.
+ */
+export const diagnoseRun = (recording: RunRecording, asked: DiagnosticsAsked): RunDiagnosticsPayload => {
+  const index = indexRun(recording);
+  const { run, evidence } = recording;
+  const attemptId = evidence?.trace.steps[0]?.attemptId ?? null;
+  const unknowns = unknownsOf(index);
+  return {
+    runId: run.id,
+    basis: "recorded" as const,
+    attemptId,
+    status: run.status,
+    request: requestArea(index),
+    sources: sourcesArea(index),
+    cells: cellsArea(index),
+    reconciliation: reconciliationArea(index),
+    completion: completionArea(index),
+    cost: costArea(index),
+    timing: timingArea(index),
+    observations:
+      evidence === null
+        ? null
+        : {
+            pagesRead: evidence.artifacts.length,
+            pagesNotRead: evidence.failures.length,
+            records: evidence.facts.length,
+            recordsWithoutIdentity: index.unkeyed.length,
+            entities: index.entities.size,
+            checks: run.checks.length,
+            traceSteps: evidence.trace.steps.length,
+          },
+    findings: findingsOf(index),
+    unknowns: limitUnknowns(unknowns),
+    ...(asked.summary ? { summary: lossSummary(index, attemptId, unknowns) } : {}),
+    ...(asked.entity !== undefined ? { entity: entityDiagnosis(index, asked.entity, asked.field, attemptId) } : {}),
+  };
+};

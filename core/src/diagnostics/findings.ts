@@ -1,0 +1,133 @@
+import { cellsArea, duplicatesOf } from "./areas.js";
+import { type DiagnosticFinding, finding, plural } from "./model.js";
+import type { RunIndex } from "./run-index.js";
+
+/** What the run's status means, in plain words: one finding per outcome (codes in 0013). */
+const statusFindings = (index: RunIndex): DiagnosticFinding[] => {
+  const { run, evidence } = index.recording;
+  const pages = index.plan?.pagesToCharge ?? null;
+  switch (run.status) {
+    case "succeeded": {
+      const d = run.rowDeltas;
+      return [
+        finding(
+          "run_accepted",
+          `Every check passed and the output was accepted whole: ${d.new} new, ${d.changed} changed, ${d.gone} gone; ${plural(run.chargedPages ?? 0, "page")} charged.`,
+        ),
+      ];
+    }
+    case "held":
+      return pages === null
+        ? [finding("run_held", `The run was held before reading: ${run.error ?? "no reason recorded"}`)]
+        : [
+            finding(
+              "run_held_insufficient_credits",
+              `Every check passed, but the owner cannot pay for ${plural(pages, "page")}; nothing was written or charged.`,
+            ),
+          ];
+    case "blocked": {
+      const first = evidence?.failures[0];
+      const where = first ? `${first.url} answered ${first.code}${first.status ? ` (HTTP ${first.status})` : ""}` : "";
+      return [
+        finding(
+          "run_blocked",
+          `The site refused every read${where ? `: ${where}` : ""}; nothing was written or charged.`,
+        ),
+      ];
+    }
+    case "failed": {
+      const failed = run.checks.filter((c) => !c.passed);
+      if (failed.length === 0) return [finding("run_failed", `The run failed: ${run.error ?? "no reason recorded"}`)];
+      return [
+        finding(
+          "run_failed_checks",
+          `${plural(failed.length, "check")} failed (${failed.map((c) => c.checkId).join(", ")}); nothing was written or charged.`,
+        ),
+        ...failed.map((c) => finding(`check_failed:${c.checkId}`, `${c.checkId}: ${c.message ?? "failed"}`)),
+      ];
+    }
+    default:
+      return [finding("run_not_finished", `The run is ${run.status}: nothing is concluded yet.`)];
+  }
+};
+
+/** Findings about what was read: pages not read, identities, duplicates, lost cells, rows gone or back. */
+const dataFindings = (index: RunIndex): DiagnosticFinding[] => {
+  const found: DiagnosticFinding[] = [];
+  for (const f of index.recording.evidence?.failures ?? []) {
+    found.push(
+      finding(
+        `page_not_read:${f.code}`,
+        `${f.url} was not read (${f.code}${f.status ? `, HTTP ${f.status}` : ""}): the records on it are unknown.`,
+      ),
+    );
+  }
+  if (index.unkeyed.length > 0) {
+    found.push(
+      finding(
+        "identity_missing",
+        `${plural(index.unkeyed.length, "record")} had no identity value and cannot be named.`,
+      ),
+    );
+  }
+  const duplicates = duplicatesOf(index);
+  if (duplicates.entities > 0) {
+    const names = duplicates.examples.map((e) => JSON.stringify(e.entity)).join(", ");
+    found.push(finding("duplicate_keys", `${plural(duplicates.entities, "key")} were read more than once: ${names}.`));
+  }
+  for (const cells of cellsArea(index)) {
+    if (cells.missing === 0) continue;
+    const reasons = Object.entries(cells.reasons)
+      .map(([reason, n]) => `${reason}: ${n}`)
+      .join(", ");
+    found.push(
+      finding(
+        `cells_missing:${cells.fieldId}`,
+        `${cells.label} has no value in ${cells.missing} of ${plural(cells.observedRows, "record")} (${reasons}).`,
+      ),
+    );
+  }
+  const plan = index.plan?.reconciliation ?? null;
+  if (plan && plan.gone > 0) {
+    found.push(
+      finding("rows_gone", `${plural(plan.gone, "row")} were not seen on a source read whole and went missing.`),
+    );
+  }
+  if (plan && plan.returnedKeys.length > 0) {
+    found.push(finding("rows_recovered", `${plural(plan.returnedKeys.length, "row")} missing before were seen again.`));
+  }
+  return found;
+};
+
+export const findingsOf = (index: RunIndex): DiagnosticFinding[] => [...statusFindings(index), ...dataFindings(index)];
+
+/** What was not recorded, said as such: nothing is inferred from absence. */
+export const unknownsOf = (index: RunIndex): string[] => {
+  const { run, evidence } = index.recording;
+  if (evidence === null) return [`Nothing was recorded for this run yet (it is ${run.status}).`];
+  const unknowns: string[] = [];
+  if (evidence.plan === undefined || evidence.plan === null) {
+    unknowns.push(
+      "This run was recorded before its plan was kept: the pinned recipe, the records each check names, the reconciliation and the pages to charge are not known.",
+    );
+  }
+  for (const f of evidence.failures) {
+    unknowns.push(`${f.url} was not read (${f.code}): the entities on it, and any pages after it, are unknown.`);
+  }
+  const coverage = run.checks.find((c) => c.checkId === "coverage");
+  if (coverage && !coverage.passed && evidence.failures.length === 0) {
+    unknowns.push(`Reading stopped before the end of the source: ${coverage.message ?? "no reason recorded"}`);
+  }
+  if (index.unkeyed.length > 0) {
+    unknowns.push(
+      `${plural(index.unkeyed.length, "record")} had no identity value: which entities they are is unknown.`,
+    );
+  }
+  if (index.plan !== null && index.plan.reconciliation === null && index.plan.recipe !== null) {
+    unknowns.push(
+      `Reconciliation was not reached (the run is ${run.status}): which rows would be new, changed or gone is unknown.`,
+    );
+  }
+  if (evidence.trace.truncated) unknowns.push("The trace dropped its oldest steps: queue and wall time are unknown.");
+  return unknowns;
+};

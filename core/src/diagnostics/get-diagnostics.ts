@@ -1,0 +1,51 @@
+import { Effect, Option, Schema } from "effect";
+import { decodeQuery } from "../decode.js";
+import { BadRequest } from "../errors.js";
+import { Storage } from "../ports/storage.js";
+import type { OwnerId } from "../schema/ids.js";
+import { findDataset } from "../usecases/datasets.js";
+import { findRun } from "../usecases/runs.js";
+import { diagnoseRun } from "./diagnose.js";
+import { resolveField } from "./entity.js";
+
+const Text = Schema.String.pipe(Schema.minLength(1), Schema.maxLength(200));
+export const DiagnosticsQuery = Schema.Struct({
+  summary: Schema.optional(Schema.Literal("true", "false")),
+  entity: Schema.optional(Text),
+  field: Schema.optional(Text),
+});
+
+const refuse = (path: string, message: string) =>
+  Effect.fail(new BadRequest({ message: `${path} ${message}.`, details: [{ path: `/${path}`, message }] }));
+
+/** Endpoint 14: loads what the run recorded and hands it to the pure diagnoseRun. */
+export const getDiagnostics = Effect.fn("diagnostics.get")(function* (
+  ownerId: OwnerId,
+  runId: string,
+  query: Record<string, unknown>,
+) {
+  const q = yield* decodeQuery(DiagnosticsQuery, query);
+  if (q.summary === "true" && (q.entity !== undefined || q.field !== undefined)) {
+    return yield* refuse("summary", "cannot be combined with entity or field");
+  }
+  if (q.field !== undefined && q.entity === undefined) return yield* refuse("field", "requires entity");
+  const run = yield* findRun(ownerId, runId);
+  const dataset = yield* findDataset(ownerId, run.datasetId);
+  const evidence = Option.getOrNull(yield* (yield* Storage).getRunEvidence(run.id));
+  // The columns of the schema the run pinned, when recorded; the current ones otherwise.
+  const pinnedVersion = evidence?.plan?.recipe?.schemaVersion;
+  const columns = dataset.record.schemas.find((s) => s.version === pinnedVersion)?.fields ?? dataset.record.columns;
+  const field = q.field === undefined ? undefined : resolveField(columns, q.field);
+  if (q.field !== undefined && field === undefined) {
+    return yield* refuse("field", `is not a Field id or exact label of this run's columns: ${JSON.stringify(q.field)}`);
+  }
+  const diagnostics = diagnoseRun(
+    { run, columns, evidence },
+    {
+      summary: q.summary === "true",
+      ...(q.entity !== undefined ? { entity: q.entity } : {}),
+      ...(field ? { field } : {}),
+    },
+  );
+  return { diagnostics };
+});

@@ -1,0 +1,188 @@
+import { Htmlparser2ParserLive } from "@gleaner/htmlparser2";
+import { MemoryRunQueueLive, MemoryStoreLive } from "@gleaner/memory";
+import { expect } from "chai";
+import { Effect, Layer, ManagedRuntime, Option, TestClock, TestContext, Tracer } from "effect";
+import {
+  createApiKey,
+  createDataset,
+  createRun,
+  executeRun,
+  Fetcher,
+  getDiagnostics,
+  getTrace,
+  type OwnerId,
+  ReadFailed,
+  type ReadFailureReason,
+  type RunId,
+  Storage,
+} from "../../src/index.js";
+
+const site = "https://shop.example";
+const item = (n: number, price: string) =>
+  `<article><a href="/b/${n}">Book ${n}</a><p class="price">${price}</p></article>`;
+const page = (items: string, next: string | null) =>
+  `<html><body>${items}${next ? `<li class="next"><a href="${next}">next</a></li>` : ""}</body></html>`;
+const goodPages: Record<string, string> = {
+  [`${site}/p1`]: page(item(1, "£1.00") + item(2, "£2.00"), "/p2"),
+  [`${site}/p2`]: page(item(3, "£3.00"), null),
+};
+
+const body = {
+  name: "shop",
+  columns: [
+    { name: "link", type: "string", key: true },
+    { name: "title", type: "string" },
+    { name: "price", type: "number" },
+    { name: "isbn", type: "string" },
+  ],
+  source: {
+    version: 1,
+    url: `${site}/p1`,
+    itemSelector: "article",
+    fields: [
+      { name: "link", read: { selector: "a", kind: "attribute", attribute: "href" } },
+      { name: "title", read: { selector: "a" } },
+      { name: "price", read: { selector: "p.price" } },
+      { name: "isbn", read: { selector: "span.isbn" } },
+    ],
+    identity: { kind: "source-key", field: "link" },
+    pagination: { kind: "next-link", selector: "li.next > a" },
+  },
+};
+
+/** A Fetcher that answers from a map of pages, and refuses the URLs in `refused` with a reason. */
+const stubFetcher = (pages: Record<string, string>, refused: Record<string, ReadFailureReason> = {}) =>
+  Layer.succeed(Fetcher, {
+    read: (request) => {
+      const reason = refused[request.url];
+      if (reason) {
+        const failure = { reason, status: reason === "rate_limited" ? 429 : 403, finalUrl: site };
+        return Effect.fail(new ReadFailed({ failure, message: `${request.url} answered ${reason}.`, attempts: 1 }));
+      }
+      const html = pages[request.url];
+      if (html === undefined) throw new Error(`The stub has no page ${request.url}.`);
+      return Effect.succeed({
+        requestedUrl: request.url,
+        finalUrl: request.url,
+        status: 200,
+        contentType: "text/html",
+        body: html,
+        bytes: html.length,
+        attempts: 1,
+        durationMs: 0,
+      });
+    },
+  });
+
+const start = Date.parse("2026-11-22T10:00:00Z");
+
+/** A tracer that notes each span's name and otherwise behaves as Effect's own. */
+const spanNames: string[] = [];
+const notingTracer = Layer.unwrapEffect(
+  Effect.map(Effect.tracer, (base) =>
+    Layer.setTracer(
+      Tracer.make({
+        span: (name, ...rest) => {
+          spanNames.push(name);
+          return base.span(name, ...rest);
+        },
+        context: (f, fiber) => base.context(f, fiber),
+      }),
+    ),
+  ),
+);
+
+/** One run of the engine on memory layers, with a virtual clock: queued, 5 s later executed. */
+const runOnce = async (options: {
+  credits: number;
+  pages?: Record<string, string>;
+  refused?: Record<string, ReadFailureReason>;
+}) => {
+  const clock = Layer.effectDiscard(TestClock.setTime(start)).pipe(Layer.provideMerge(TestContext.TestContext));
+  const layers = Layer.mergeAll(
+    MemoryStoreLive,
+    MemoryRunQueueLive(),
+    Htmlparser2ParserLive,
+    stubFetcher(options.pages ?? goodPages, options.refused),
+  );
+  const runtime = ManagedRuntime.make(Layer.mergeAll(Layer.provideMerge(layers, clock), notingTracer));
+  const run = <A, E>(effect: Effect.Effect<A, E, any>) => runtime.runPromise(effect as Effect.Effect<A, E, never>);
+  const { owner } = await run(createApiKey(`owner-${globalThis.crypto.randomUUID()}`, options.credits));
+  const dataset = await run(createDataset(owner.id, body));
+  const { runId } = await run(createRun(owner.id, dataset.id));
+  await run(TestClock.adjust(5_000));
+  await run(executeRun({ runId: runId as RunId, datasetId: dataset.id as never }, false));
+  const stored = Option.getOrThrow(await run(Effect.flatMap(Storage, (s) => s.getRun(owner.id as OwnerId, runId))));
+  const { trace } = await run(getTrace(owner.id, runId));
+  const diagnostics = (query: Record<string, string> = {}) =>
+    run(getDiagnostics(owner.id, runId, query)).then((d) => d.diagnostics as any);
+  return { stored, trace, diagnostics, dispose: () => runtime.dispose() };
+};
+
+const phaseCount = (trace: { phases: ReadonlyArray<{ phase: string; count: number }> }, phase: string) =>
+  trace.phases.find((p) => p.phase === phase)?.count ?? 0;
+
+describe("run engine (memory layers, stub fetcher, TestClock)", () => {
+  it("accepts a run whole: each phase a span and a trace step, queue time from the clock", async () => {
+    spanNames.length = 0;
+    const { stored, trace, diagnostics, dispose } = await runOnce({ credits: 10 });
+    for (const phase of ["run.execute", "run.pin", "run.read", "run.validate", "run.accept", "run.reconcile"]) {
+      expect(spanNames, phase).to.include(phase);
+    }
+    expect(stored.status).to.equal("succeeded");
+    expect(stored.rowDeltas).to.deep.equal({ new: 3, changed: 0, gone: 0 });
+    expect(stored.chargedPages).to.equal(2);
+    expect(trace.phases.map((p) => p.phase)).to.deep.equal(["pin", "extract", "read", "validate", "accept"]);
+    expect(phaseCount(trace, "validate")).to.equal(1);
+    expect(trace.steps.at(-1)).to.include({ phase: "accept", status: "succeeded" });
+    expect(trace.queueMs).to.equal(5_000);
+    const d = await diagnostics();
+    expect(d.findings[0].code).to.equal("run_accepted");
+    expect(d.completion.outputComplete).to.equal(true);
+    expect(d.request).to.include({ recipeVersion: 1 });
+    expect(d.reconciliation).to.include({ applied: true, new: 3, changed: 0, unchanged: 0, gone: 0 });
+    await dispose();
+  });
+
+  it("holds a run the owner cannot pay for; its trace ends in a failed accept step", async () => {
+    const { stored, trace, diagnostics, dispose } = await runOnce({ credits: 1 });
+    expect(stored.status).to.equal("held");
+    expect(trace.steps.at(-1)).to.include({ phase: "accept", status: "failed" });
+    const d = await diagnostics();
+    expect(d.findings[0]).to.deep.equal({
+      code: "run_held_insufficient_credits",
+      message: "Every check passed, but the owner cannot pay for 2 pages; nothing was written or charged.",
+    });
+    expect(d.cost).to.include({ pagesToCharge: 2, pagesCharged: 0 });
+    await dispose();
+  });
+
+  it("fails a run with a page refused and a bad value: checks run once, the failure cites the read step", async () => {
+    const pages = { ...goodPages, [`${site}/p1`]: page(item(1, "£1.00") + item(2, "abc"), "/p2") };
+    const { stored, trace, diagnostics, dispose } = await runOnce({
+      credits: 10,
+      pages,
+      refused: { [`${site}/p2`]: "rate_limited" },
+    });
+    expect(stored.status).to.equal("failed");
+    expect(stored.checks.filter((c) => !c.passed).map((c) => c.checkId)).to.deep.equal(["coverage", "extraction"]);
+    expect(phaseCount(trace, "validate")).to.equal(1);
+    expect(trace.steps.some((s) => s.phase === "accept")).to.equal(false);
+    const failedRead = trace.steps.find((s) => s.status === "failed" && s.phase === "read");
+    const d = await diagnostics({ summary: "true" });
+    const group = d.summary.failureGroups.find((g: any) => g.stage === "retrieval");
+    expect(group.code).to.equal("rate_limited");
+    expect(group.examples[0]).to.deep.equal({ entity: "", evidenceId: failedRead?.stepId, url: `${site}/p2` });
+    expect(d.summary.outputComplete).to.equal(false);
+    await dispose();
+  });
+
+  it("blocks a run whose every read was refused, with the checks it ran once", async () => {
+    const { stored, trace, dispose } = await runOnce({ credits: 10, refused: { [`${site}/p1`]: "forbidden" } });
+    expect(stored.status).to.equal("blocked");
+    expect(stored.checks.map((c) => c.checkId)).to.include("coverage");
+    expect(phaseCount(trace, "validate")).to.equal(1);
+    expect(stored.error).to.contain("forbidden");
+    await dispose();
+  });
+});
