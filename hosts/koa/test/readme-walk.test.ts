@@ -1,0 +1,89 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { expect } from "chai";
+
+/**
+ * README's walk, run as written: the blocks tagged `sh walk-site`, `sh walk-server` and `sh walk`
+ * are read from README.md (not copied here), so a change that breaks the walk breaks this test.
+ * Only the ports differ (0: free ones) so the test never collides with a server already running.
+ */
+const root = fileURLToPath(new URL("../../../", import.meta.url));
+const readme = readFileSync(`${root}README.md`, "utf8");
+const block = (tag: string): string => {
+  const match = new RegExp("```sh " + tag + "\\n([\\s\\S]*?)```").exec(readme);
+  if (!match?.[1]) throw new Error(`README.md has no \`\`\`sh ${tag} block.`);
+  return match[1];
+};
+
+const started: ChildProcess[] = [];
+const background = (script: string, env: Record<string, string>) => {
+  const child = spawn("bash", ["-c", script], { cwd: root, env: { ...process.env, ...env }, detached: true });
+  started.push(child);
+  let output = "";
+  child.stdout?.on("data", (chunk) => {
+    output += String(chunk);
+  });
+  child.stderr?.on("data", (chunk) => {
+    output += String(chunk);
+  });
+  return {
+    waitFor: async (pattern: RegExp, ms = 120_000): Promise<RegExpExecArray> => {
+      const deadline = Date.now() + ms;
+      for (;;) {
+        const match = pattern.exec(output);
+        if (match) return match;
+        if (child.exitCode !== null || Date.now() > deadline) {
+          throw new Error(`Waiting for ${pattern} in the output of "${script.trim()}":\n${output}`);
+        }
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    },
+  };
+};
+
+describe("README's walk, run as written", function () {
+  this.timeout(240_000);
+  after(() => {
+    // Each block ran in its own process group (npm, then node): stop the whole group.
+    for (const child of started) if (child.pid && child.exitCode === null) process.kill(-child.pid, "SIGTERM");
+  });
+
+  it("creates the books dataset on the demo site, runs it, reads rows, edits one, reads the feed and writes CSV", async () => {
+    const site = background(block("walk-site"), { DEMO_SITE_PORT: "0" });
+    const siteUrl = (await site.waitFor(/^SITE=(\S+)$/m))[1]!;
+    const server = background(block("walk-server"), {
+      GLEANER_PORT: "0",
+      GLEANER_HOST: "127.0.0.1",
+      GLEANER_LOG_LEVEL: "warn",
+    });
+    const url = (await server.waitFor(/listening on (\S+)/))[1]!;
+    const key = (await server.waitFor(/^API key: (gl_\S+)$/m))[1]!;
+
+    const walk = spawn("bash", ["-euo", "pipefail", "-c", block("walk")], {
+      cwd: `${root}hosts/koa`,
+      env: { ...process.env, KEY: key, API: url, SITE: siteUrl },
+    });
+    let out = "";
+    let err = "";
+    walk.stdout.on("data", (chunk) => {
+      out += String(chunk);
+    });
+    walk.stderr.on("data", (chunk) => {
+      err += String(chunk);
+    });
+    const code = await new Promise<number | null>((resolve) => walk.on("exit", resolve));
+    expect(code, `${out}\n${err}`).to.equal(0);
+    expect(out).to.match(/^dataset [0-9a-f-]{36}$/m);
+    expect(out).to.contain('{"status":"succeeded","rowDeltas":{"new":1000,"changed":0,"gone":0}}');
+    expect(out).to.contain('{"balance":950}');
+    expect(out).to.match(/\{"origin":"user","kind":"updated","changedFieldIds":\["[0-9a-f-]{36}"\]\}/);
+    expect(out).to.match(
+      /\{"sequence":\d+,"origin":"collection","kind":"created"\}\n\{"sequence":\d+,"origin":"user","kind":"updated"\}/,
+    );
+    const csv = readFileSync(`${root}hosts/koa/books.csv`, "utf8").trim().split("\n");
+    expect(csv[0]).to.equal('"link","title","price"');
+    expect(csv).to.have.length(501);
+    expect(csv.slice(1).every((line) => /^"[^"]+","(?:[^"]|"")*",\d+(\.\d+)?$/.test(line))).to.equal(true);
+  });
+});
