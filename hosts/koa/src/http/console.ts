@@ -1,4 +1,5 @@
-import { fileURLToPath } from "node:url";
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
 import { send } from "@koa/send";
 import type { Middleware } from "koa";
 
@@ -20,7 +21,9 @@ export const CONSOLE_CSP = [
 /** Where @gleaner/console put its built files (`npm run build`), or null when it is not installed. */
 export const consoleAssetsDir = (): string | null => {
   try {
-    return fileURLToPath(new URL(".", import.meta.resolve("@gleaner/console/dist/index.html")));
+    // require.resolve rather than import.meta.resolve: test runners that load this file as CommonJS
+    // (tsx under mocha) have no import.meta.resolve.
+    return join(dirname(createRequire(import.meta.url).resolve("@gleaner/console/package.json")), "dist");
   } catch {
     return null;
   }
