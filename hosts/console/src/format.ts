@@ -14,7 +14,10 @@ export const cronReading = (cron: string): string | null => {
   if (cron.trim() === "") return null;
   try {
     const reading = cronstrue.toString(cron, { use24HourTimeFormat: true, verbose: false });
-    return reading.charAt(0).toLowerCase() + reading.slice(1);
+    // cronstrue says only "At 06:00" for a daily time; say the "every day" a person would.
+    const [, hour, day, month, weekday] = cron.trim().split(/\s+/);
+    const daily = day === "*" && month === "*" && weekday === "*" && hour !== undefined && !hour.includes("*");
+    return `${reading.charAt(0).toLowerCase()}${reading.slice(1)}${daily ? " every day" : ""}`;
   } catch {
     return null;
   }

@@ -84,7 +84,7 @@ describe("@gleaner/console in Chromium", function () {
 
   it("reads the cron schedule aloud before saving it", async () => {
     await page.getByLabel("Schedule (cron)").fill("0 6 * * *");
-    expect(await page.locator("#schedule-reading").textContent()).to.include("06:00");
+    expect(await page.locator("#schedule-reading").textContent()).to.equal("at 06:00 every day");
     await page.getByLabel("Schedule (cron)").fill("not cron");
     expect(await page.locator("#schedule-reading").textContent()).to.equal("not a cron expression");
     await page.getByLabel("Schedule (cron)").fill("");
@@ -160,6 +160,33 @@ describe("@gleaner/console in Chromium", function () {
     await screenshot(page, "changes");
   });
 
+  it("says plainly when the row changed since it was opened (stale revision)", async () => {
+    await page.getByRole("link", { name: "Back to the row" }).click();
+    await page.getByLabel("New value for Notes").waitFor();
+    const rowId = /rows\/([0-9a-f-]{36})/.exec(page.url())?.[1] ?? "";
+    const headers = { Authorization: `Bearer ${stage.apiKey}`, "Content-Type": "application/json" };
+    const rowUrl = `${stage.host.url}/v1/datasets/${datasetId}/rows/${rowId}`;
+    const current = await (await fetch(rowUrl, { headers })).json();
+    expect(current.revisionId).to.be.a("string");
+    const notesId = (
+      await (await fetch(`${stage.host.url}/v1/datasets/${datasetId}`, { headers })).json()
+    ).dataset.columns.find((column: { name: string }) => column.name === "notes").id;
+    // Someone else edits the row behind this page's back.
+    const behind = await fetch(rowUrl, {
+      method: "PATCH",
+      headers,
+      body: JSON.stringify({
+        expectedRevisionId: current.revisionId,
+        requestId: "elsewhere",
+        values: { [notesId]: "edited elsewhere" },
+      }),
+    });
+    expect(behind.status).to.equal(200);
+    await page.getByLabel("New value for Notes").fill("edited here");
+    await page.getByRole("button", { name: "Save Notes" }).click();
+    expect(await page.getByRole("alert").textContent()).to.include("changed this row since you opened it");
+  });
+
   it("shows a failed run's checks, failed ones first with their message", async () => {
     stage.site.driftSelectors(true);
     try {
@@ -171,6 +198,7 @@ describe("@gleaner/console in Chromium", function () {
     }
     const checks = page.locator(".checks li");
     expect(await checks.first().getAttribute("class")).to.equal("failed");
+    expect(await checks.first().locator("code").textContent()).to.equal("present: Price (£)");
     expect((await checks.first().textContent())?.length ?? 0).to.be.greaterThan("✗ failed ".length + 5);
     await screenshot(page, "run-failed");
   });

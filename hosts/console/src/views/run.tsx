@@ -1,7 +1,7 @@
 import type { GleanerClient, Run, RunTrace } from "@gleaner/client";
 import { useEffect, useState } from "preact/hooks";
-import { messageOf, type Schemas, unwrap } from "../api.js";
-import { safeHref, when } from "../format.js";
+import { type Column, messageOf, type Schemas, unwrap } from "../api.js";
+import { labelOf, safeHref, when } from "../format.js";
 import { useLoad } from "../use-load.js";
 import { Awaiting, Problem, Status } from "./shared.js";
 
@@ -48,6 +48,15 @@ const useLiveRun = (client: GleanerClient, runId: string): { live: Live | null; 
 
 export const RunPage = ({ client, runId }: { client: GleanerClient; runId: string }) => {
   const { live, error } = useLiveRun(client, runId);
+  const datasetId = live?.run.datasetId;
+  // The dataset's columns name the `present:<field id>` checks.
+  const columns = useLoad(
+    async () =>
+      datasetId
+        ? (await unwrap(client.GET("/v1/datasets/{datasetId}", { params: { path: { datasetId } } }))).dataset.columns
+        : [],
+    [client, datasetId],
+  );
   if (!live) return error ? <Problem error={error} /> : <p class="muted">Loading…</p>;
   const { run, trace } = live;
   const reads = trace?.steps.filter((step) => step.phase === "read") ?? [];
@@ -84,7 +93,7 @@ export const RunPage = ({ client, runId }: { client: GleanerClient; runId: strin
           {run.error}
         </p>
       )}
-      <Checks checks={run.checks} />
+      <Checks checks={run.checks} columns={columns.data ?? []} />
       {trace && <Timeline trace={trace} />}
       {finished && <Artifacts client={client} runId={run.id} />}
       {finished && <Diagnostics client={client} runId={run.id} />}
@@ -92,8 +101,17 @@ export const RunPage = ({ client, runId }: { client: GleanerClient; runId: strin
   );
 };
 
+const checkName = (checkId: string, columns: ReadonlyArray<Column>): string =>
+  checkId.startsWith("present:") ? `present: ${labelOf(columns, checkId.slice("present:".length))}` : checkId;
+
 /** Failed checks first, each with its message. */
-const Checks = ({ checks }: { checks: ReadonlyArray<Schemas["CheckResult"]> }) => {
+const Checks = ({
+  checks,
+  columns,
+}: {
+  checks: ReadonlyArray<Schemas["CheckResult"]>;
+  columns: ReadonlyArray<Column>;
+}) => {
   if (checks.length === 0) return null;
   const ordered = [...checks].sort((a, b) => Number(a.passed) - Number(b.passed));
   return (
@@ -102,7 +120,7 @@ const Checks = ({ checks }: { checks: ReadonlyArray<Schemas["CheckResult"]> }) =
       <ul class="checks">
         {ordered.map((check) => (
           <li key={check.checkId} class={check.passed ? "passed" : "failed"}>
-            <strong>{check.passed ? "✓ passed" : "✗ failed"}</strong> <code>{check.checkId}</code>
+            <strong>{check.passed ? "✓ passed" : "✗ failed"}</strong> <code>{checkName(check.checkId, columns)}</code>
             {check.message && <span> — {check.message}</span>}
           </li>
         ))}
