@@ -133,9 +133,12 @@ const Timeline = ({ trace }: { trace: RunTrace }) => (
   <section aria-labelledby="trace-title">
     <h2 id="trace-title">Trace</h2>
     <p class="muted">
-      Wall {trace.wallMs ?? "—"} ms · queue {trace.queueMs ?? "—"} ms ·{" "}
-      {trace.phases.map((phase) => `${phase.phase} ${phase.count}× ${phase.totalMs} ms`).join(" · ")}
-      {trace.truncated && " · truncated"}
+      {[
+        `Wall ${trace.wallMs ?? "—"} ms`,
+        `queue ${trace.queueMs ?? "—"} ms`,
+        ...trace.phases.map((phase) => `${phase.phase} ${phase.count}× ${phase.totalMs} ms`),
+        ...(trace.truncated ? ["truncated"] : []),
+      ].join(" · ")}
     </p>
     <ol class="timeline">
       {trace.steps.map((step) => (
