@@ -35,13 +35,18 @@ describe("@gleaner/console in Chromium", function () {
 
   const status = () => page.getByTestId("run-status");
 
-  it("is served at / with a strict Content-Security-Policy, and the API stays under /v1", async () => {
+  it("is served at / with a strict Content-Security-Policy, nothing outside its files, and the API under /v1", async () => {
     const home = await fetch(`${stage.host.url}/`);
     expect(home.status).to.equal(200);
     const policy = home.headers.get("content-security-policy") ?? "";
     expect(policy).to.include("script-src 'self'");
     expect(policy).to.not.include("unsafe-inline");
     expect(await home.text()).to.not.match(/<script>|<script\s+(?![^>]*src=)/);
+    for (const outside of ["/assets/..%2F..%2Fpackage.json", "/assets/%2e%2e/%2e%2e/package.json", "/package.json"]) {
+      const answer = await fetch(`${stage.host.url}${outside}`);
+      expect(answer.status, outside).to.equal(404);
+      expect((await answer.json()).error.code).to.equal("not_found");
+    }
     const api = await fetch(`${stage.host.url}/v1/datasets`);
     expect(api.status).to.equal(401);
     expect((await api.json()).error.code).to.equal("unauthorized");

@@ -53,7 +53,9 @@ export const serveConsole =
         },
       });
     } catch (thrown) {
-      if ((thrown as { status?: number }).status === 404) return next();
+      // 404: no such file; 400/403: a path send refuses (`..`, NUL). Neither is a console file.
+      const status = (thrown as { status?: number }).status;
+      if (status === 404 || status === 403 || status === 400) return next();
       throw thrown;
     }
   };
