@@ -99,7 +99,8 @@ describe("@gleaner/console in Chromium", function () {
     await page.getByRole("link", { name: "Runs" }).click();
     await page.getByRole("button", { name: "Start run", exact: true }).click();
     await page.getByRole("heading", { name: /^Run / }).waitFor();
-    await page.locator(".status-running, .status-queued, .status-succeeded").first().waitFor();
+    // Live, without reloading: the page first shows the run unfinished, then finished in place.
+    await page.locator("[data-testid=run-status] :is(.status-queued, .status-running)").waitFor();
     await screenshot(page, "run-live");
     await status().getByText("succeeded").waitFor({ timeout: 60_000 });
     expect(await page.getByTestId("pages-read").textContent()).to.equal("3");

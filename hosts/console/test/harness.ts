@@ -43,8 +43,9 @@ export const startStage = async (): Promise<Stage> => {
   const books: Book[] = loadBooks()
     .slice(0, 60)
     .map((book, index) => (index === 3 ? { ...book, title: HOSTILE_TITLE } : book));
-  // A small delay per page keeps the run visibly running for a moment.
-  const site = await startBooksSite({ books, delayMs: 150 });
+  // A delay per page keeps the run unfinished for more than a second, so the test sees the run page
+  // change from running to succeeded in place.
+  const site = await startBooksSite({ books, delayMs: 450 });
   const host = await startHost({
     config: { port: 0, host: "127.0.0.1", logLevel: "silent", allowPrivateTargets: ["127.0.0.1/32"] },
     logger: pino({ level: "silent" }),

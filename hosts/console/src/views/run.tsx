@@ -76,9 +76,19 @@ export const RunPage = ({ client, runId }: { client: GleanerClient; runId: strin
       {error !== undefined && <Problem error={error} />}
       <dl class="facts" aria-live="polite">
         <dt>Pages read</dt>
-        <dd data-testid="pages-read">{reads.filter((step) => step.status === "succeeded").length}</dd>
+        <dd data-testid="pages-read">
+          {reads.length === 0 && !finished
+            ? "not reported yet (the server records page reads when the run finishes)"
+            : reads.filter((step) => step.status === "succeeded").length}
+        </dd>
         <dt>{finished ? "Last page" : "Reading"}</dt>
         <dd class="url">{current ?? "—"}</dd>
+        {!finished && run.startedAt && (
+          <>
+            <dt>Running for</dt>
+            <dd>{Math.max(0, Math.round((Date.now() - Date.parse(run.startedAt)) / 1000))} s</dd>
+          </>
+        )}
         <dt>Queued</dt>
         <dd>{when(run.queuedAt)}</dd>
         <dt>Completed</dt>
