@@ -21,6 +21,7 @@ describe("@gleaner/console in Chromium", function () {
   let datasetId = "";
   // The book whose row the edit steps open.
   let first: Book | undefined;
+  let rowId = "";
 
   before(async function () {
     if (!run) this.skip();
@@ -134,6 +135,7 @@ describe("@gleaner/console in Chromium", function () {
     expect(first, `a served book titled ${title}`).to.not.equal(undefined);
     await page.getByRole("link", { name: "Open row 1", exact: true }).click();
     await page.getByRole("heading", { name: /^Row / }).waitFor();
+    rowId = /rows\/([0-9a-f-]{36})/.exec(page.url())?.[1] ?? "";
     expect(await page.getByTestId("value-price").textContent()).to.equal(String(first?.price_gbp));
     const price = page.locator("article.cell", { has: page.getByRole("heading", { name: /^Price/ }) });
     await price.getByText(/Evidence/).click();
@@ -164,12 +166,23 @@ describe("@gleaner/console in Chromium", function () {
     expect(await reset.locator("td.before").textContent()).to.equal("1.23");
     expect(await reset.locator("td.after").textContent()).to.equal(String(first?.price_gbp));
     await screenshot(page, "changes");
+    // The dataset's feed reads newest first: the reset, then the override, then the run's rows.
+    await page.getByRole("link", { name: "All changes" }).click();
+    await page.getByRole("heading", { name: "Change feed" }).waitFor();
+    await page.locator("li.revision").nth(61).waitFor();
+    const feed = page.locator("li.revision");
+    expect(await feed.nth(0).getAttribute("class")).to.include("origin-user");
+    expect(await feed.nth(0).locator("td.before").textContent()).to.equal("1.23");
+    expect(await feed.nth(1).locator("td.after").textContent()).to.include("1.23");
+    expect(await feed.nth(2).getAttribute("class")).to.include("origin-collection");
+    // 60 rows created and two edits: one page holds them all.
+    expect(await feed.count()).to.equal(62);
+    expect(await page.getByRole("button", { name: "Load older changes" }).count()).to.equal(0);
   });
 
   it("says plainly when the row changed since it was opened (stale revision)", async () => {
-    await page.getByRole("link", { name: "Back to the row" }).click();
+    await page.goto(`${stage.host.url}/#/datasets/${datasetId}/rows/${rowId}`);
     await page.getByLabel("New value for Notes").waitFor();
-    const rowId = /rows\/([0-9a-f-]{36})/.exec(page.url())?.[1] ?? "";
     const headers = { Authorization: `Bearer ${stage.apiKey}`, "Content-Type": "application/json" };
     const rowUrl = `${stage.host.url}/v1/datasets/${datasetId}/rows/${rowId}`;
     const current = await (await fetch(rowUrl, { headers })).json();

@@ -15,43 +15,63 @@ interface Props {
 }
 
 /**
- * The change feed as a timeline, each revision with before → after per changed cell. Pages follow the
- * API's window rules: the first page fixes `through`, later pages pass it with `after` = `nextAfter`.
+ * The change feed as a timeline, each revision with before → after per changed cell. The dataset's
+ * feed reads newest first: sequences are per dataset and a window is `after < sequence <= through`,
+ * so the newest page is (last - 100, last] and each older one the 100 sequences below. A row's or a
+ * cell's timeline (sparse sequences) reads oldest first with the API's own window paging.
  */
 export const Changes = ({ client, dataset, query }: Props) => {
   const rowId = query.get("row") ?? undefined;
   const fieldId = rowId ? (query.get("field") ?? undefined) : undefined;
+  const newestFirst = rowId === undefined;
   const [revisions, setRevisions] = useState<ReadonlyArray<Revision>>([]);
   const [schemas, setSchemas] = useState<ChangePage["schemas"]>([]);
-  const [window, setWindow] = useState<{ through: number; nextAfter: number | null } | null>(null);
+  // What "Load more" asks for next; null when everything is shown.
+  const [more, setMore] = useState<{ after: number; through: number } | null>(null);
+  const [loaded, setLoaded] = useState(false);
   const [error, setError] = useState<string | null>(null);
 
-  const load = async (after?: number, through?: number) => {
+  const fetchPage = (span: { after?: number; through?: number; limit?: number }) =>
+    unwrap(
+      client.GET("/v1/datasets/{datasetId}/changes", {
+        params: {
+          path: { datasetId: dataset.id },
+          query: {
+            limit: span.limit ?? PAGE_SIZE,
+            ...(span.after !== undefined ? { after: span.after } : {}),
+            ...(span.through !== undefined ? { through: span.through } : {}),
+            ...(rowId ? { rowId } : {}),
+            ...(fieldId ? { fieldId } : {}),
+          },
+        },
+      }),
+    );
+
+  const load = async (next?: { after: number; through: number }) => {
     setError(null);
     try {
-      const page = await unwrap(
-        client.GET("/v1/datasets/{datasetId}/changes", {
-          params: {
-            path: { datasetId: dataset.id },
-            query: {
-              limit: PAGE_SIZE,
-              ...(after !== undefined ? { after } : {}),
-              ...(through !== undefined ? { through } : {}),
-              ...(rowId ? { rowId } : {}),
-              ...(fieldId ? { fieldId } : {}),
-            },
-          },
-        }),
-      );
-      setRevisions((previous) => (after === undefined ? page.data : [...previous, ...page.data]));
+      let range = next;
+      if (!range && newestFirst) {
+        const { through } = await fetchPage({ limit: 1 });
+        range = { after: Math.max(0, through - PAGE_SIZE), through };
+      }
+      const page = await fetchPage(range ?? {});
+      const fresh = newestFirst ? [...page.data].reverse() : page.data;
+      setRevisions((previous) => (next === undefined ? fresh : [...previous, ...fresh]));
       setSchemas((previous) => [...previous, ...page.schemas]);
-      setWindow({ through: page.through, nextAfter: page.nextAfter });
+      if (newestFirst && range) {
+        setMore(range.after > 0 ? { after: Math.max(0, range.after - PAGE_SIZE), through: range.after } : null);
+      } else {
+        setMore(page.nextAfter !== null ? { after: page.nextAfter, through: page.through } : null);
+      }
+      setLoaded(true);
     } catch (thrown) {
       setError(messageOf(thrown));
     }
   };
   // A new filter starts a new window.
   useEffect(() => {
+    setLoaded(false);
     void load();
   }, [client, dataset.id, rowId, fieldId]);
 
@@ -78,7 +98,8 @@ export const Changes = ({ client, dataset, query }: Props) => {
           {error}
         </p>
       )}
-      {window && revisions.length === 0 && <p class="muted">No changes yet.</p>}
+      {loaded && revisions.length === 0 && <p class="muted">No changes yet.</p>}
+      {newestFirst && revisions.length > 0 && <p class="muted">Newest first.</p>}
       <ol class="timeline changes">
         {revisions.map((revision) => (
           <li key={revision.id} class={`revision origin-${revision.origin}`}>
@@ -91,9 +112,9 @@ export const Changes = ({ client, dataset, query }: Props) => {
           </li>
         ))}
       </ol>
-      {window?.nextAfter !== null && window !== null && (
-        <button type="button" class="secondary" onClick={() => load(window.nextAfter ?? undefined, window.through)}>
-          Load more
+      {more && (
+        <button type="button" class="secondary" onClick={() => load(more)}>
+          {newestFirst ? "Load older changes" : "Load more"}
         </button>
       )}
     </section>
