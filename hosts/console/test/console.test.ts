@@ -75,6 +75,7 @@ describe("@gleaner/console in Chromium", function () {
     await nameErrors.waitFor();
     expect(await nameErrors.textContent()).to.include("/name");
     expect(await page.getByLabel("Name", { exact: true }).getAttribute("aria-invalid")).to.equal("true");
+    await screenshot(page, "create-dataset-errors");
   });
 
   it("creates the books dataset from the form", async () => {
@@ -236,6 +237,7 @@ describe("@gleaner/console in Chromium", function () {
   it("shows the balance and the ledger", async () => {
     await page.getByRole("link", { name: "Usage" }).click();
     expect(await page.getByTestId("balance").textContent()).to.equal("97");
+    await screenshot(page, "usage");
     expect(await page.locator("tbody tr").count()).to.equal(2);
   });
 
