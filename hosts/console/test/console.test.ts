@@ -97,6 +97,23 @@ describe("@gleaner/console in Chromium", function () {
     await page.getByLabel("Schedule (cron)").fill("");
   });
 
+  it("activates and pauses the dataset, and saves and clears its schedule", async () => {
+    await page.getByRole("button", { name: "Activate" }).click();
+    await page.getByRole("button", { name: "Pause" }).waitFor();
+    expect(await page.locator(".title-row .status").textContent()).to.equal("active");
+    await page.getByLabel("Schedule (cron)").fill("0 6 * * *");
+    await page.getByRole("button", { name: "Save schedule" }).click();
+    await page.reload();
+    await page.getByRole("heading", { name: "Books to Scrape" }).waitFor();
+    expect(await page.getByLabel("Schedule (cron)").inputValue()).to.equal("0 6 * * *");
+    await page.getByRole("button", { name: "Pause" }).click();
+    await page.getByRole("button", { name: "Activate" }).waitFor();
+    expect(await page.locator(".title-row .status").textContent()).to.equal("paused");
+    await page.getByLabel("Schedule (cron)").fill("");
+    await page.getByRole("button", { name: "Save schedule" }).click();
+    await page.getByText("no schedule", { exact: true }).waitFor();
+  });
+
   it("starts a run and follows it live to succeeded, with its checks and trace", async () => {
     await page.getByRole("link", { name: "Runs" }).click();
     await page.getByRole("button", { name: "Start run", exact: true }).click();
