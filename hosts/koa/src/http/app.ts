@@ -2,6 +2,7 @@ import Koa from "koa";
 import type { Logger } from "pino";
 import { buildRouter } from "../api/koa.js";
 import type { Route } from "../api/route.js";
+import { consoleAssetsDir, serveConsole } from "./console.js";
 import { errorsAndCredits, type GleanerState, requestLog } from "./middleware.js";
 import type { GleanerRuntime } from "./runtime.js";
 
@@ -13,7 +14,7 @@ export interface AppOptions {
   readonly routes: ReadonlyArray<Route>;
 }
 
-/** The Koa application: request log, error body and credits header, then the route table. */
+/** The Koa application: request log, error body and credits header, the console's files, then the route table. */
 export const createApp = ({ runtime, logger, bodyLimitBytes, routes }: AppOptions): Koa<GleanerState> => {
   const app = new Koa<GleanerState>();
   app.proxy = true;
@@ -21,6 +22,9 @@ export const createApp = ({ runtime, logger, bodyLimitBytes, routes }: AppOption
   app.silent = true;
   app.use(requestLog(logger));
   app.use(errorsAndCredits(runtime, logger));
+  // The web console's static files, ahead of the API routes and outside their table (so outside the
+  // OpenAPI document too): the console is a client of the API, not part of it.
+  app.use(serveConsole(consoleAssetsDir()));
   const router = buildRouter(routes, { runtime, bodyLimitBytes });
   app.use(router.routes());
   app.use(router.allowedMethods());

@@ -1,0 +1,115 @@
+import type { GleanerClient } from "@gleaner/client";
+import { useState } from "preact/hooks";
+import { type Dataset, messageOf, unwrap } from "../api.js";
+import { cronReading } from "../format.js";
+import { useLoad } from "../use-load.js";
+import { Changes } from "./changes.js";
+import { Rows } from "./rows.js";
+import { Runs } from "./runs.js";
+import { Awaiting, Status } from "./shared.js";
+
+interface Props {
+  client: GleanerClient;
+  datasetId: string;
+  tab: "rows" | "runs" | "changes";
+  query: URLSearchParams;
+}
+
+export const DatasetPage = ({ client, datasetId, tab, query }: Props) => {
+  const dataset = useLoad(
+    () => unwrap(client.GET("/v1/datasets/{datasetId}", { params: { path: { datasetId } } })).then((d) => d.dataset),
+    [client, datasetId],
+  );
+  return (
+    <Awaiting loaded={dataset}>
+      {(current) => (
+        <section aria-labelledby="dataset-title">
+          <p class="crumbs">
+            <a href="#/datasets">Datasets</a> /
+          </p>
+          <div class="title-row">
+            <h1 id="dataset-title">{current.name}</h1>
+            <Status status={current.status} />
+          </div>
+          {current.question && <p class="muted">{current.question}</p>}
+          <Lifecycle client={client} dataset={current} onChanged={dataset.reload} />
+          <nav class="tabs" aria-label="Dataset">
+            {(["rows", "runs", "changes"] as const).map((name) => (
+              <a key={name} href={`#/datasets/${datasetId}/${name}`} aria-current={tab === name ? "page" : undefined}>
+                {name === "rows" ? `Rows (${current.rowCount})` : name === "runs" ? "Runs" : "Changes"}
+              </a>
+            ))}
+          </nav>
+          {tab === "rows" && <Rows client={client} dataset={current} />}
+          {tab === "runs" && <Runs client={client} dataset={current} onRunStarted={dataset.reload} />}
+          {tab === "changes" && <Changes client={client} dataset={current} query={query} />}
+        </section>
+      )}
+    </Awaiting>
+  );
+};
+
+/** Pause/activate and the schedule, with the cron read aloud before it is saved. */
+const Lifecycle = ({
+  client,
+  dataset,
+  onChanged,
+}: {
+  client: GleanerClient;
+  dataset: Dataset;
+  onChanged: () => void;
+}) => {
+  const [cron, setCron] = useState(dataset.scheduleState?.cron ?? dataset.schedule ?? "");
+  const [error, setError] = useState<string | null>(null);
+  const reading = cronReading(cron);
+  const update = async (body: { status?: "active" | "paused"; schedule?: string | null }) => {
+    setError(null);
+    try {
+      await unwrap(client.PATCH("/v1/datasets/{datasetId}", { params: { path: { datasetId: dataset.id } }, body }));
+      onChanged();
+    } catch (thrown) {
+      setError(messageOf(thrown));
+    }
+  };
+  return (
+    <div class="lifecycle">
+      <button
+        type="button"
+        class="secondary"
+        onClick={() => update({ status: dataset.status === "active" ? "paused" : "active" })}
+      >
+        {dataset.status === "active" ? "Pause" : "Activate"}
+      </button>
+      <form
+        class="inline"
+        onSubmit={(event) => {
+          event.preventDefault();
+          void update({ schedule: cron.trim() === "" ? null : cron.trim() });
+        }}
+      >
+        <label for="schedule">Schedule (cron)</label>
+        <input
+          id="schedule"
+          class="code"
+          value={cron}
+          placeholder="0 6 * * *"
+          onInput={(e) => setCron(e.currentTarget.value)}
+          aria-describedby="schedule-reading"
+        />
+        <button type="submit" class="secondary">
+          Save schedule
+        </button>
+        <span id="schedule-reading" class="muted" aria-live="polite">
+          {cron.trim() === "" ? "no schedule" : (reading ?? "not a cron expression")}
+          {dataset.scheduleState?.status === "paused" &&
+            ` (paused${dataset.scheduleState.reason ? `: ${dataset.scheduleState.reason}` : ""})`}
+        </span>
+      </form>
+      {error && (
+        <p class="error" role="alert">
+          {error}
+        </p>
+      )}
+    </div>
+  );
+};

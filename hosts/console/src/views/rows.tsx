@@ -1,0 +1,119 @@
+import type { GleanerClient } from "@gleaner/client";
+import { useState } from "preact/hooks";
+import { type Dataset, unwrap } from "../api.js";
+import { cellText, when } from "../format.js";
+import { useLoad } from "../use-load.js";
+import { Awaiting, Status } from "./shared.js";
+
+const STATUSES = ["new", "changed", "unchanged", "gone"] as const;
+type RowStatus = (typeof STATUSES)[number];
+const PAGE_SIZE = 50;
+
+/** The current rows, labelled by column, paged with the API cursor, filtered by status and `since`. */
+export const Rows = ({ client, dataset }: { client: GleanerClient; dataset: Dataset }) => {
+  const [statuses, setStatuses] = useState<ReadonlyArray<RowStatus>>([]);
+  const [since, setSince] = useState("");
+  const [cursors, setCursors] = useState<ReadonlyArray<string>>([]);
+  const cursor = cursors.at(-1);
+  const sinceIso = since ? new Date(since).toISOString() : undefined;
+  const rows = useLoad(
+    () =>
+      unwrap(
+        client.GET("/v1/datasets/{datasetId}/rows", {
+          params: {
+            path: { datasetId: dataset.id },
+            query: {
+              limit: PAGE_SIZE,
+              ...(cursor ? { cursor } : {}),
+              ...(statuses.length ? { status: [...statuses] } : {}),
+              ...(sinceIso ? { since: sinceIso } : {}),
+            },
+          },
+        }),
+      ),
+    [client, dataset.id, cursor, statuses.join(","), sinceIso],
+  );
+  const toggle = (status: RowStatus) => {
+    setCursors([]);
+    setStatuses(statuses.includes(status) ? statuses.filter((s) => s !== status) : [...statuses, status]);
+  };
+  return (
+    <div>
+      <fieldset class="filters">
+        <legend>Filter rows</legend>
+        {STATUSES.map((status) => (
+          <label key={status} class="check">
+            <input type="checkbox" checked={statuses.includes(status)} onChange={() => toggle(status)} />
+            {status}
+          </label>
+        ))}
+        <label for="rows-since">Updated since</label>
+        <input
+          id="rows-since"
+          type="datetime-local"
+          value={since}
+          onInput={(e) => {
+            setCursors([]);
+            setSince(e.currentTarget.value);
+          }}
+        />
+      </fieldset>
+      <Awaiting loaded={rows}>
+        {(page) =>
+          page.data.length === 0 ? (
+            <p class="muted">No rows.</p>
+          ) : (
+            <>
+              <div class="scroll">
+                <table>
+                  <thead>
+                    <tr>
+                      <th scope="col">Row</th>
+                      {dataset.columns.map((column) => (
+                        <th scope="col" key={column.id}>
+                          {column.label}
+                        </th>
+                      ))}
+                      <th scope="col">Status</th>
+                      <th scope="col">Updated</th>
+                    </tr>
+                  </thead>
+                  <tbody>
+                    {page.data.map((row, index) => (
+                      <tr key={row.id}>
+                        <td>
+                          <a href={`#/datasets/${dataset.id}/rows/${row.id}`} aria-label={`Open row ${index + 1}`}>
+                            Open
+                          </a>
+                        </td>
+                        {dataset.columns.map((column) => (
+                          <td key={column.id}>{cellText(row.data[column.id])}</td>
+                        ))}
+                        <td>
+                          <Status status={row.status} />
+                        </td>
+                        <td>{when(row.updatedAt)}</td>
+                      </tr>
+                    ))}
+                  </tbody>
+                </table>
+              </div>
+              <nav class="pager" aria-label="Row pages">
+                <button type="button" disabled={cursors.length === 0} onClick={() => setCursors(cursors.slice(0, -1))}>
+                  Previous page
+                </button>
+                <button
+                  type="button"
+                  disabled={page.nextCursor === null}
+                  onClick={() => page.nextCursor && setCursors([...cursors, page.nextCursor])}
+                >
+                  Next page
+                </button>
+              </nav>
+            </>
+          )
+        }
+      </Awaiting>
+    </div>
+  );
+};

@@ -1,0 +1,228 @@
+import type { GleanerClient, Run, RunTrace } from "@gleaner/client";
+import { useEffect, useState } from "preact/hooks";
+import { type Column, messageOf, type Schemas, unwrap } from "../api.js";
+import { labelOf, safeHref, when } from "../format.js";
+import { useLoad } from "../use-load.js";
+import { Awaiting, Problem, Status } from "./shared.js";
+
+const TERMINAL = new Set(["succeeded", "failed", "blocked", "held"]);
+const POLL_MS = 700;
+
+interface Live {
+  readonly run: Run;
+  readonly trace: RunTrace | null;
+}
+
+/** Polls the run and its trace until the run is finished, so a running run updates in place. */
+const useLiveRun = (client: GleanerClient, runId: string): { live: Live | null; error: unknown } => {
+  const [live, setLive] = useState<Live | null>(null);
+  const [error, setError] = useState<unknown>(undefined);
+  useEffect(() => {
+    let stopped = false;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const poll = async () => {
+      try {
+        const params = { params: { path: { runId } } };
+        const [{ run }, traced] = await Promise.all([
+          unwrap(client.GET("/v1/runs/{runId}", params)),
+          unwrap(client.GET("/v1/runs/{runId}/trace", params)).catch(() => null),
+        ]);
+        if (stopped) return;
+        setLive({ run, trace: traced?.trace ?? null });
+        setError(undefined);
+        if (!TERMINAL.has(run.status)) timer = setTimeout(poll, POLL_MS);
+      } catch (thrown) {
+        if (stopped) return;
+        setError(thrown);
+        timer = setTimeout(poll, POLL_MS * 3);
+      }
+    };
+    void poll();
+    return () => {
+      stopped = true;
+      clearTimeout(timer);
+    };
+  }, [client, runId]);
+  return { live, error };
+};
+
+export const RunPage = ({ client, runId }: { client: GleanerClient; runId: string }) => {
+  const { live, error } = useLiveRun(client, runId);
+  const datasetId = live?.run.datasetId;
+  // The dataset's columns name the `present:<field id>` checks.
+  const columns = useLoad(
+    async () =>
+      datasetId
+        ? (await unwrap(client.GET("/v1/datasets/{datasetId}", { params: { path: { datasetId } } }))).dataset.columns
+        : [],
+    [client, datasetId],
+  );
+  if (!live) return error ? <Problem error={error} /> : <p class="muted">Loading…</p>;
+  const { run, trace } = live;
+  const reads = trace?.steps.filter((step) => step.phase === "read") ?? [];
+  const current = reads.at(-1)?.sourceUrl;
+  const finished = TERMINAL.has(run.status);
+  return (
+    <section aria-labelledby="run-title">
+      <p class="crumbs">
+        <a href="#/datasets">Datasets</a> / <a href={`#/datasets/${run.datasetId}/runs`}>Dataset runs</a> /
+      </p>
+      <div class="title-row">
+        <h1 id="run-title">Run {run.id.slice(0, 8)}</h1>
+        <span aria-live="polite" data-testid="run-status">
+          <Status status={run.status} />
+        </span>
+      </div>
+      {error !== undefined && <Problem error={error} />}
+      <dl class="facts" aria-live="polite">
+        <dt>Pages read</dt>
+        <dd data-testid="pages-read">
+          {reads.length === 0 && !finished
+            ? "not reported yet (the server records page reads when the run finishes)"
+            : reads.filter((step) => step.status === "succeeded").length}
+        </dd>
+        <dt>{finished ? "Last page" : "Reading"}</dt>
+        <dd class="url">{current ?? "—"}</dd>
+        {!finished && run.startedAt && (
+          <>
+            <dt>Running for</dt>
+            <dd>{Math.max(0, Math.round((Date.now() - Date.parse(run.startedAt)) / 1000))} s</dd>
+          </>
+        )}
+        <dt>Queued</dt>
+        <dd>{when(run.queuedAt)}</dd>
+        <dt>Completed</dt>
+        <dd>{when(run.completedAt)}</dd>
+        <dt>Rows new / changed / gone</dt>
+        <dd>
+          {run.rowDeltas.new} / {run.rowDeltas.changed} / {run.rowDeltas.gone}
+        </dd>
+      </dl>
+      {run.error && (
+        <p class="error" role="alert">
+          {run.error}
+        </p>
+      )}
+      <Checks checks={run.checks} columns={columns.data ?? []} />
+      {trace && <Timeline trace={trace} />}
+      {finished && <Artifacts client={client} runId={run.id} />}
+      {finished && <Diagnostics client={client} runId={run.id} />}
+    </section>
+  );
+};
+
+const checkName = (checkId: string, columns: ReadonlyArray<Column>): string =>
+  checkId.startsWith("present:") ? `present: ${labelOf(columns, checkId.slice("present:".length))}` : checkId;
+
+/** Failed checks first, each with its message. */
+const Checks = ({
+  checks,
+  columns,
+}: {
+  checks: ReadonlyArray<Schemas["CheckResult"]>;
+  columns: ReadonlyArray<Column>;
+}) => {
+  if (checks.length === 0) return null;
+  const ordered = [...checks].sort((a, b) => Number(a.passed) - Number(b.passed));
+  return (
+    <section aria-labelledby="checks-title">
+      <h2 id="checks-title">Checks</h2>
+      <ul class="checks">
+        {ordered.map((check) => (
+          <li key={check.checkId} class={check.passed ? "passed" : "failed"}>
+            <strong>{check.passed ? "✓ passed" : "✗ failed"}</strong> <code>{checkName(check.checkId, columns)}</code>
+            {check.message && <span> — {check.message}</span>}
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
+};
+
+const Timeline = ({ trace }: { trace: RunTrace }) => (
+  <section aria-labelledby="trace-title">
+    <h2 id="trace-title">Trace</h2>
+    <p class="muted">
+      {[
+        `Wall ${trace.wallMs ?? "—"} ms`,
+        `queue ${trace.queueMs ?? "—"} ms`,
+        ...trace.phases.map((phase) => `${phase.phase} ${phase.count}× ${phase.totalMs} ms`),
+        ...(trace.truncated ? ["truncated"] : []),
+      ].join(" · ")}
+    </p>
+    <ol class="timeline">
+      {trace.steps.map((step) => (
+        <li key={step.stepId} class={`step step-${step.status}`}>
+          <span class="phase">{step.phase}</span> <Status status={step.status} />{" "}
+          {step.durationMs !== undefined && <span class="muted">{step.durationMs} ms</span>}{" "}
+          {step.sourceUrl && <span class="url">{step.sourceUrl}</span>}
+          {step.readFailure && (
+            <span class="error">
+              {" "}
+              {step.readFailure.reason}
+              {step.readFailure.status !== null && ` (${step.readFailure.status})`}
+            </span>
+          )}
+        </li>
+      ))}
+    </ol>
+  </section>
+);
+
+const Artifacts = ({ client, runId }: { client: GleanerClient; runId: string }) => {
+  const index = useLoad(
+    () => unwrap(client.GET("/v1/runs/{runId}/artifacts", { params: { path: { runId } } })),
+    [client, runId],
+  );
+  return (
+    <section aria-labelledby="artifacts-title">
+      <h2 id="artifacts-title">Artifacts</h2>
+      <Awaiting loaded={index}>
+        {(list) =>
+          list.artifacts.length === 0 ? (
+            <p class="muted">No artifacts recorded.</p>
+          ) : (
+            <ul>
+              {list.artifacts.map((artifact) => (
+                <li key={artifact.id}>
+                  {artifact.kind} · {artifact.contentType} · {artifact.size} bytes
+                  {artifact.url && (safeHref(artifact.url) ? <span class="url"> · {artifact.url}</span> : null)}
+                  {artifact.truncated && " · body not kept"}
+                </li>
+              ))}
+              {list.truncated && <li class="muted">More artifacts exist than the index lists.</li>}
+            </ul>
+          )
+        }
+      </Awaiting>
+    </section>
+  );
+};
+
+const Diagnostics = ({ client, runId }: { client: GleanerClient; runId: string }) => {
+  const summary = useLoad(
+    () =>
+      unwrap(client.GET("/v1/runs/{runId}/diagnostics", { params: { path: { runId }, query: { summary: "true" } } })),
+    [client, runId],
+  );
+  return (
+    <section aria-labelledby="diagnostics-title">
+      <h2 id="diagnostics-title">Diagnostics summary</h2>
+      {summary.error !== undefined ? (
+        <p class="muted">{messageOf(summary.error)}</p>
+      ) : (
+        <Awaiting loaded={summary}>
+          {({ diagnostics }) => (
+            <details>
+              <summary>
+                Basis {diagnostics.basis}
+                {diagnostics.attemptId ? ` · attempt ${diagnostics.attemptId.slice(0, 8)}` : ""}
+              </summary>
+              <pre class="code">{JSON.stringify(diagnostics, null, 2)}</pre>
+            </details>
+          )}
+        </Awaiting>
+      )}
+    </section>
+  );
+};

@@ -1,0 +1,276 @@
+import { expect } from "chai";
+import { after, before, describe, it } from "mocha";
+import type { Book } from "@gleaner/conformance";
+import type { BrowserContext, Page } from "playwright-core";
+import {
+  chromiumAvailable,
+  HOSTILE_TITLE,
+  labelledBooksDataset,
+  type Stage,
+  screenshot,
+  startStage,
+} from "./harness.js";
+
+// One story in one browser tab, in order: each step starts where the previous one left off.
+describe("@gleaner/console in Chromium", function () {
+  this.timeout(90_000);
+  const run = chromiumAvailable();
+  let stage: Stage;
+  let context: BrowserContext;
+  let page: Page;
+  let datasetId = "";
+  // The book whose row the edit steps open.
+  let first: Book | undefined;
+  let rowId = "";
+
+  before(async function () {
+    if (!run) this.skip();
+    stage = await startStage();
+    context = await stage.browser.newContext({ viewport: { width: 1280, height: 800 } });
+    page = await context.newPage();
+  });
+  after(async () => {
+    await context?.close();
+    await stage?.close();
+  });
+
+  const status = () => page.getByTestId("run-status");
+
+  it("is served at / with a strict Content-Security-Policy, nothing outside its files, and the API under /v1", async () => {
+    const home = await fetch(`${stage.host.url}/`);
+    expect(home.status).to.equal(200);
+    const policy = home.headers.get("content-security-policy") ?? "";
+    expect(policy).to.include("script-src 'self'");
+    expect(policy).to.not.include("unsafe-inline");
+    expect(await home.text()).to.not.match(/<script>|<script\s+(?![^>]*src=)/);
+    for (const outside of ["/assets/..%2F..%2Fpackage.json", "/assets/%2e%2e/%2e%2e/package.json", "/package.json"]) {
+      const answer = await fetch(`${stage.host.url}${outside}`);
+      expect(answer.status, outside).to.equal(404);
+      expect((await answer.json()).error.code).to.equal("not_found");
+    }
+    const api = await fetch(`${stage.host.url}/v1/datasets`);
+    expect(api.status).to.equal(401);
+    expect((await api.json()).error.code).to.equal("unauthorized");
+  });
+
+  it("refuses a wrong key, then signs in by keyboard with a pasted key kept out of the URL", async () => {
+    await page.goto(stage.host.url);
+    await page.getByLabel("API key").fill("gl_not-a-key");
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByRole("alert").waitFor();
+    expect(await page.getByRole("alert").textContent()).to.include("unauthorized");
+
+    await page.getByLabel("API key").fill(stage.apiKey);
+    await page.getByLabel("API key").press("Enter");
+    await page.getByRole("heading", { name: "Datasets" }).waitFor();
+    expect(page.url()).to.not.include(stage.apiKey);
+    expect(await page.evaluate(() => sessionStorage.getItem("gleaner.apiKey"))).to.equal(stage.apiKey);
+    await screenshot(page, "datasets-empty");
+  });
+
+  it("shows the API's validation error next to the field it names", async () => {
+    await page.getByRole("link", { name: "New dataset" }).click();
+    await page.getByRole("button", { name: "Create dataset" }).click();
+    const nameErrors = page.locator("#name-errors");
+    await nameErrors.waitFor();
+    expect(await nameErrors.textContent()).to.include("/name");
+    expect(await page.getByLabel("Name", { exact: true }).getAttribute("aria-invalid")).to.equal("true");
+    await screenshot(page, "create-dataset-errors");
+  });
+
+  it("creates the books dataset from the form", async () => {
+    const body = labelledBooksDataset(stage.site);
+    await page.getByLabel("Name", { exact: true }).fill(body.name);
+    await page.getByLabel("Columns (JSON)").fill(JSON.stringify(body.columns, null, 2));
+    await page.getByLabel("Source (JSON)").fill(JSON.stringify(body.source, null, 2));
+    await page.getByRole("button", { name: "Create dataset" }).click();
+    await page.getByRole("heading", { name: "Books to Scrape" }).waitFor();
+    datasetId = /#\/datasets\/([0-9a-f-]{36})/.exec(page.url())?.[1] ?? "";
+    expect(datasetId).to.have.length(36);
+  });
+
+  it("reads the cron schedule aloud before saving it", async () => {
+    await page.getByLabel("Schedule (cron)").fill("0 6 * * *");
+    expect(await page.locator("#schedule-reading").textContent()).to.equal("at 06:00 every day");
+    await page.getByLabel("Schedule (cron)").fill("not cron");
+    expect(await page.locator("#schedule-reading").textContent()).to.equal("not a cron expression");
+    await page.getByLabel("Schedule (cron)").fill("");
+  });
+
+  it("activates and pauses the dataset, and saves and clears its schedule", async () => {
+    await page.getByRole("button", { name: "Activate" }).click();
+    await page.getByRole("button", { name: "Pause" }).waitFor();
+    expect(await page.locator(".title-row .status").textContent()).to.equal("active");
+    await page.getByLabel("Schedule (cron)").fill("0 6 * * *");
+    await page.getByRole("button", { name: "Save schedule" }).click();
+    await page.reload();
+    await page.getByRole("heading", { name: "Books to Scrape" }).waitFor();
+    expect(await page.getByLabel("Schedule (cron)").inputValue()).to.equal("0 6 * * *");
+    await page.getByRole("button", { name: "Pause" }).click();
+    await page.getByRole("button", { name: "Activate" }).waitFor();
+    expect(await page.locator(".title-row .status").textContent()).to.equal("paused");
+    await page.getByLabel("Schedule (cron)").fill("");
+    await page.getByRole("button", { name: "Save schedule" }).click();
+    await page.getByText("no schedule", { exact: true }).waitFor();
+  });
+
+  it("starts a run and follows it live to succeeded, with its checks and trace", async () => {
+    await page.getByRole("link", { name: "Runs" }).click();
+    await page.getByRole("button", { name: "Start run", exact: true }).click();
+    await page.getByRole("heading", { name: /^Run / }).waitFor();
+    // Live, without reloading: the page first shows the run unfinished, then finished in place.
+    await page.locator("[data-testid=run-status] :is(.status-queued, .status-running)").waitFor();
+    await screenshot(page, "run-live");
+    await status().getByText("succeeded").waitFor({ timeout: 60_000 });
+    expect(await page.getByTestId("pages-read").textContent()).to.equal("3");
+    expect(await page.locator(".checks li.failed").count()).to.equal(0);
+    expect(await page.locator(".checks li.passed").count()).to.be.greaterThan(0);
+    expect(await page.locator(".timeline .phase", { hasText: "read" }).count()).to.equal(3);
+    await page.getByRole("heading", { name: "Diagnostics summary" }).waitFor();
+    await screenshot(page, "run-succeeded");
+  });
+
+  it("lists the rows under their column labels, a scraped <img onerror> title shown as text", async () => {
+    await page.goto(`${stage.host.url}/#/datasets/${datasetId}`);
+    await page.getByRole("columnheader", { name: "Price (£)" }).waitFor();
+    expect(await page.locator("tbody tr").count()).to.equal(50);
+    const hostile = page.getByRole("cell", { name: HOSTILE_TITLE, exact: true });
+    await hostile.waitFor();
+    expect(await page.locator("main img").count()).to.equal(0);
+    expect(await page.evaluate(() => (window as { __gleanerXss?: number }).__gleanerXss)).to.equal(undefined);
+    await screenshot(page, "rows");
+    await page.getByRole("button", { name: "Next page" }).click();
+    await page.locator("tbody tr").nth(9).waitFor();
+    expect(await page.locator("tbody tr").count()).to.equal(10);
+  });
+
+  it("opens a row with each cell's evidence excerpt and source", async () => {
+    await page.getByRole("button", { name: "Previous page" }).click();
+    await page.locator("tbody tr").nth(49).waitFor();
+    // The newest row is first; which book that is depends on the store's order, so read it off the page.
+    const title = await page.locator("tbody tr").first().locator("td").nth(2).textContent();
+    first = stage.site.books.find((book) => book.title === title);
+    expect(first, `a served book titled ${title}`).to.not.equal(undefined);
+    await page.getByRole("link", { name: "Open row 1", exact: true }).click();
+    await page.getByRole("heading", { name: /^Row / }).waitFor();
+    rowId = /rows\/([0-9a-f-]{36})/.exec(page.url())?.[1] ?? "";
+    expect(await page.getByTestId("value-price").textContent()).to.equal(String(first?.price_gbp));
+    const price = page.locator("article.cell", { has: page.getByRole("heading", { name: /^Price/ }) });
+    await price.getByText(/Evidence/).click();
+    expect(await price.locator("blockquote").textContent()).to.include(first?.price ?? "£");
+    expect(await price.locator("figcaption a").getAttribute("href")).to.match(/^http:\/\/127\.0\.0\.1:\d+\//);
+  });
+
+  it("overrides a price and resets it", async () => {
+    await page.getByLabel("New value for Price (£)").fill("1.23");
+    await page.getByRole("button", { name: "Save Price (£)" }).click();
+    await page.getByTestId("value-price").getByText("1.23").waitFor();
+    await page.getByText("overridden").waitFor();
+    await screenshot(page, "row");
+    await page.getByRole("button", { name: "Reset Price (£)" }).click();
+    await page.getByTestId("value-price").getByText(String(first?.price_gbp)).waitFor();
+    expect(await page.getByText("overridden").count()).to.equal(0);
+  });
+
+  it("shows both edits in the row's change timeline, before → after", async () => {
+    await page.getByRole("link", { name: "Row history" }).click();
+    await page.getByRole("heading", { name: "History of one row" }).waitFor();
+    const edits = page.locator("li.revision.origin-user");
+    await edits.nth(1).waitFor();
+    expect(await edits.count()).to.equal(2);
+    const [override, reset] = [edits.nth(0), edits.nth(1)];
+    expect(await override.locator("td.before").textContent()).to.equal(String(first?.price_gbp));
+    expect(await override.locator("td.after").textContent()).to.include("1.23");
+    expect(await reset.locator("td.before").textContent()).to.equal("1.23");
+    expect(await reset.locator("td.after").textContent()).to.equal(String(first?.price_gbp));
+    await screenshot(page, "changes");
+    // The dataset's feed reads newest first: the reset, then the override, then the run's rows.
+    await page.getByRole("link", { name: "All changes" }).click();
+    await page.getByRole("heading", { name: "Change feed" }).waitFor();
+    await page.locator("li.revision").nth(61).waitFor();
+    const feed = page.locator("li.revision");
+    expect(await feed.nth(0).getAttribute("class")).to.include("origin-user");
+    expect(await feed.nth(0).locator("td.before").textContent()).to.equal("1.23");
+    expect(await feed.nth(1).locator("td.after").textContent()).to.include("1.23");
+    expect(await feed.nth(2).getAttribute("class")).to.include("origin-collection");
+    // 60 rows created and two edits: one page holds them all.
+    expect(await feed.count()).to.equal(62);
+    expect(await page.getByRole("button", { name: "Load older changes" }).count()).to.equal(0);
+  });
+
+  it("says plainly when the row changed since it was opened (stale revision)", async () => {
+    await page.goto(`${stage.host.url}/#/datasets/${datasetId}/rows/${rowId}`);
+    await page.getByLabel("New value for Notes").waitFor();
+    const headers = { Authorization: `Bearer ${stage.apiKey}`, "Content-Type": "application/json" };
+    const rowUrl = `${stage.host.url}/v1/datasets/${datasetId}/rows/${rowId}`;
+    const current = await (await fetch(rowUrl, { headers })).json();
+    expect(current.revisionId).to.be.a("string");
+    const notesId = (
+      await (await fetch(`${stage.host.url}/v1/datasets/${datasetId}`, { headers })).json()
+    ).dataset.columns.find((column: { name: string }) => column.name === "notes").id;
+    // Someone else edits the row behind this page's back.
+    const behind = await fetch(rowUrl, {
+      method: "PATCH",
+      headers,
+      body: JSON.stringify({
+        expectedRevisionId: current.revisionId,
+        requestId: "elsewhere",
+        values: { [notesId]: "edited elsewhere" },
+      }),
+    });
+    expect(behind.status).to.equal(200);
+    await page.getByLabel("New value for Notes").fill("edited here");
+    await page.getByRole("button", { name: "Save Notes" }).click();
+    expect(await page.getByRole("alert").textContent()).to.include("changed this row since you opened it");
+  });
+
+  it("shows a failed run's checks, failed ones first with their message", async () => {
+    stage.site.driftSelectors(true);
+    try {
+      await page.goto(`${stage.host.url}/#/datasets/${datasetId}/runs`);
+      await page.getByRole("button", { name: "Start run", exact: true }).click();
+      await status().getByText("failed").waitFor({ timeout: 60_000 });
+    } finally {
+      stage.site.driftSelectors(false);
+    }
+    const checks = page.locator(".checks li");
+    expect(await checks.first().getAttribute("class")).to.equal("failed");
+    expect(await checks.first().locator("code").textContent()).to.equal("present: Price (£)");
+    expect((await checks.first().textContent())?.length ?? 0).to.be.greaterThan("✗ failed ".length + 5);
+    await screenshot(page, "run-failed");
+  });
+
+  it("lists the runs with the credits each cost, and explains a research run this server cannot do", async () => {
+    await page.goto(`${stage.host.url}/#/datasets/${datasetId}/runs`);
+    await page.locator("tbody tr").nth(1).waitFor();
+    const rows = page.locator("tbody tr");
+    // Newest first: the failed run cost nothing, the succeeded one a credit per page.
+    expect(await rows.nth(0).locator("td").nth(5).textContent()).to.equal("0");
+    expect(await rows.nth(1).locator("td").nth(5).textContent()).to.equal("3");
+    await page.getByRole("button", { name: "Start research run" }).click();
+    expect(await page.getByRole("alert").textContent()).to.include("research_unavailable");
+  });
+
+  it("shows the balance and the ledger", async () => {
+    await page.getByRole("link", { name: "Usage" }).click();
+    expect(await page.getByTestId("balance").textContent()).to.equal("97");
+    await screenshot(page, "usage");
+    expect(await page.locator("tbody tr").count()).to.equal(2);
+  });
+
+  it("stays readable on a narrow screen, without the page scrolling sideways", async () => {
+    await page.setViewportSize({ width: 390, height: 800 });
+    await page.goto(`${stage.host.url}/#/datasets/${datasetId}`);
+    await page.getByRole("columnheader", { name: "Price (£)" }).waitFor();
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    expect(overflow).to.be.at.most(0);
+    await screenshot(page, "rows-narrow");
+    await page.setViewportSize({ width: 1280, height: 800 });
+  });
+
+  it("signs out and forgets the key", async () => {
+    await page.getByRole("button", { name: "Sign out" }).click();
+    await page.getByLabel("API key").waitFor();
+    expect(await page.evaluate(() => sessionStorage.getItem("gleaner.apiKey"))).to.equal(null);
+  });
+});
