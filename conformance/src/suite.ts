@@ -9,6 +9,7 @@ import { browserCases } from "./cases/browser.js";
 import { createDatasetCases } from "./cases/create-dataset.js";
 import { listDatasetsCases } from "./cases/list-datasets.js";
 import { changeCases } from "./cases/changes.js";
+import { exportCases } from "./cases/exports.js";
 import { rowEditCases } from "./cases/row-edits.js";
 import { rowCases } from "./cases/rows.js";
 import { runCases } from "./cases/runs.js";
@@ -42,6 +43,7 @@ const capabilities: ReadonlyArray<(ctx: SuiteContext) => void> = [
   rowCases,
   rowEditCases,
   changeCases,
+  exportCases,
   scheduleCases,
 ];
 
