@@ -8,6 +8,7 @@ import { serviceLayer } from "./layers.js";
 import { startHost } from "./host.js";
 import { select, storePlugins } from "./plugins.js";
 import { runUseCase } from "./http/runtime.js";
+import { runExport } from "./cli-export.js";
 
 const usage = `Usage: gleaner <command> [options]
 
@@ -16,6 +17,8 @@ Commands:
   worker                                     consume the run queue only (scale out; no HTTP)
   keys create --owner NAME [--credits N]     create an API key (printed once)
   credits grant --owner NAME --amount N      add credits to an owner
+  export DATASET_ID [--format csv|jsonl|parquet] [--as-of N]
+                                             stream a dataset's rows to stdout (GLEANER_URL, GLEANER_API_KEY)
 
 Configuration comes from GLEANER_* environment variables (see README.md).`;
 
@@ -53,12 +56,14 @@ const admin = async <A>(
 const main = async (argv: string[]): Promise<void> => {
   const [command, sub] = argv;
   const { values } = parseArgs({
-    args: argv.slice(command === "keys" || command === "credits" ? 2 : 1),
+    args: argv.slice(command === "keys" || command === "credits" || command === "export" ? 2 : 1),
     options: {
       owner: { type: "string" },
       credits: { type: "string" },
       amount: { type: "string" },
       "dev-key": { type: "boolean" },
+      format: { type: "string" },
+      "as-of": { type: "string" },
       help: { type: "boolean", short: "h" },
     },
     strict: true,
@@ -113,6 +118,10 @@ const main = async (argv: string[]): Promise<void> => {
     const { balance } = await admin(() => grantCredits(owner, amount));
     console.log(`Granted ${amount} credits to ${owner}; balance ${balance}.`);
     return;
+  }
+  if (command === "export") {
+    const datasetId = sub ?? fail("export needs a dataset id.");
+    return runExport({ datasetId, format: values.format, asOf: values["as-of"] });
   }
   fail(`Unknown command: ${argv.join(" ")}\n\n${usage}`);
 };
