@@ -46,3 +46,4 @@ export * from "./usecases/readiness.js";
 export * from "./schema/export.js";
 export * from "./rules/export-shape.js";
 export * from "./usecases/exports.js";
+export * from "./rules/webhook-delivery.js";
