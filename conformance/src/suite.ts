@@ -12,6 +12,7 @@ import { liveTraceCases } from "./cases/live-trace.js";
 import { diagnosticsCases } from "./cases/diagnostics.js";
 import { listDatasetsCases } from "./cases/list-datasets.js";
 import { changeCases } from "./cases/changes.js";
+import { exportCases } from "./cases/exports.js";
 import { rowEditCases } from "./cases/row-edits.js";
 import { rowCases } from "./cases/rows.js";
 import { runCases } from "./cases/runs.js";
@@ -45,6 +46,7 @@ const capabilities: ReadonlyArray<(ctx: SuiteContext) => void> = [
   rowCases,
   rowEditCases,
   changeCases,
+  exportCases,
   scheduleCases,
   edgeCases,
   liveTraceCases,

@@ -44,3 +44,7 @@ export * from "./schema/query.js";
 export * from "./schema/responses.js";
 export * from "./schema/requests-runs.js";
 export * from "./usecases/readiness.js";
+export * from "./schema/export.js";
+export * from "./rules/export-shape.js";
+export * from "./usecases/exports.js";
+export * from "./rules/webhook-delivery.js";

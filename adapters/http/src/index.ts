@@ -1,2 +1,3 @@
 export type { DnsLookup, HttpFetcherConfig } from "./config.js";
 export { HttpFetcherLive } from "./fetcher.js";
+export { guardedConnector } from "./target-guard.js";

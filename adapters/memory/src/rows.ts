@@ -1,4 +1,4 @@
-import { conflicts, type RowPosition, type RowRecord, type RowStorage } from "@gleaner/core";
+import { conflicts, type RowPosition, type RowRecord, type RowStorage, type StoredRevision } from "@gleaner/core";
 import { Effect, Option } from "effect";
 import type { MemoryState } from "./state.js";
 
@@ -58,6 +58,18 @@ export const makeMemoryRows = (state: MemoryState): RowStorage => ({
         .filter((r) => fieldId === null || r.changedFieldIds.includes(fieldId as never))
         .slice(0, limit),
     ),
+  listRowsAsOf: (datasetId, { asOf, after, limit }) =>
+    Effect.sync(() => {
+      const rows = state.rowsOf(datasetId);
+      const heads = new Map<string, StoredRevision>();
+      // Sequences are the array positions + 1, so the first `asOf` revisions are the feed up to it.
+      for (const revision of state.revisionsOf(datasetId).slice(0, asOf)) heads.set(revision.rowId, revision);
+      return [...heads.values()]
+        .filter((revision) => after === null || revision.rowId > after)
+        .sort((a, b) => (a.rowId < b.rowId ? -1 : 1))
+        .slice(0, limit)
+        .map((revision) => ({ rowKey: rows.get(revision.rowId)?.rowKey ?? "", revision }));
+    }),
   lastSequence: (datasetId) => Effect.sync(() => state.revisionsOf(datasetId).length),
   getObservations: (ids) =>
     Effect.sync(() => ids.flatMap((id) => (state.observations.has(id) ? [state.observations.get(id)!] : []))),

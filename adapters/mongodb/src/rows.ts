@@ -4,7 +4,14 @@ import { fromUuid, fromUuidOrNull, isUuid, toUuid } from "./bson.js";
 import { ConflictSignal, conflicts } from "./errors.js";
 import type { Mongo } from "./mongo.js";
 import { isEmptyLimit, newestRowsFirst, revisionsWindow, rowsPage } from "./queries.js";
-import { observationFromDoc, revisionFromDoc, revisionToDoc, rowFromDoc, rowToDoc } from "./row-documents.js";
+import {
+  observationFromDoc,
+  type RevisionDoc,
+  revisionFromDoc,
+  revisionToDoc,
+  rowFromDoc,
+  rowToDoc,
+} from "./row-documents.js";
 import { indexNames } from "./schema.js";
 import { allocateSequences } from "./sequences.js";
 
@@ -89,6 +96,39 @@ export const makeRowMethods = (mongo: Mongo): RowStorage => {
                 .toArray()
             ).map(revisionFromDoc),
           ),
+
+    // Each row's first revision in (rowId, sequence desc) order is its head as of `asOf`; the
+    // rows collection supplies the key, which revisions do not carry.
+    listRowsAsOf: (datasetId, { asOf, after, limit }) =>
+      !isUuid(datasetId) || (after !== null && !isUuid(after)) || isEmptyLimit(limit)
+        ? Effect.succeed([])
+        : mongo.run("listRowsAsOf", async () => {
+            const heads = await revisions
+              .aggregate<{ head: RevisionDoc }>([
+                {
+                  $match: {
+                    datasetId: toUuid(datasetId),
+                    sequence: { $lte: asOf },
+                    ...(after !== null ? { rowId: { $gt: toUuid(after) } } : {}),
+                  },
+                },
+                { $sort: { rowId: 1, sequence: -1 } },
+                { $group: { _id: "$rowId", head: { $first: "$$ROOT" } } },
+                { $sort: { _id: 1 } },
+                { $limit: limit },
+              ])
+              .toArray();
+            const keys = new Map(
+              (await rows.find({ _id: { $in: heads.map((h) => h.head.rowId) } }).toArray()).map((row) => [
+                fromUuid(row._id),
+                row.rowKey,
+              ]),
+            );
+            return heads.map(({ head }) => {
+              const revision = revisionFromDoc(head);
+              return { rowKey: keys.get(revision.rowId) ?? "", revision };
+            });
+          }),
 
     lastSequence: (datasetId) =>
       !isUuid(datasetId)

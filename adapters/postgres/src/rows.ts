@@ -162,6 +162,24 @@ export const makeRowMethods = (db: Db): RowStorage => ({
           )
           .pipe(Effect.map((rows) => rows.map(toRevision))),
 
+  // DISTINCT ON keeps each row's first revision in (row_id, sequence desc) order: its head as of
+  // `asOf`; the revisions_row_timeline index serves the scan.
+  listRowsAsOf: (datasetId, { asOf, after, limit }) =>
+    !isUuid(datasetId) || (after !== null && !isUuid(after))
+      ? Effect.succeed([])
+      : db
+          .query<RevisionRow & { row_key: string }>(
+            `select heads.*, rows.row_key from (
+               select distinct on (row_id) ${revisionColumns} from revisions
+                where dataset_id = $1 and sequence <= $2 and ($3::uuid is null or row_id > $3::uuid)
+                order by row_id, sequence desc
+             ) heads join rows on rows.id = heads.row_id
+              order by heads.row_id
+              limit $4`,
+            [datasetId, asOf, after, limit],
+          )
+          .pipe(Effect.map((rows) => rows.map((row) => ({ rowKey: row.row_key, revision: toRevision(row) })))),
+
   lastSequence: (datasetId) =>
     !isUuid(datasetId)
       ? Effect.succeed(0)

@@ -27,7 +27,7 @@ const currentState = (r: Body): Body => ({
 const requestId = () => `edit-${globalThis.crypto.randomUUID()}`;
 
 /** A consumer of the feed: polls windows as SPEC.md rule 3 says, keeping only what the feed told it. */
-class FeedConsumer {
+export class FeedConsumer {
   readonly revisions: Body[] = [];
   readonly schemaVersions = new Set<number>();
   readonly observationIds = new Set<string>();

@@ -128,6 +128,44 @@ export const storeContract = (store: StoreUnderTest): void => {
       expect(revisions.map((r) => r.sequence)).to.deep.equal([1, 2, 3, 4, 5, 6]);
     });
 
+    it("lists each row's head as of a sequence, by row id, page after page (point-in-time exports)", async () => {
+      const { dataset, running } = await runningRun(10);
+      const acceptance = anAcceptance(running, 1, ["a", "b", "c"]);
+      await run((s) => s.acceptRun(acceptance));
+      const [first] = acceptance.rows.map(({ row }) => row);
+      const edit = anEdit(first!, `req-as-of-${first!.id}`);
+      await run((s) => s.applyEdit(edit.row, first!.revisionId!, edit.revision));
+      const heads = async (asOf: number, limit: number) => {
+        const all: Array<{ rowKey: string; revisionId: string; sequence: number }> = [];
+        let after: (typeof first)["id"] | null = null;
+        for (;;) {
+          const page = await run((s) => s.listRowsAsOf(dataset.id, { asOf, after, limit }));
+          all.push(
+            ...page.map((h) => ({ rowKey: h.rowKey, revisionId: h.revision.id, sequence: h.revision.sequence })),
+          );
+          if (page.length < limit) return all;
+          after = page[page.length - 1]!.revision.rowId;
+        }
+      };
+      const byRowId = [...acceptance.rows.map(({ row }) => row)].sort((a, b) => (a.id < b.id ? -1 : 1));
+      expect(await heads(0, 2)).to.deep.equal([]);
+      // As of sequence 2 only the first two created rows exist (sequences follow the acceptance order).
+      expect((await heads(2, 1)).map((h) => h.rowKey).sort()).to.deep.equal(
+        acceptance.rows
+          .slice(0, 2)
+          .map(({ row }) => row.rowKey)
+          .sort(),
+      );
+      const atThree = await heads(3, 2);
+      expect(atThree.map((h) => h.rowKey)).to.deep.equal(byRowId.map((r) => r.rowKey));
+      expect(atThree.find((h) => h.rowKey === first!.rowKey)?.revisionId).to.equal(first!.revisionId);
+      const atFour = await heads(4, 2);
+      expect(atFour.find((h) => h.rowKey === first!.rowKey)).to.deep.include({
+        revisionId: edit.revision.id,
+        sequence: 4,
+      });
+    });
+
     it("serialises concurrent edits: one winner per row head, gapless sequences, request ids used once", async () => {
       const { dataset, running } = await runningRun(10);
       const acceptance = anAcceptance(running, 1, ["a", "b", "c"]);

@@ -137,11 +137,26 @@ export interface StorageService {
       readonly fieldId: string | null;
     },
   ) => Effect.Effect<ReadonlyArray<StoredRevision>, StorageFailure>;
+  /**
+   * Each row's head as of change-feed sequence `asOf`: for every row with a revision at or below
+   * `asOf`, its highest such revision with the row's key, ascending by row id, strictly after
+   * `after`. Point-in-time exports page through it.
+   */
+  readonly listRowsAsOf: (
+    datasetId: DatasetId,
+    page: { readonly asOf: number; readonly after: RowId | null; readonly limit: number },
+  ) => Effect.Effect<ReadonlyArray<RowAsOf>, StorageFailure>;
   /** The highest sequence of the dataset (0 when it has no revision). */
   readonly lastSequence: (datasetId: DatasetId) => Effect.Effect<number, StorageFailure>;
   readonly getObservations: (
     ids: ReadonlyArray<ObservationId>,
   ) => Effect.Effect<ReadonlyArray<SourceObservation>, StorageFailure>;
+}
+
+/** A row's head revision as of a sequence, with the row's key (revisions do not carry it). */
+export interface RowAsOf {
+  readonly rowKey: string;
+  readonly revision: StoredRevision;
 }
 
 export class Storage extends Context.Tag("@gleaner/core/Storage")<Storage, StorageService>() {}
@@ -180,6 +195,7 @@ export type RowStorage = Pick<
   | "applyEdit"
   | "findRevisionByRequest"
   | "listRevisions"
+  | "listRowsAsOf"
   | "lastSequence"
   | "getObservations"
 >;

@@ -47,7 +47,8 @@ export const findRow = (ownerId: OwnerId, datasetId: string, rowId: string) =>
     return { dataset: dataset.record, row: row.value };
   });
 
-const statusesOf = (status: RowListQuery["status"]) =>
+/** The repeated `status` query parameter as a list; a repeated value is 400. */
+export const statusesOf = (status: RowListQuery["status"]) =>
   Effect.suspend(() => {
     const statuses: ReadonlyArray<RowStatus> =
       status === undefined ? [] : typeof status === "string" ? [status] : status;

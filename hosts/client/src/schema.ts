@@ -176,6 +176,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/v1/datasets/{datasetId}/export": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Export rows as CSV, JSONL or Parquet
+     * @description The dataset's current rows, or with `asOf` the rows exactly as a change-feed consumer had them after that sequence (each row as its last revision at or below `asOf` left it). Columns are named by extraction name, after `_rowKey`, `_status`, `_presence` and `_updatedAt`; values keep their type in JSONL and Parquet. The answer is streamed. In CSV, text starting with `=`, `+`, `-`, `@`, tab or carriage return is prefixed with `'` so spreadsheets do not run it as a formula. 422 for an `asOf` beyond the feed's last sequence.
+     */
+    get: operations["exportRows"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/v1/datasets/{datasetId}/runs": {
     parameters: {
       query?: never;
@@ -2110,6 +2130,119 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["ChangePage"];
+        };
+      };
+      /** @description Bad request: `bad_request`. */
+      400: {
+        headers: {
+          /** @description The owner's credit balance at the time of the answer; 0 when unauthenticated. */
+          "X-Credits-Remaining"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "bad_request";
+            };
+          };
+        };
+      };
+      /** @description Unauthorized: `unauthorized`. */
+      401: {
+        headers: {
+          /** @description The owner's credit balance at the time of the answer; 0 when unauthenticated. */
+          "X-Credits-Remaining"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "unauthorized";
+            };
+          };
+        };
+      };
+      /** @description Not found: `not_found`. */
+      404: {
+        headers: {
+          /** @description The owner's credit balance at the time of the answer; 0 when unauthenticated. */
+          "X-Credits-Remaining"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "not_found";
+            };
+          };
+        };
+      };
+      /** @description Validation error: `validation_error`. */
+      422: {
+        headers: {
+          /** @description The owner's credit balance at the time of the answer; 0 when unauthenticated. */
+          "X-Credits-Remaining"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "validation_error";
+            };
+          };
+        };
+      };
+      /** @description Internal error: `internal_error`. */
+      500: {
+        headers: {
+          /** @description The owner's credit balance at the time of the answer; 0 when unauthenticated. */
+          "X-Credits-Remaining"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "internal_error";
+            };
+          };
+        };
+      };
+    };
+  };
+  exportRows: {
+    parameters: {
+      query?: {
+        /** @description csv (with a header), jsonl (one object a line) or parquet. */
+        format?: "csv" | "jsonl" | "parquet";
+        /** @description A change-feed sequence: the rows exactly as a feed consumer had them after that sequence. */
+        asOf?: number;
+        status?: ("new" | "changed" | "unchanged" | "gone")[];
+      };
+      header?: never;
+      path: {
+        /** @description The dataset's id (a UUID). */
+        datasetId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The rows in the requested format. */
+      200: {
+        headers: {
+          /** @description The owner's credit balance at the time of the answer; 0 when unauthenticated. */
+          "X-Credits-Remaining"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "text/csv": string;
+          "application/jsonl": string;
+          "application/vnd.apache.parquet": string;
         };
       };
       /** @description Bad request: `bad_request`. */

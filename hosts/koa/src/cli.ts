@@ -1,6 +1,7 @@
 import { parseArgs } from "node:util";
 import { fail } from "./cli/args.js";
 import { apiClient, watchRun } from "./cli/watch.js";
+import { runExport } from "./cli/export.js";
 
 const usage = `Usage: gleaner <command> [options]
 
@@ -12,6 +13,8 @@ Commands:
   runs start DATASET_ID [--research] [--watch]
                                              start a run (through the API); --watch follows it
   runs watch RUN_ID                          follow a run: pages read, records, current URL, outcome
+  export DATASET_ID [--format csv|jsonl|parquet] [--as-of N]
+                                             stream a dataset's rows to stdout (through the API)
   help [COMMAND]                             this text (also: --help, COMMAND --help)
 
 Configuration comes from GLEANER_* environment variables (see README.md). The runs commands talk to
@@ -24,6 +27,10 @@ const commandHelp: Record<string, string> = {
     "gleaner worker\n  Consumes the run queue without serving HTTP (GLEANER_QUEUE=agenda); start as many as you like.",
   keys: "gleaner keys create --owner NAME [--credits N]\n  Creates the owner if needed and an API key, printed once (needs a durable GLEANER_STORAGE).",
   credits: "gleaner credits grant --owner NAME --amount N\n  Adds N credits to the owner's balance.",
+  export:
+    "gleaner export DATASET_ID [--format csv|jsonl|parquet] [--as-of N]\n" +
+    "  Streams the dataset's rows (or the rows as of change-feed sequence N) to stdout through the API.\n" +
+    "  Uses GLEANER_URL (default http://localhost:8080) and GLEANER_API_KEY.",
   runs:
     "gleaner runs start DATASET_ID [--research] [--watch]\ngleaner runs watch RUN_ID\n" +
     "  Start a run and/or follow it until it finishes: a progress bar on a terminal, plain lines otherwise;\n" +
@@ -38,7 +45,7 @@ const main = async (argv: string[]): Promise<void> => {
   }
   if (argv.includes("--help") || argv.includes("-h")) return void console.log(commandHelp[command] ?? usage);
   const { values, positionals } = parseArgs({
-    args: argv.slice(command === "keys" || command === "credits" || command === "runs" ? 2 : 1),
+    args: argv.slice(command === "keys" || command === "credits" || command === "runs" || command === "export" ? 2 : 1),
     options: {
       owner: { type: "string" },
       credits: { type: "string" },
@@ -46,6 +53,8 @@ const main = async (argv: string[]): Promise<void> => {
       "dev-key": { type: "boolean" },
       research: { type: "boolean" },
       watch: { type: "boolean" },
+      format: { type: "string" },
+      "as-of": { type: "string" },
       help: { type: "boolean", short: "h" },
     },
     allowPositionals: command === "runs",
@@ -79,6 +88,10 @@ const main = async (argv: string[]): Promise<void> => {
     const run = await watchRun(client, runId);
     process.exitCode = run.status === "succeeded" ? 0 : 2;
     return;
+  }
+  if (command === "export") {
+    const datasetId = sub ?? fail("export needs a dataset id.");
+    return runExport({ datasetId, format: values.format, asOf: values["as-of"] });
   }
   fail(`Unknown command: ${argv.join(" ")}\n\n${usage}`);
 };

@@ -1,6 +1,7 @@
 import { checkReadiness, Health } from "@gleaner/core";
 import { Effect, Schema } from "effect";
 import { datasetRoutes } from "./datasets.js";
+import { exportRoutes } from "./exports.js";
 import { buildOpenApi } from "./openapi.js";
 import type { Route } from "./route.js";
 import { rowRoutes } from "./rows.js";
@@ -60,6 +61,7 @@ export const routes: ReadonlyArray<Route> = [
   ...metaRoutes(() => routes),
   ...datasetRoutes,
   ...rowRoutes,
+  ...exportRoutes,
   ...runRoutes,
   ...usageRoutes,
 ];

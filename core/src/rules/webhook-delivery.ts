@@ -1,0 +1,84 @@
+import type { RunRecord } from "../run-domain.js";
+
+/**
+ * Webhook delivery rules (Standard Webhooks), shared by every delivery adapter: which events exist,
+ * what their payloads hold, which outcomes are retried and when. Payloads never carry row data: a
+ * receiver fetches the revisions with GET /changes, where the owner's key and the feed's rules apply.
+ */
+export const webhookEventTypes = ["run.finished", "rows.changed"] as const;
+export type WebhookEventType = (typeof webhookEventTypes)[number];
+
+export interface RunFinishedData {
+  readonly runId: string;
+  readonly datasetId: string;
+  readonly status: RunRecord["status"];
+  readonly rowDeltas: RunRecord["rowDeltas"];
+  readonly creditsCharged: number;
+}
+
+export interface RowsChangedData {
+  readonly datasetId: string;
+  /** The change-feed window to fetch: GET /changes?after=&through=. */
+  readonly after: number;
+  readonly through: number;
+  readonly counts: Readonly<Record<"created" | "updated" | "missing" | "returned" | "baseline", number>>;
+}
+
+/** The JSON body of a delivery, as the Standard Webhooks specification shapes it. */
+export interface WebhookPayload<T extends WebhookEventType = WebhookEventType> {
+  readonly type: T;
+  readonly timestamp: string;
+  readonly data: T extends "run.finished" ? RunFinishedData : RowsChangedData;
+}
+
+export const runFinishedPayload = (run: RunRecord, at: string): WebhookPayload<"run.finished"> => ({
+  type: "run.finished",
+  timestamp: at,
+  data: {
+    runId: run.id,
+    datasetId: run.datasetId,
+    status: run.status,
+    rowDeltas: run.rowDeltas,
+    creditsCharged: run.chargedPages ?? 0,
+  },
+});
+
+/** What one delivery attempt came to. */
+export type DeliveryOutcome =
+  | { readonly kind: "answered"; readonly status: number; readonly durationMs: number }
+  | {
+      readonly kind: "failed";
+      readonly reason: "network" | "timeout" | "unsafe_target";
+      readonly detail: string;
+      readonly durationMs: number;
+    };
+
+export const isDelivered = (outcome: DeliveryOutcome): boolean =>
+  outcome.kind === "answered" && outcome.status >= 200 && outcome.status < 300;
+
+/**
+ * Retried: network errors, timeouts, 5xx and 429 (the receiver may recover). Never retried: other
+ * 4xx and 3xx (redirects are not followed: the receiver's answer is final), and an unsafe target
+ * (the address will not become public by waiting).
+ */
+export const isRetryable = (outcome: DeliveryOutcome): boolean =>
+  outcome.kind === "failed"
+    ? outcome.reason !== "unsafe_target"
+    : outcome.status === 429 || (outcome.status >= 500 && outcome.status <= 599);
+
+/**
+ * Delays before each retry: exponential from 30 s, capped at 6 h, 15 attempts in all. With the
+ * jitter below the 14 waits sum to between ~16 h and ~32.5 h, about a day on average.
+ */
+export const webhookRetry = { maxAttempts: 15, baseMs: 30_000, capMs: 6 * 3_600_000 } as const;
+
+/**
+ * When attempt `attempt` (1 = the first delivery, which failed) is retried, or null when it was the
+ * last. "Equal jitter": half the exponential delay is fixed, the other half random, so receivers
+ * that failed together do not all come back at the same instant, yet a retry never comes early.
+ */
+export const nextRetryDelayMs = (attempt: number, random: () => number = Math.random): number | null => {
+  if (attempt >= webhookRetry.maxAttempts) return null;
+  const exponential = Math.min(webhookRetry.capMs, webhookRetry.baseMs * 2 ** (attempt - 1));
+  return Math.round(exponential / 2 + random() * (exponential / 2));
+};
