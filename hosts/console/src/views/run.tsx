@@ -60,7 +60,8 @@ export const RunPage = ({ client, runId }: { client: GleanerClient; runId: strin
   if (!live) return error ? <Problem error={error} /> : <p class="muted">Loading…</p>;
   const { run, trace } = live;
   const reads = trace?.steps.filter((step) => step.phase === "read") ?? [];
-  const current = reads.at(-1)?.sourceUrl;
+  // The trace is written while the run works: a read in progress is a `running` step with its URL.
+  const current = (reads.find((step) => step.status === "running") ?? reads.at(-1))?.sourceUrl;
   const finished = TERMINAL.has(run.status);
   return (
     <section aria-labelledby="run-title">
@@ -76,11 +77,7 @@ export const RunPage = ({ client, runId }: { client: GleanerClient; runId: strin
       {error !== undefined && <Problem error={error} />}
       <dl class="facts" aria-live="polite">
         <dt>Pages read</dt>
-        <dd data-testid="pages-read">
-          {reads.length === 0 && !finished
-            ? "not reported yet (the server records page reads when the run finishes)"
-            : reads.filter((step) => step.status === "succeeded").length}
-        </dd>
+        <dd data-testid="pages-read">{reads.filter((step) => step.status === "succeeded").length}</dd>
         <dt>{finished ? "Last page" : "Reading"}</dt>
         <dd class="url">{current ?? "—"}</dd>
         {!finished && run.startedAt && (
