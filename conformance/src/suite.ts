@@ -5,6 +5,7 @@ import { after, before, describe } from "mocha";
 import { pino } from "pino";
 import { makeClient } from "./client.js";
 import { authCases } from "./cases/auth.js";
+import { bolaCases } from "./cases/bola.js";
 import { browserCases } from "./cases/browser.js";
 import { createDatasetCases } from "./cases/create-dataset.js";
 import { edgeCases } from "./cases/edges.js";
@@ -50,6 +51,7 @@ const capabilities: ReadonlyArray<(ctx: SuiteContext) => void> = [
   scheduleCases,
   edgeCases,
   liveTraceCases,
+  bolaCases,
   diagnosticsCases,
 ];
 
