@@ -9,6 +9,7 @@ import { bolaCases } from "./cases/bola.js";
 import { browserCases } from "./cases/browser.js";
 import { createDatasetCases } from "./cases/create-dataset.js";
 import { edgeCases } from "./cases/edges.js";
+import { fuzzCases } from "./cases/fuzz.js";
 import { liveTraceCases } from "./cases/live-trace.js";
 import { diagnosticsCases } from "./cases/diagnostics.js";
 import { listDatasetsCases } from "./cases/list-datasets.js";
@@ -52,6 +53,7 @@ const capabilities: ReadonlyArray<(ctx: SuiteContext) => void> = [
   edgeCases,
   liveTraceCases,
   bolaCases,
+  fuzzCases,
   diagnosticsCases,
 ];
 

@@ -17,7 +17,8 @@ const bodyFor = (operationId: string, ids: Ids, revisionId: string): unknown => 
 };
 
 const fill = (path: string, ids: Ids) => path.replace(/\{([^}]+)\}/g, (_, name: string) => ids[name] ?? "");
-const withoutIds = (text: string) => text.replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g, "<id>");
+const withoutIds = (text: string) =>
+  text.replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g, "<id>");
 
 /**
  * Broken object-level authorisation, generated from the route table: every operation with a path id,
@@ -35,7 +36,10 @@ export const bolaCases = (ctx: SuiteContext): void => {
     let operations: Array<{ method: string; path: string; operationId: string }>;
 
     const resources = async (owner: Owner): Promise<{ ids: Ids; revisionId: string }> => {
-      const created = await owner.post("/v1/datasets", booksDataset(site, "next-link", (b) => (b.source.maxPages = 1)));
+      const created = await owner.post(
+        "/v1/datasets",
+        booksDataset(site, "next-link", (b) => (b.source.maxPages = 1)),
+      );
       const dataset = created.body.dataset;
       const run = await runToEnd(owner, dataset.id);
       const row = (await owner.get(`/v1/datasets/${dataset.id}/rows`, { limit: 1 })).body.data[0];

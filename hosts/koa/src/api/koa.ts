@@ -23,7 +23,8 @@ export interface RouterOptions {
  * ids that are not UUIDs answered as the 404 an unknown id gets.
  */
 export const buildRouter = (routes: ReadonlyArray<Route>, { runtime, bodyLimitBytes }: RouterOptions) => {
-  const router = new Router<GleanerState>();
+  // strict: `/v1/datasets/` is not `/v1/datasets`; the document lists paths exactly as they are answered.
+  const router = new Router<GleanerState>({ strict: true });
   const parseJson = bodyParser({
     enableTypes: ["json"],
     extendTypes: { json: ["application/json", "application/merge-patch+json"] },
