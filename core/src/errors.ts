@@ -12,7 +12,15 @@ export class ValidationError extends Schema.TaggedError<ValidationError>()("Vali
   message: Schema.String,
   details: Schema.Array(ErrorDetail),
 }) {
-  readonly code = "validation_error";
+  readonly code: string = "validation_error";
+}
+
+/**
+ * 422 `research_unavailable`: a research run was asked for but no language model is configured.
+ * A ValidationError (same status and body shape) whose detail names the variable to set.
+ */
+export class ResearchUnavailable extends ValidationError {
+  override readonly code = "research_unavailable";
 }
 
 export class BadRequest extends Schema.TaggedError<BadRequest>()("BadRequest", {
@@ -111,6 +119,7 @@ export const errorCodes = [
   "duplicate_request",
   "request_id_reused",
   "validation_error",
+  "research_unavailable",
   "internal_error",
   "queue_unavailable",
   "payload_too_large",

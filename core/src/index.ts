@@ -39,3 +39,15 @@ export * from "./rules/cron.js";
 export * from "./rules/schedule-state.js";
 export * from "./engine/routines-live.js";
 export * from "./usecases/routines.js";
+export * from "./ports/language-model.js";
+export * from "./ports/search-engine.js";
+export * from "./ports/main-text.js";
+export * from "./schema/research.js";
+export { harnessVersion } from "./engine/research/prompts.js";
+export { groundingText, nameKey } from "./engine/research/grounding.js";
+export {
+  answersFromArtifacts,
+  type RecordedAnswer,
+  ReplayLanguageModelLive,
+  replayLanguageModel,
+} from "./engine/research/replay.js";

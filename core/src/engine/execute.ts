@@ -9,6 +9,7 @@ import { runChecks } from "./checks.js";
 import { observePages, runEvidence } from "./evidence.js";
 import { type ReadOutcome, readSource } from "./read.js";
 import { reconcile } from "./reconcile.js";
+import { executeResearchRun } from "./research/execute.js";
 import { TraceRecorder } from "./trace.js";
 
 /** Reasons that mean the site refused us (SPEC.md's `blocked`), as opposed to a fault on our side. */
@@ -40,6 +41,7 @@ const traceOf = (run: RunRecord, recorder: TraceRecorder, completedAt: string): 
  */
 export const executeRun = (job: RunJob, redelivered: boolean) =>
   Effect.gen(function* () {
+    if (job.kind === "research") return yield* executeResearchRun(job, redelivered);
     const storage = yield* Storage;
     const claimed = yield* storage.claimRun(job.runId, iso(yield* Clock.currentTimeMillis), redelivered);
     if (Option.isNone(claimed)) return;
