@@ -1,1 +1,1 @@
-export {};
+export { makeOpenAiModel, type OpenAiModelConfig, OpenAiModelLive } from "./model.js";
