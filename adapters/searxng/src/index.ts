@@ -1,1 +1,1 @@
-export {};
+export { makeSearxng, type SearxngConfig, SearxngLive } from "./search.js";
