@@ -9,6 +9,7 @@ import { browserCases } from "./cases/browser.js";
 import { createDatasetCases } from "./cases/create-dataset.js";
 import { listDatasetsCases } from "./cases/list-datasets.js";
 import { changeCases } from "./cases/changes.js";
+import { researchCases } from "./cases/research.js";
 import { rowEditCases } from "./cases/row-edits.js";
 import { rowCases } from "./cases/rows.js";
 import { runCases } from "./cases/runs.js";
@@ -118,6 +119,7 @@ export const suite = (set: AdapterSet): void => {
       }
       register(ctx);
     }
+    researchCases(ctx, set);
     if (ctx.supports.browser) browserCases(ctx);
     else
       console.log(

@@ -106,7 +106,8 @@ describe("@gleaner/openai against a loopback Chat Completions server", () => {
     const m = model(server.url, { apiKey: "sk-never-shown" });
     expect((await Effect.runPromise(m.generate(request))).output).to.deep.equal({ answer: "b", count: 2 });
     expect(server.received[1]?.body.response_format).to.deep.equal({ type: "json_object" });
-    const system = (server.received[1]?.body.messages as Array<{ content: string }>)[0]?.content ?? "";
+    const messages = (server.received[1]?.body.messages ?? []) as Array<{ content: string }>;
+    const system = messages[0]?.content ?? "";
     expect(system).to.contain(JSON.stringify(schema));
     // Remembered: the next request goes straight to JSON mode.
     await Effect.runPromise(m.generate(request));

@@ -13,6 +13,7 @@ import { PlaywrightFetcherLive } from "@gleaner/playwright";
 import { Context, Effect, Layer, TestClock, TestContext } from "effect";
 import type { HostConfig } from "./config.js";
 import { parserPlugins, queuePlugins, select, storePlugins } from "./plugins.js";
+import { type ResearchOverrides, researchLayer } from "./research-plugins.js";
 
 export type GleanerServices = Storage | Credits | RunQueue | Fetcher | DocumentParser;
 
@@ -22,6 +23,9 @@ export interface LayerOverrides {
   readonly queue?: Layer.Layer<RunQueue, unknown>;
   readonly fetcher?: Layer.Layer<Fetcher, unknown>;
   readonly parser?: Layer.Layer<DocumentParser, unknown>;
+  /** Research runs' LanguageModel and SearchEngine (otherwise from GLEANER_MODEL_URL / GLEANER_SEARCH_URL). */
+  readonly model?: ResearchOverrides["model"];
+  readonly search?: ResearchOverrides["search"];
 }
 
 /**
@@ -56,6 +60,7 @@ export const serviceLayer = (
     overrides.queue ?? select(queuePlugins, config.queue, "GLEANER_QUEUE").layer(config),
     overrides.fetcher ?? fetcherLayer(config),
     overrides.parser ?? select(parserPlugins, config.parser, "GLEANER_PARSER").layer(config),
+    researchLayer(overrides),
   );
   return worker
     ? Layer.provideMerge(Layer.mergeAll(RunWorkerLive(config.workerConcurrency), RoutinesLive), adapters)

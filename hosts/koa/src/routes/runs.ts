@@ -13,7 +13,7 @@ export const runsRouter = (runtime: GleanerRuntime): Router<GleanerState> => {
   });
   router.post("/datasets/:datasetId/runs", async (ctx) => {
     const id = pathId(ctx.params.datasetId, "dataset");
-    const created = await runUseCase(runtime, createRun(ownerOf(ctx).id, id));
+    const created = await runUseCase(runtime, createRun(ownerOf(ctx).id, id, ctx.request.body));
     ctx.status = 202;
     ctx.body = created;
   });
