@@ -24,9 +24,16 @@ export const writeEvidence = (tx: Sql, runId: RunId, evidence: RunEvidence) =>
   Effect.all(
     [
       tx.query(
-        `insert into run_evidence (run_id, trace, facts, failures) values ($1, $2, $3, $4)
-       on conflict (run_id) do update set trace = excluded.trace, facts = excluded.facts, failures = excluded.failures`,
-        [runId, JSON.stringify(evidence.trace), JSON.stringify(evidence.facts), JSON.stringify(evidence.failures)],
+        `insert into run_evidence (run_id, trace, facts, failures, recipe) values ($1, $2, $3, $4, $5)
+       on conflict (run_id) do update set trace = excluded.trace, facts = excluded.facts, failures = excluded.failures,
+         recipe = excluded.recipe`,
+        [
+          runId,
+          JSON.stringify(evidence.trace),
+          JSON.stringify(evidence.facts),
+          JSON.stringify(evidence.failures),
+          evidence.recipe ? JSON.stringify(evidence.recipe) : null,
+        ],
       ),
       tx.query("delete from run_artifacts where run_id = $1", [runId]),
       tx.query(

@@ -63,8 +63,8 @@ export const makeRunMethods = (db: Db): RunStorage => ({
     !isUuid(runId)
       ? Effect.succeed(Option.none())
       : Effect.gen(function* () {
-          const [evidence] = yield* db.query<Pick<RunEvidence, "trace" | "facts" | "failures">>(
-            "select trace, facts, failures from run_evidence where run_id = $1",
+          const [evidence] = yield* db.query<Pick<RunEvidence, "trace" | "facts" | "failures" | "recipe">>(
+            "select trace, facts, failures, recipe from run_evidence where run_id = $1",
             [runId],
           );
           if (!evidence) return Option.none();
@@ -77,6 +77,7 @@ export const makeRunMethods = (db: Db): RunStorage => ({
             artifacts: artifacts.map(toArtifact),
             facts: evidence.facts,
             failures: evidence.failures,
+            recipe: evidence.recipe ?? null,
           });
         }),
 
