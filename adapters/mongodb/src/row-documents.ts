@@ -6,6 +6,8 @@ import type {
   NewRevision,
   ObservationId,
   Presence,
+  ResearchRecipe,
+  ResearchRowIdentity,
   RevisionId,
   RowData,
   RowId,
@@ -42,6 +44,8 @@ export interface RowDoc {
   readonly observedAt: Date;
   readonly updatedAt: Date;
   readonly revisionId: UUID | null;
+  /** A research run's entity identity; absent for deterministic rows. */
+  readonly identity?: ResearchRowIdentity;
 }
 
 export const rowToDoc = (row: RowRecord): RowDoc => ({
@@ -60,6 +64,7 @@ export const rowToDoc = (row: RowRecord): RowDoc => ({
   observedAt: toDate(row.observedAt),
   updatedAt: toDate(row.updatedAt),
   revisionId: toUuidOrNull(row.revisionId),
+  ...(row.identity ? { identity: row.identity } : {}),
 });
 
 export const rowFromDoc = (doc: RowDoc): RowRecord => ({
@@ -78,6 +83,7 @@ export const rowFromDoc = (doc: RowDoc): RowRecord => ({
   observedAt: fromDate(doc.observedAt),
   updatedAt: fromDate(doc.updatedAt),
   revisionId: fromUuidOrNull<RevisionId>(doc.revisionId),
+  ...(doc.identity ? { identity: doc.identity } : {}),
 });
 
 export interface RevisionDoc {
@@ -194,6 +200,8 @@ export interface EvidenceDoc {
   readonly trace: RunEvidence["trace"];
   readonly facts: RunEvidence["facts"];
   readonly failures: RunEvidence["failures"];
+  /** A research run's pinned recipe; absent for deterministic runs. */
+  readonly recipe?: ResearchRecipe;
 }
 
 export const evidenceToDoc = (runId: RunId, evidence: RunEvidence): EvidenceDoc => ({
@@ -201,6 +209,7 @@ export const evidenceToDoc = (runId: RunId, evidence: RunEvidence): EvidenceDoc 
   trace: evidence.trace,
   facts: evidence.facts,
   failures: evidence.failures,
+  ...(evidence.recipe ? { recipe: evidence.recipe } : {}),
 });
 
 /**
@@ -254,4 +263,5 @@ export const evidenceFromDocs = (doc: EvidenceDoc, artifacts: ReadonlyArray<Arti
   artifacts: artifacts.map(artifactFromDoc),
   facts: doc.facts,
   failures: doc.failures,
+  ...(doc.recipe ? { recipe: doc.recipe } : {}),
 });

@@ -77,7 +77,7 @@ export const makeRunMethods = (db: Db): RunStorage => ({
             artifacts: artifacts.map(toArtifact),
             facts: evidence.facts,
             failures: evidence.failures,
-            recipe: evidence.recipe ?? null,
+            ...(evidence.recipe ? { recipe: evidence.recipe } : {}),
           });
         }),
 

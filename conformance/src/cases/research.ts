@@ -263,9 +263,16 @@ export const researchCases = (ctx: SuiteContext, set: AdapterSet): void => {
       const dataset = await createDataset(owner, publishersDataset(site, true));
       const run = await research(owner, dataset.id);
       expect(run.status).to.equal("failed");
-      expect(run.checks.find((c: Body) => c.checkId === "coverage").passed).to.equal(false);
+      const coverage = run.checks.find((c: Body) => c.checkId === "coverage");
+      expect(coverage.passed).to.equal(false);
+      expect(coverage.message).to.contain("forbidden");
       expect(await rows(owner, dataset.id)).to.have.length(0);
       expect((await owner.get("/v1/usage")).body.balance).to.equal(10);
+      // Coverage was lost while reading, so no page was sent to the model.
+      const trace = (await owner.get(`/v1/runs/${run.id}/trace`)).body.trace;
+      expect(trace.steps.filter((s: Body) => s.phase === "extract")).to.have.length(0);
+      const failed = trace.steps.find((s: Body) => s.phase === "read" && s.status === "failed");
+      expect(failed.readFailure).to.deep.include({ reason: "forbidden", status: 403 });
     });
 
     it("the model failing mid-run fails the run: nothing written, nothing charged", async () => {

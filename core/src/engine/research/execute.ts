@@ -190,6 +190,13 @@ export const executeResearchRun = (job: RunJob, redelivered: boolean) =>
         );
       }
 
+      // Coverage already lost (a page failed, or pages beyond maxPages remain): the run cannot be
+      // accepted, so no page is sent to the model (no tokens spent on an answer that is thrown away).
+      if (!read.coverage.complete) {
+        const coverage = { checkId: "coverage", passed: false, message: read.coverage.reason };
+        return yield* finish("failed", [coverage], `coverage: ${read.coverage.reason}`);
+      }
+
       // extract and validate, page by page.
       const checked: Array<{ url: string; sha256: string; validation: PageValidation }> = [];
       const candidates: Candidate[] = [];
