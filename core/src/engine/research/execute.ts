@@ -134,14 +134,12 @@ export const executeResearchRun = Effect.fn("executeResearchRun")(function* (job
     // configure and pin: limits from the source and the plan, then the recipe the run is held to.
     const queries = yield* recorder.timed(
       "configure",
-      Effect.sync(() =>
-        searching
-          ? planned.value.queries
-              .map((q) => q.trim())
-              .filter((q) => q !== "")
-              .slice(0, maxQueries)
-          : [],
-      ),
+      Effect.sync(() => {
+        if (!searching) return [];
+        const plannedQueries = planned.value.queries.map((q) => q.trim()).filter((q) => q !== "");
+        // A plan without queries still searches: the question itself is the query.
+        return plannedQueries.length > 0 ? plannedQueries.slice(0, maxQueries) : [question.slice(0, 300)];
+      }),
     );
     recorded.recipe = yield* recorder.timed(
       "pin",
