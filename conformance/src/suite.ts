@@ -12,6 +12,7 @@ import { liveTraceCases } from "./cases/live-trace.js";
 import { diagnosticsCases } from "./cases/diagnostics.js";
 import { listDatasetsCases } from "./cases/list-datasets.js";
 import { changeCases } from "./cases/changes.js";
+import { researchCases } from "./cases/research.js";
 import { rowEditCases } from "./cases/row-edits.js";
 import { rowCases } from "./cases/rows.js";
 import { runCases } from "./cases/runs.js";
@@ -124,6 +125,7 @@ export const suite = (set: AdapterSet): void => {
       }
       register(ctx);
     }
+    researchCases(ctx, set);
     if (ctx.supports.browser) browserCases(ctx);
     else
       console.log(

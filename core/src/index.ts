@@ -44,3 +44,15 @@ export * from "./schema/query.js";
 export * from "./schema/responses.js";
 export * from "./schema/requests-runs.js";
 export * from "./usecases/readiness.js";
+export * from "./ports/language-model.js";
+export * from "./ports/search-engine.js";
+export * from "./ports/main-text.js";
+export * from "./schema/research.js";
+export { harnessVersion } from "./engine/research/prompts.js";
+export { groundingText, nameKey } from "./engine/research/grounding.js";
+export {
+  answersFromArtifacts,
+  type RecordedAnswer,
+  ReplayLanguageModelLive,
+  replayLanguageModel,
+} from "./engine/research/replay.js";
