@@ -15,6 +15,7 @@ import { diagnosticsCases } from "./cases/diagnostics.js";
 import { listDatasetsCases } from "./cases/list-datasets.js";
 import { changeCases } from "./cases/changes.js";
 import { exportCases } from "./cases/exports.js";
+import { researchCases } from "./cases/research.js";
 import { rowEditCases } from "./cases/row-edits.js";
 import { rowCases } from "./cases/rows.js";
 import { runCases } from "./cases/runs.js";
@@ -130,6 +131,7 @@ export const suite = (set: AdapterSet): void => {
       }
       register(ctx);
     }
+    researchCases(ctx, set);
     if (ctx.supports.browser) browserCases(ctx);
     else
       console.log(

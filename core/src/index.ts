@@ -48,3 +48,15 @@ export * from "./schema/export.js";
 export * from "./rules/export-shape.js";
 export * from "./usecases/exports.js";
 export * from "./rules/webhook-delivery.js";
+export * from "./ports/language-model.js";
+export * from "./ports/search-engine.js";
+export * from "./ports/main-text.js";
+export * from "./schema/research.js";
+export { harnessVersion } from "./engine/research/prompts.js";
+export { groundingText, nameKey } from "./engine/research/grounding.js";
+export {
+  answersFromArtifacts,
+  type RecordedAnswer,
+  ReplayLanguageModelLive,
+  replayLanguageModel,
+} from "./engine/research/replay.js";

@@ -1,3 +1,4 @@
+import type { ResearchRecipe } from "./schema/research.js";
 import type { CheckResult, RowDeltas, RunStatus, RunTrace } from "./schema/run.js";
 import type { DatasetId, OwnerId, RevisionId, RowId, RunId } from "./schema/ids.js";
 import type {
@@ -7,6 +8,7 @@ import type {
   Presence,
   RowData,
   RowRevision,
+  ResearchRowIdentity,
   RowStatus,
   SourceObservation,
 } from "./schema/row.js";
@@ -30,11 +32,15 @@ export interface RunRecord {
   readonly chargedPages: number | null;
 }
 
-/** A page body recorded at the reading boundary (endpoint 12/13). */
+/**
+ * A body recorded at a boundary (endpoints 12/13): a page as read (deterministic runs), or the
+ * research provider boundary's planning output, cleaned page text and extraction output.
+ */
 export interface RunArtifact {
   readonly id: string;
   readonly runId: RunId;
-  readonly kind: "page";
+  readonly kind: "page" | "planning output" | "cleaned page text" | "extraction output";
+  /** The page the body is about (for the planning output: the dataset's source URL). */
   readonly url: string;
   readonly contentType: string;
   readonly sha256: string;
@@ -56,6 +62,14 @@ export interface RecordFact {
     readonly missingReason: string | null;
     readonly raw: string | null;
   }>;
+  /** Research runs: the entity the row stands for, the names it was seen under, and cell conflicts. */
+  readonly entity?: {
+    readonly kind: string;
+    readonly anchor: string;
+    readonly aliases: ReadonlyArray<string>;
+    readonly pages: ReadonlyArray<string>;
+    readonly conflicts: ReadonlyArray<{ readonly fieldId: string; readonly values: ReadonlyArray<string> }>;
+  };
 }
 
 /** A read that did not yield a page, as recorded (stage `retrieval`, code = readFailure reason). */
@@ -133,6 +147,8 @@ export interface RunPlanRecord {
 export interface RunEvidence {
   readonly trace: Omit<RunTrace, "status">;
   readonly artifacts: ReadonlyArray<RunArtifact>;
+  /** The pinned research recipe; absent (null) for deterministic runs. */
+  readonly recipe?: ResearchRecipe | null;
   readonly facts: ReadonlyArray<RecordFact>;
   readonly failures: ReadonlyArray<RecordedFailure>;
   readonly plan?: RunPlanRecord | null;
@@ -143,6 +159,8 @@ export interface RowRecord {
   readonly id: RowId;
   readonly datasetId: DatasetId;
   readonly rowKey: string;
+  /** The entity a research run identified; absent or null for deterministic rows. */
+  readonly identity?: ResearchRowIdentity | null;
   readonly data: RowData;
   readonly evidence: FieldEvidence;
   readonly overrides: CellOverrides;

@@ -123,7 +123,12 @@ export const AgendaRunQueueLive = (config: AgendaQueueConfig): Layer.Layer<RunQu
       const service: RunQueueService = {
         enqueue: (job) =>
           Effect.tryPromise({
-            try: () => agenda.now(runJob, { runId: job.runId, datasetId: job.datasetId }),
+            try: () =>
+              agenda.now(runJob, {
+                runId: job.runId,
+                datasetId: job.datasetId,
+                ...(job.kind ? { kind: job.kind } : {}),
+              }),
             catch: unavailable,
           }).pipe(
             Effect.timeoutFail({ duration: Duration.seconds(10), onTimeout: () => unavailable("enqueue timed out") }),
@@ -141,7 +146,11 @@ export const AgendaRunQueueLive = (config: AgendaQueueConfig): Layer.Layer<RunQu
                 // Unknown (not locked through getNextJobToRun): assume a redelivery, so a run left
                 // `running` by a dead worker is reclaimed; the engine's guards make that safe.
                 const redelivered = take(job.attrs._id)?.startedBefore ?? true;
-                const runJobData: RunJob = { runId: data.runId as RunId, datasetId: data.datasetId as DatasetId };
+                const runJobData: RunJob = {
+                  runId: data.runId as RunId,
+                  datasetId: data.datasetId as DatasetId,
+                  ...(data.kind === "research" ? { kind: "research" as const } : {}),
+                };
                 await keepLocked(job, () =>
                   Runtime.runPromise(runtime)(Effect.uninterruptible(handler(runJobData, redelivered))),
                 );

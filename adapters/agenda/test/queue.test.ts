@@ -60,6 +60,21 @@ await whenPostgresReachable("@gleaner/agenda on PostgreSQL", (url) => {
       });
     });
 
+    it("delivers a research job with its kind, and a deterministic job without one", async () => {
+      const producer = await open();
+      const worker = await open();
+      const seen: RunJob[] = [];
+      const stop = await worker.scoped(worker.queue.consume(2, (job) => Effect.sync(() => void seen.push(job))));
+      const research: RunJob = { ...runJob(), kind: "research" };
+      const plain = runJob();
+      await Effect.runPromise(producer.queue.enqueue(research));
+      await Effect.runPromise(producer.queue.enqueue(plain));
+      await until("both jobs to arrive", () => seen.length === 2, 5_000);
+      await stop();
+      expect(seen.find((j) => j.runId === research.runId)).to.deep.equal(research);
+      expect(seen.find((j) => j.runId === plain.runId)).to.deep.equal(plain);
+    });
+
     it("redelivers a job whose worker died mid-run, flagged as a redelivery", async () => {
       const producer = await open();
       const job = runJob();

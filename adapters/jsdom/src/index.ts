@@ -1,1 +1,2 @@
+export { JsdomMainTextLive, readMainText } from "./main-text.js";
 export { JsdomParserLive, parseWithJsdom } from "./parser.js";

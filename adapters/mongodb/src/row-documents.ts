@@ -6,6 +6,8 @@ import type {
   NewRevision,
   ObservationId,
   Presence,
+  ResearchRecipe,
+  ResearchRowIdentity,
   RevisionId,
   RowData,
   RowId,
@@ -42,6 +44,8 @@ export interface RowDoc {
   readonly observedAt: Date;
   readonly updatedAt: Date;
   readonly revisionId: UUID | null;
+  /** A research run's entity identity; absent for deterministic rows. */
+  readonly identity?: ResearchRowIdentity;
 }
 
 export const rowToDoc = (row: RowRecord): RowDoc => ({
@@ -60,6 +64,7 @@ export const rowToDoc = (row: RowRecord): RowDoc => ({
   observedAt: toDate(row.observedAt),
   updatedAt: toDate(row.updatedAt),
   revisionId: toUuidOrNull(row.revisionId),
+  ...(row.identity ? { identity: row.identity } : {}),
 });
 
 export const rowFromDoc = (doc: RowDoc): RowRecord => ({
@@ -78,6 +83,7 @@ export const rowFromDoc = (doc: RowDoc): RowRecord => ({
   observedAt: fromDate(doc.observedAt),
   updatedAt: fromDate(doc.updatedAt),
   revisionId: fromUuidOrNull<RevisionId>(doc.revisionId),
+  ...(doc.identity ? { identity: doc.identity } : {}),
 });
 
 export interface RevisionDoc {
@@ -196,6 +202,8 @@ export interface EvidenceDoc {
   readonly failures: RunEvidence["failures"];
   /** Absent on runs recorded before the plan was kept. */
   readonly plan?: RunEvidence["plan"];
+  /** A research run's pinned recipe; absent for deterministic runs. */
+  readonly recipe?: ResearchRecipe;
 }
 
 export interface TraceProgressDoc {
@@ -209,6 +217,7 @@ export const evidenceToDoc = (runId: RunId, evidence: RunEvidence): EvidenceDoc 
   facts: evidence.facts,
   failures: evidence.failures,
   plan: evidence.plan ?? null,
+  ...(evidence.recipe ? { recipe: evidence.recipe } : {}),
 });
 
 /**
@@ -263,4 +272,5 @@ export const evidenceFromDocs = (doc: EvidenceDoc, artifacts: ReadonlyArray<Arti
   facts: doc.facts,
   failures: doc.failures,
   plan: doc.plan ?? null,
+  ...(doc.recipe ? { recipe: doc.recipe } : {}),
 });

@@ -8,6 +8,7 @@ import type {
   NewRevision,
   OwnerId,
   Presence,
+  ResearchRowIdentity,
   RevisionId,
   RowData,
   RowDeltas,
@@ -92,10 +93,11 @@ export interface RowTableRow {
   readonly observed_at: Date;
   readonly updated_at: Date;
   readonly revision_id: string | null;
+  readonly identity: ResearchRowIdentity | null;
 }
 
 export const rowColumns =
-  "id, dataset_id, row_key, data, evidence, overrides, missing_reasons, presence, status, first_seen_run_id, last_seen_run_id, source_url, observed_at, updated_at, revision_id";
+  "id, dataset_id, row_key, data, evidence, overrides, missing_reasons, presence, status, first_seen_run_id, last_seen_run_id, source_url, observed_at, updated_at, revision_id, identity";
 
 export const toRow = (row: RowTableRow): RowRecord => ({
   id: row.id as RowId,
@@ -113,6 +115,7 @@ export const toRow = (row: RowTableRow): RowRecord => ({
   observedAt: iso(row.observed_at),
   updatedAt: iso(row.updated_at),
   revisionId: row.revision_id as RevisionId | null,
+  ...(row.identity ? { identity: row.identity } : {}),
 });
 
 export interface RevisionRow {
@@ -188,12 +191,13 @@ export const rowsAsRecordset = (rows: ReadonlyArray<RowRecord>): string =>
       observed_at: row.observedAt,
       updated_at: row.updatedAt,
       revision_id: row.revisionId,
+      identity: row.identity ?? null,
     })),
   );
 
 export const rowRecordsetType = `(id uuid, row_key text, data jsonb, evidence jsonb, overrides jsonb,
   missing_reasons jsonb, presence text, status text, first_seen_run_id uuid, last_seen_run_id uuid,
-  source_url text, observed_at timestamptz, updated_at timestamptz, revision_id uuid)`;
+  source_url text, observed_at timestamptz, updated_at timestamptz, revision_id uuid, identity jsonb)`;
 
 /** `position` numbers the revisions 1…n in the order given; the store adds it to the last sequence. */
 export const revisionsAsRecordset = (revisions: ReadonlyArray<NewRevision>): string =>

@@ -37,7 +37,8 @@ export const upsertRows = (tx: Sql, datasetId: string, rows: ReadonlyArray<RowRe
     .query(
       `insert into rows (${rowColumns})
        select r.id, $1, r.row_key, r.data, r.evidence, r.overrides, r.missing_reasons, r.presence, r.status,
-              r.first_seen_run_id, r.last_seen_run_id, r.source_url, r.observed_at, r.updated_at, r.revision_id
+              r.first_seen_run_id, r.last_seen_run_id, r.source_url, r.observed_at, r.updated_at, r.revision_id,
+              r.identity
          from jsonb_to_recordset($2::jsonb) as r${rowRecordsetType}
        on conflict (id) do update set ${assignments}`,
       [datasetId, rowsAsRecordset(last)],

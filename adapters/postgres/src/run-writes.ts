@@ -24,15 +24,17 @@ export const writeEvidence = (tx: Sql, runId: RunId, evidence: RunEvidence) =>
   Effect.all(
     [
       tx.query(
-        `insert into run_evidence (run_id, trace, facts, failures, plan) values ($1, $2, $3, $4, $5)
+        `insert into run_evidence (run_id, trace, facts, failures, plan, recipe) values ($1, $2, $3, $4, $5, $6)
        on conflict (run_id) do update
-       set trace = excluded.trace, facts = excluded.facts, failures = excluded.failures, plan = excluded.plan`,
+       set trace = excluded.trace, facts = excluded.facts, failures = excluded.failures, plan = excluded.plan,
+         recipe = excluded.recipe`,
         [
           runId,
           JSON.stringify(evidence.trace),
           JSON.stringify(evidence.facts),
           JSON.stringify(evidence.failures),
           JSON.stringify(evidence.plan ?? null),
+          evidence.recipe ? JSON.stringify(evidence.recipe) : null,
         ],
       ),
       tx.query("delete from run_artifacts where run_id = $1", [runId]),

@@ -63,8 +63,8 @@ export const makeRunMethods = (db: Db): RunStorage => ({
     !isUuid(runId)
       ? Effect.succeed(Option.none())
       : Effect.gen(function* () {
-          const [evidence] = yield* db.query<Pick<RunEvidence, "trace" | "facts" | "failures" | "plan">>(
-            "select trace, facts, failures, plan from run_evidence where run_id = $1",
+          const [evidence] = yield* db.query<Pick<RunEvidence, "trace" | "facts" | "failures" | "plan" | "recipe">>(
+            "select trace, facts, failures, plan, recipe from run_evidence where run_id = $1",
             [runId],
           );
           if (!evidence) return Option.none();
@@ -78,6 +78,7 @@ export const makeRunMethods = (db: Db): RunStorage => ({
             facts: evidence.facts,
             failures: evidence.failures,
             plan: evidence.plan ?? null,
+            ...(evidence.recipe ? { recipe: evidence.recipe } : {}),
           });
         }),
 

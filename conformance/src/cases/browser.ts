@@ -168,12 +168,13 @@ export const browserCases = (ctx: SuiteContext): void => {
         expect(victim.paths).to.deep.equal([]);
       });
 
-      it("a start URL on a refused address fails the run as unsafe_target, never requested", async () => {
+      // The rule refuses a literal private start address when the dataset is created (AllowedTargets),
+      // before any run can read it; addresses a page reaches at run time are refused by the fetcher above.
+      it("a start URL on a refused address is refused at creation (422 naming /source/url), never requested", async () => {
         const owner = await ctx.owner(10);
-        const created = await create(owner, dataset(`${victim.url}/list.html`));
-        const run = await runToEnd(owner, created.id, RUN_TIMEOUT_MS);
-        expect(run.status).to.equal("failed");
-        expect(check(run, "coverage").message).to.contain("unsafe_target");
+        const refused = await owner.post("/v1/datasets", dataset(`${victim.url}/list.html`));
+        expect(refused.status, JSON.stringify(refused.body)).to.equal(422);
+        expect(refused.body.error.details.map((d: Body) => d.path)).to.include("/source/url");
         expect(victim.paths).to.deep.equal([]);
       });
     });

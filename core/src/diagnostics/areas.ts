@@ -75,7 +75,8 @@ export const cellsArea = (index: RunIndex) =>
 
 /** Duplicates: entities read more than once (the first record counts, the others are dropped). */
 export const duplicatesOf = (index: RunIndex) => {
-  const ambiguous = [...index.entities.values()].filter((e) => e.outcome === "ambiguous");
+  // Ambiguous by a research entity's conflicting values alone is no duplicate: it was merged once.
+  const ambiguous = [...index.entities.values()].filter((e) => e.records.length > 1);
   return {
     entities: ambiguous.length,
     examples: ambiguous.slice(0, examplesMax).map((e) => ({

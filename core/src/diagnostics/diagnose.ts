@@ -1,5 +1,5 @@
 import type { DatasetColumn } from "../schema/column.js";
-import type { RunDiagnosticsPayload } from "../schema/diagnostics.js";
+import type { DiagnosticBasis, RunDiagnosticsPayload } from "../schema/diagnostics.js";
 import {
   completionArea,
   costArea,
@@ -17,6 +17,13 @@ import { lossSummary } from "./summary.js";
 
 export interface DiagnosticsAsked {
   readonly summary: boolean;
+  /**
+   * `replay`: the recording's facts were recomputed from a research run's artifacts (get-diagnostics
+   * does that before calling); `recorded` (the default) is what the run stored.
+   */
+  readonly basis?: typeof DiagnosticBasis.Type;
+  /** What the replay could not recompute (a page text not kept, an output not recorded). */
+  readonly replayUnknowns?: ReadonlyArray<string>;
   /** An exact recorded entity name (rowKey or identity value). */
   readonly entity?: string;
   /** The column `field` named (already resolved from a Field id or exact label). */
@@ -32,10 +39,11 @@ export const diagnoseRun = (recording: RunRecording, asked: DiagnosticsAsked): R
   const index = indexRun(recording);
   const { run, evidence } = recording;
   const attemptId = evidence?.trace.steps[0]?.attemptId ?? null;
-  const unknowns = unknownsOf(index);
+  const basis = asked.basis ?? "recorded";
+  const unknowns = [...unknownsOf(index), ...(asked.replayUnknowns ?? [])];
   return {
     runId: run.id,
-    basis: "recorded" as const,
+    basis,
     attemptId,
     status: run.status,
     request: requestArea(index),
@@ -59,7 +67,9 @@ export const diagnoseRun = (recording: RunRecording, asked: DiagnosticsAsked): R
           },
     findings: findingsOf(index),
     unknowns: limitUnknowns(unknowns),
-    ...(asked.summary ? { summary: lossSummary(index, attemptId, unknowns) } : {}),
-    ...(asked.entity !== undefined ? { entity: entityDiagnosis(index, asked.entity, asked.field, attemptId) } : {}),
+    ...(asked.summary ? { summary: lossSummary(index, attemptId, unknowns, basis) } : {}),
+    ...(asked.entity !== undefined
+      ? { entity: entityDiagnosis(index, asked.entity, asked.field, attemptId, basis) }
+      : {}),
   };
 };

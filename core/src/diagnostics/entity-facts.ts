@@ -92,7 +92,7 @@ export const recordFacts = (index: RunIndex, view: RecordView, fieldId: string |
 /** Facts about an entity that belong to no page: it was not seen on a source read whole. */
 export const entityLevelFacts = (index: RunIndex, entity: EntityView): EntityFact[] => {
   if (!entity.gone) return [];
-  const rowId = index.rowIdOf(entity.entity) ?? entity.entity;
+  const rowId = index.rowIdOf(entity.rowKey) ?? entity.rowKey;
   return [
     fact(
       "reconciliation",

@@ -1,4 +1,5 @@
 import type { DatasetColumn } from "../schema/column.js";
+import type { DiagnosticBasis } from "../schema/diagnostics.js";
 import { entityLevelFacts, firstFailure, recordFacts, unknownStagesOf } from "./entity-facts.js";
 import { type EntityFact, limitUnknowns, type Outcome, stages } from "./model.js";
 import type { EntityView, RunIndex } from "./run-index.js";
@@ -7,7 +8,7 @@ import type { EntityView, RunIndex } from "./run-index.js";
 export const resolveField = (columns: ReadonlyArray<DatasetColumn>, field: string) =>
   columns.find((c) => c.id === field) ?? columns.find((c) => c.label === field);
 
-/** Entities the name matches exactly: their rowKey first, else one of their identity values. */
+/** Entities the name matches exactly: their rowKey first, else one of their names (identity values, aliases). */
 const matching = (index: RunIndex, name: string): EntityView[] => {
   const exact = index.entities.get(name);
   if (exact) return [exact];
@@ -35,6 +36,7 @@ export const entityDiagnosis = (
   name: string,
   field: DatasetColumn | undefined,
   attemptId: string | null,
+  basis: typeof DiagnosticBasis.Type = "recorded",
 ) => {
   const matched = matching(index, name);
   const fieldId = (field?.id as string | undefined) ?? null;
@@ -52,7 +54,7 @@ export const entityDiagnosis = (
       view.fact.cells
         .filter((c) => fieldId === null || c.fieldId === fieldId)
         .map((c) => ({
-          rowId: index.rowIdOf(entity.entity),
+          rowId: index.rowIdOf(entity.rowKey),
           fieldId: c.fieldId,
           value: c.value,
           missingReason: c.missingReason,
@@ -65,7 +67,7 @@ export const entityDiagnosis = (
   const seen = new Set(entityFacts.map((f) => f.stage));
   return {
     entity: name,
-    basis: "recorded" as const,
+    basis,
     attemptId,
     matchedNames: [...new Set(matched.flatMap((e) => e.names))],
     outcome,

@@ -5,6 +5,7 @@ import { Storage } from "../ports/storage.js";
 import type { OwnerId } from "../schema/ids.js";
 import { findDataset } from "../usecases/datasets.js";
 import { findRun } from "../usecases/runs.js";
+import { replayFacts } from "../engine/research/replay.js";
 import { diagnoseRun } from "./diagnose.js";
 import { resolveField } from "./entity.js";
 
@@ -13,6 +14,13 @@ export const DiagnosticsQuery = Schema.Struct({
   summary: Schema.optional(Schema.Literal("true", "false")),
   entity: Schema.optional(Text),
   field: Schema.optional(Text),
+  basis: Schema.optional(
+    Schema.Literal("recorded", "replay").annotations({
+      description:
+        "`recorded` (the default): what the run stored. `replay`: a research run's validation and merging " +
+        "recomputed from its recorded artifacts (no network, no model); 400 for runs without a research recipe.",
+    }),
+  ),
 });
 
 const refuse = (path: string, message: string) =>
@@ -31,7 +39,15 @@ export const getDiagnostics = Effect.fn("diagnostics.get")(function* (
   if (q.field !== undefined && q.entity === undefined) return yield* refuse("field", "requires entity");
   const run = yield* findRun(ownerId, runId);
   const dataset = yield* findDataset(ownerId, run.datasetId);
-  const evidence = Option.getOrNull(yield* (yield* Storage).getRunEvidence(run.id));
+  const stored = Option.getOrNull(yield* (yield* Storage).getRunEvidence(run.id));
+  const basis = q.basis ?? "recorded";
+  const recipe = stored?.recipe ?? null;
+  if (basis === "replay" && (stored === null || recipe === null)) {
+    return yield* refuse("basis", "replay is only possible for research runs with recorded artifacts");
+  }
+  // basis=replay: the facts and failures recomputed from the artifacts stand in for the recorded ones.
+  const replayed = basis === "replay" && stored !== null && recipe !== null ? yield* replayFacts(stored, recipe) : null;
+  const evidence = stored && replayed ? { ...stored, facts: replayed.facts, failures: replayed.failures } : stored;
   // The columns of the schema the run pinned, when recorded; the current ones otherwise.
   const pinnedVersion = evidence?.plan?.recipe?.schemaVersion;
   const columns = dataset.record.schemas.find((s) => s.version === pinnedVersion)?.fields ?? dataset.record.columns;
@@ -43,6 +59,8 @@ export const getDiagnostics = Effect.fn("diagnostics.get")(function* (
     { run, columns, evidence },
     {
       summary: q.summary === "true",
+      basis,
+      ...(replayed ? { replayUnknowns: replayed.unknowns } : {}),
       ...(q.entity !== undefined ? { entity: q.entity } : {}),
       ...(field ? { field } : {}),
     },

@@ -11,10 +11,18 @@ export interface RecordView {
   readonly pageEvidenceId: string;
 }
 
-/** An entity of a deterministic run: a record identity (rowKey), named by it and its values. */
+/**
+ * An entity: a record identity (rowKey). A deterministic run names it by its rowKey and identity
+ * values; a research run by the entity's anchor and every alias it was seen under.
+ */
 export interface EntityView {
+  /** The name diagnostics show: a research entity's anchor, else the rowKey. */
   readonly entity: string;
+  readonly rowKey: string;
+  /** Every name `entity=` matches. */
   readonly names: ReadonlyArray<string>;
+  /** The names shown beside `entity` in the summary (a research entity's aliases, anchor included). */
+  readonly aliases: ReadonlyArray<string>;
   readonly outcome: Outcome;
   /** The row was missing before and this run saw it again. */
   readonly recovered: boolean;
@@ -31,7 +39,7 @@ export interface RunIndex {
   readonly records: ReadonlyArray<RecordView>;
   /** Records without an identity value: they cannot be named as entities. */
   readonly unkeyed: ReadonlyArray<RecordView>;
-  /** By entity name (rowKey), in the order they were read; gone entities last. */
+  /** By rowKey, in the order they were read; gone entities last. */
   readonly entities: ReadonlyMap<string, EntityView>;
   /** The id of the row an entity is stored as, when that row exists. */
   readonly rowIdOf: (rowKey: string) => string | null;
@@ -58,10 +66,33 @@ const namesOf = (rowKey: string): string[] => {
   }
 };
 
+/** A research entity's names: its anchor and aliases (the recorded fact of its merged record). */
+const researchNames = (entity: NonNullable<RecordFact["entity"]>) => [...new Set([entity.anchor, ...entity.aliases])];
+
+const keyedView = (rowKey: string, views: ReadonlyArray<RecordView>, recovered: boolean): EntityView => {
+  const research = views.find((v) => v.fact.entity)?.fact.entity;
+  const conflicting = views.some((v) => (v.fact.entity?.conflicts.length ?? 0) > 0);
+  const names = research ? researchNames(research) : namesOf(rowKey);
+  return {
+    entity: research?.anchor ?? rowKey,
+    rowKey,
+    names,
+    aliases: research ? research.aliases : names.filter((n) => n !== rowKey),
+    outcome: views.length > 1 || conflicting ? "ambiguous" : "present",
+    recovered,
+    records: views,
+    gone: false,
+  };
+};
+
 export const indexRun = (recording: RunRecording): RunIndex => {
   const evidence = recording.evidence;
   const plan = evidence?.plan ?? null;
-  const pageIds = new Map((evidence?.artifacts ?? []).map((a) => [a.url, a.id]));
+  // A page's evidence is its body as read: the page (deterministic) or its cleaned text (research).
+  const pageIds = new Map<string, string>();
+  for (const a of evidence?.artifacts ?? []) {
+    if ((a.kind === "page" || a.kind === "cleaned page text") && !pageIds.has(a.url)) pageIds.set(a.url, a.id);
+  }
   const records: RecordView[] = (evidence?.facts ?? []).map((fact) => {
     const page = pageIds.get(fact.pageUrl) ?? fact.pageUrl;
     return { fact, evidenceId: `${page}#${fact.index}`, pageEvidenceId: page };
@@ -75,20 +106,16 @@ export const indexRun = (recording: RunRecording): RunIndex => {
   }
   const entities = new Map<string, EntityView>();
   for (const [rowKey, views] of byKey) {
-    entities.set(rowKey, {
-      entity: rowKey,
-      names: namesOf(rowKey),
-      outcome: views.length > 1 ? "ambiguous" : "present",
-      recovered: returned.has(rowKey),
-      records: views,
-      gone: false,
-    });
+    entities.set(rowKey, keyedView(rowKey, views, returned.has(rowKey)));
   }
   for (const rowKey of reconciliation?.goneKeys ?? []) {
     if (entities.has(rowKey)) continue;
+    const names = namesOf(rowKey);
     entities.set(rowKey, {
       entity: rowKey,
-      names: namesOf(rowKey),
+      rowKey,
+      names,
+      aliases: names.filter((n) => n !== rowKey),
       outcome: "absent",
       recovered: false,
       records: [],

@@ -1,3 +1,4 @@
+import type { DiagnosticBasis } from "../schema/diagnostics.js";
 import { cellsArea, duplicatesOf } from "./areas.js";
 import { entityLevelFacts, recordFacts } from "./entity-facts.js";
 import { examplesMax, limitUnknowns, type Outcome, type Stage } from "./model.js";
@@ -30,7 +31,12 @@ const failuresOf = (index: RunIndex, entity: EntityView) => [
  * group counts each entity it holds once. Losses that name no entity (a page not read, a record
  * without identity) form groups with zero counts: their examples carry the evidence, `entity` "".
  */
-export const lossSummary = (index: RunIndex, attemptId: string | null, unknowns: ReadonlyArray<string>) => {
+export const lossSummary = (
+  index: RunIndex,
+  attemptId: string | null,
+  unknowns: ReadonlyArray<string>,
+  basis: typeof DiagnosticBasis.Type = "recorded",
+) => {
   const groups = new Map<string, Group>();
   const groupOf = (stage: Stage, code: string, detail: string) => {
     const key = `${stage}\u0000${code}`;
@@ -43,8 +49,8 @@ export const lossSummary = (index: RunIndex, attemptId: string | null, unknowns:
     const failures = failuresOf(index, entity);
     for (const { fact, url } of failures) {
       const group = groupOf(fact.stage, fact.code, fact.detail);
-      if (group.counted.has(entity.entity)) continue;
-      group.counted.add(entity.entity);
+      if (group.counted.has(entity.rowKey)) continue;
+      group.counted.add(entity.rowKey);
       group.counts[entity.outcome]++;
       if (entity.recovered) group.counts.recovered++;
       if (group.examples.length < examplesMax)
@@ -55,7 +61,7 @@ export const lossSummary = (index: RunIndex, attemptId: string | null, unknowns:
     totals.entities++;
     return {
       entity: entity.entity,
-      aliases: entity.names.filter((n) => n !== entity.entity),
+      aliases: entity.aliases,
       outcome: entity.outcome,
       recovered: entity.recovered,
       failureCodes: [...new Set(failures.map((f) => f.fact.code))],
@@ -72,7 +78,7 @@ export const lossSummary = (index: RunIndex, attemptId: string | null, unknowns:
       group.examples.push({ entity: "", evidenceId: view.evidenceId, url: view.fact.pageUrl });
   }
   return {
-    basis: "recorded" as const,
+    basis,
     attemptId,
     outputComplete: index.recording.run.status === "succeeded",
     totals,

@@ -9,6 +9,7 @@ import { acceptPhase } from "./accept.js";
 import { runEvidence } from "./evidence.js";
 import { emptyPlan, iso, pinnedRecipe, pinPhase, traceOf, validatePhase } from "./phases.js";
 import { type ReadOutcome, readSource } from "./read.js";
+import { executeResearchRun } from "./research/execute.js";
 import { TraceRecorder } from "./trace.js";
 
 /** Reasons that mean the site refused us (SPEC.md's `blocked`), as opposed to a fault on our side. */
@@ -93,6 +94,7 @@ const runPhases = Effect.fn("run.phases")(function* (run: RunRecord, recorder: T
  * charges twice. Each phase is a named span (run.pin, run.read, run.validate, run.accept, ...).
  */
 export const executeRun = Effect.fn("run.execute")(function* (job: RunJob, redelivered: boolean) {
+  if (job.kind === "research") return yield* executeResearchRun(job, redelivered);
   const storage = yield* Storage;
   const claimed = yield* storage.claimRun(job.runId, iso(yield* Clock.currentTimeMillis), redelivered);
   if (Option.isNone(claimed)) return;

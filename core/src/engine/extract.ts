@@ -1,6 +1,6 @@
 import type { DocumentElement, ParsedDocument } from "../ports/document-parser.js";
 import type { DatasetColumn } from "../schema/column.js";
-import type { ObservationEntry } from "../schema/row.js";
+import type { ObservationEntry, ResearchRowIdentity } from "../schema/row.js";
 import type { Source } from "../schema/source.js";
 import { type Cell, coerce } from "./coerce.js";
 
@@ -15,6 +15,13 @@ export interface ExtractedRecord {
   readonly cells: ReadonlyMap<string, Cell>;
   /** Null when an identity value is missing. */
   readonly rowKey: string | null;
+  /** Research runs: the entity the record stands for (the row's `identity`). */
+  readonly identity?: ResearchRowIdentity;
+  /**
+   * Research runs: where each kept value was quoted, when it is not the record's own page and
+   * entry (a merged entity's cells may come from several pages).
+   */
+  readonly cellSources?: ReadonlyMap<string, { readonly pageUrl: string; readonly entryId: string }>;
 }
 
 /** Attributes holding links: read as absolute URLs so a record keeps one key on every page. */

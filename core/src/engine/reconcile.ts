@@ -29,13 +29,22 @@ export interface ReconcileInput {
 const same = (a: unknown, b: unknown) => a === b;
 
 /** What the source says about one record: values, evidence and missing reasons of collected cells. */
-const sourceView = (record: ExtractedRecord, observationId: ObservationId) => {
+const sourceView = (
+  record: ExtractedRecord,
+  observationId: ObservationId,
+  observationByPage: ReadonlyMap<string, ObservationId>,
+) => {
   const values: Record<string, RowData[string]> = {};
   const evidence: Record<string, FieldEvidence[string]> = {};
   const missing: Record<string, MissingReasons[string]> = {};
   for (const [fieldId, cell] of record.cells) {
     values[fieldId] = cell.value;
-    evidence[fieldId] = [{ observationId, entryId: record.entryId }];
+    const quoted = record.cellSources?.get(fieldId);
+    evidence[fieldId] = [
+      quoted
+        ? { observationId: observationByPage.get(quoted.pageUrl) ?? observationId, entryId: quoted.entryId }
+        : { observationId, entryId: record.entryId },
+    ];
     if (cell.missingReason) missing[fieldId] = cell.missingReason;
   }
   return { values, evidence, missing };
@@ -97,7 +106,8 @@ export const reconcile = (input: ReconcileInput): Reconciliation => {
     if (record.rowKey === null || seen.has(record.rowKey)) continue;
     seen.add(record.rowKey);
     const observationId = input.observationByPage.get(record.pageUrl) as ObservationId;
-    const view = sourceView(record, observationId);
+    const view = sourceView(record, observationId, input.observationByPage);
+    const identity = record.identity ? { identity: record.identity } : {};
     const existing = byKey.get(record.rowKey);
 
     if (!existing) {
@@ -107,6 +117,7 @@ export const reconcile = (input: ReconcileInput): Reconciliation => {
         id: globalThis.crypto.randomUUID() as RowId,
         datasetId: input.datasetId,
         rowKey: record.rowKey,
+        ...identity,
         data,
         evidence: view.evidence,
         overrides: {},
@@ -155,6 +166,7 @@ export const reconcile = (input: ReconcileInput): Reconciliation => {
     if (returned) returnedKeys.push(record.rowKey);
     const base: RowRecord = {
       ...existing,
+      ...identity,
       data,
       overrides,
       missingReasons: missing,

@@ -1,11 +1,14 @@
 import { Context, type Effect, type Scope } from "effect";
 import type { QueueUnavailable } from "../errors.js";
 import type { DatasetId, OwnerId, RunId } from "../schema/ids.js";
+import type { RunKind } from "../schema/research.js";
 
 /** A run job: the run record is stored first; the job only points at it. */
 export interface RunJob {
   readonly runId: RunId;
   readonly datasetId: DatasetId;
+  /** `research` for a model-assisted run; absent means deterministic (jobs queued before research). */
+  readonly kind?: RunKind;
 }
 
 /**

@@ -1,5 +1,6 @@
 import { Schema } from "effect";
 import { DateTime, RunId } from "./ids.js";
+import { ResearchRecipe } from "./research.js";
 import { DatasetRow } from "./row.js";
 import { RunDiagnostics } from "./diagnostics.js";
 import { Run, RunTrace } from "./run.js";
@@ -32,10 +33,14 @@ export const TraceResponse = Schema.Struct({ trace: RunTrace }).annotations({ id
 const artifactFields = {
   id: Schema.String,
   runId: RunId,
-  kind: Schema.String.annotations({
-    description: "What the body is: `page` (a page as read), or a research provider boundary record.",
+  kind: Schema.Literal("page", "planning output", "cleaned page text", "extraction output").annotations({
+    description:
+      "What the body is: `page` (a page as read by a deterministic run), or a research run's provider boundary " +
+      "record: `planning output`, `cleaned page text`, `extraction output` (docs/decisions/0014-research-runs.md).",
   }),
-  url: Schema.NullOr(Schema.String).annotations({ description: "The page the body came from, when it is a page." }),
+  url: Schema.NullOr(Schema.String).annotations({
+    description: "The page the body is about (for a research run's planning output: the dataset's source URL).",
+  }),
   contentType: Schema.String,
   sha256: Schema.String.annotations({ description: "SHA-256 of the whole body, hex." }),
   size: Schema.Int.annotations({ description: "Size of the whole body in bytes." }),
@@ -52,7 +57,7 @@ export const RunArtifactWithBody = Schema.Struct({
 
 export const ArtifactIndex = Schema.Struct({
   runId: RunId,
-  recipe: Schema.NullOr(Schema.Unknown).annotations({
+  recipe: Schema.NullOr(ResearchRecipe).annotations({
     description: "The pinned research recipe; null for deterministic runs.",
   }),
   truncated: Schema.Boolean.annotations({ description: "True when the run has more than 200 artifacts." }),

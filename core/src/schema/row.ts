@@ -42,6 +42,8 @@ export const ResearchRowIdentity = Schema.Struct({
   ),
 });
 
+export type ResearchRowIdentity = typeof ResearchRowIdentity.Type;
+
 export const DatasetRow = Schema.Struct({
   id: RowId,
   rowKey: Schema.String,

@@ -60,7 +60,7 @@ export const onRoutineTick = (tick: RoutineTick) =>
     }
     const skipped = (reason: string) =>
       noteTick(record, { reason: `The tick of ${tick.firedAt} was skipped: ${reason}` }, tick.firedAt);
-    yield* createRun(tick.ownerId, tick.datasetId, "schedule").pipe(
+    yield* createRun(tick.ownerId, tick.datasetId, undefined, "schedule").pipe(
       Effect.matchEffect({
         onSuccess: () =>
           record.scheduleState?.reason ? noteTick(record, { reason: null }, tick.firedAt) : Effect.void,

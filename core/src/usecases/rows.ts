@@ -9,11 +9,11 @@ import { RowListQuery } from "../schema/requests-rows.js";
 import type { CellOverrides, DatasetRow, FieldEvidence, RowDetail, RowStatus } from "../schema/row.js";
 import { findDataset } from "./datasets.js";
 
-/** The list view of a stored row. Deterministic recipes have no entity identity. */
+/** The list view of a stored row. Deterministic rows have no entity identity (null). */
 export const toDatasetRow = (r: RowRecord): DatasetRow => ({
   id: r.id,
   rowKey: r.rowKey,
-  identity: null,
+  identity: r.identity ?? null,
   data: r.data,
   revisionId: r.revisionId,
   presence: r.presence,

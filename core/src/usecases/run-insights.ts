@@ -33,16 +33,20 @@ const retained = (ownerId: OwnerId, runId: string) =>
     const artifacts = Option.match(evidence, { onNone: () => [], onSome: (e) => e.artifacts }).filter(
       (a) => a.createdAt >= cutoff,
     );
-    return { run, artifacts };
+    const recipe = Option.match(evidence, { onNone: () => null, onSome: (e) => e.recipe ?? null });
+    return { run, artifacts, recipe };
   });
 
 const indexEntry = ({ body: _body, ...rest }: RunArtifact) => rest;
 
-/** Endpoint 12: the index never includes bodies; deterministic runs have no research recipe. */
+/**
+ * Endpoint 12: the index never includes bodies; `recipe` is a research run's pinned recipe (kept
+ * with the run, not subject to artifact retention), null for deterministic runs.
+ */
 export const listArtifacts = (ownerId: OwnerId, runId: string) =>
-  Effect.map(retained(ownerId, runId), ({ run, artifacts }) => ({
+  Effect.map(retained(ownerId, runId), ({ run, artifacts, recipe }) => ({
     runId: run.id,
-    recipe: null,
+    recipe,
     truncated: artifacts.length > maxArtifacts,
     artifacts: artifacts.slice(0, maxArtifacts).map(indexEntry),
   }));

@@ -1,11 +1,14 @@
 import { Clock, Effect, Option, Schema } from "effect";
-import { decodeQuery } from "../decode.js";
-import { InsufficientCredits, NotFound } from "../errors.js";
+import { decodeBody, decodeQuery } from "../decode.js";
+import { InsufficientCredits, NotFound, ResearchUnavailable, ValidationError } from "../errors.js";
 import { Credits } from "../ports/credits.js";
+import { LanguageModel } from "../ports/language-model.js";
 import { RunQueue } from "../ports/run-queue.js";
 import { Storage } from "../ports/storage.js";
 import type { RunRecord } from "../run-domain.js";
 import type { DatasetId, OwnerId, RunId } from "../schema/ids.js";
+import { CreateRunRequest } from "../schema/requests-runs.js";
+import type { RunKind } from "../schema/research.js";
 import type { Run } from "../schema/run.js";
 import { nowIso } from "../time.js";
 import { findDataset } from "./datasets.js";
@@ -23,14 +26,45 @@ export const toRun = (r: RunRecord): Run => ({
   completedAt: r.completedAt,
 });
 
+/** No body (or an empty one) keeps the deterministic run of SPEC.md. */
+const decodeRunKind = (body: unknown) =>
+  body === undefined || body === null || (typeof body === "object" && Object.keys(body).length === 0)
+    ? Effect.succeed<RunKind>("deterministic")
+    : Effect.map(decodeBody(CreateRunRequest, body), (request): RunKind => request.kind ?? "deterministic");
+
 /**
  * Endpoint 10: stores a queued run, then enqueues its job. Needs a balance of at least 1 (the
  * charge itself happens only at acceptance). When the queue refuses the job, the stored run is
  * finished as failed so that nothing stays queued forever, and the caller gets 503.
+ * `body` is the optional CreateRunRequest (`{"kind":"research"}` asks for a research run).
  */
-export const createRun = (ownerId: OwnerId, datasetId: string, trigger: RunRecord["trigger"] = "manual") =>
+export const createRun = (
+  ownerId: OwnerId,
+  datasetId: string,
+  body?: unknown,
+  trigger: RunRecord["trigger"] = "manual",
+) =>
   Effect.gen(function* () {
+    const kind = yield* decodeRunKind(body);
     const dataset = yield* findDataset(ownerId, datasetId);
+    if (kind === "research") {
+      if (dataset.record.question === null) {
+        return yield* Effect.fail(
+          new ValidationError({
+            message: "A research run answers the dataset's question; this dataset has none.",
+            details: [{ path: "/question", message: "is required for a research run; set it with PATCH" }],
+          }),
+        );
+      }
+      if (Option.isNone(yield* Effect.serviceOption(LanguageModel))) {
+        return yield* Effect.fail(
+          new ResearchUnavailable({
+            message: "Research runs need a language model; none is configured.",
+            details: [{ path: "GLEANER_MODEL_URL", message: "is not set: point it at an OpenAI-compatible server" }],
+          }),
+        );
+      }
+    }
     const balance = yield* (yield* Credits).balance(ownerId);
     if (balance < 1) return yield* Effect.fail(new InsufficientCredits({ balance, required: 1 }));
     const storage = yield* Storage;
@@ -50,27 +84,29 @@ export const createRun = (ownerId: OwnerId, datasetId: string, trigger: RunRecor
       chargedPages: null,
     };
     yield* storage.insertRun(run);
-    yield* (yield* RunQueue).enqueue({ runId: run.id, datasetId: run.datasetId }).pipe(
-      Effect.tapError((error) =>
-        Effect.gen(function* () {
-          const now = new Date(yield* Clock.currentTimeMillis).toISOString();
-          const claimed = yield* storage.claimRun(run.id, now, false);
-          if (Option.isSome(claimed)) {
-            yield* storage.finishRun(
-              {
-                ...claimed.value,
-                status: "failed",
-                error: `The queue refused the run: ${error.message}`,
-                completedAt: now,
-              },
-              { trace: emptyTrace(claimed.value), artifacts: [], facts: [], failures: [] },
-            );
-          }
-        }),
-      ),
-    );
+    yield* (yield* RunQueue)
+      .enqueue({ runId: run.id, datasetId: run.datasetId, ...(kind === "research" ? { kind } : {}) })
+      .pipe(
+        Effect.tapError((error) =>
+          Effect.gen(function* () {
+            const now = new Date(yield* Clock.currentTimeMillis).toISOString();
+            const claimed = yield* storage.claimRun(run.id, now, false);
+            if (Option.isSome(claimed)) {
+              yield* storage.finishRun(
+                {
+                  ...claimed.value,
+                  status: "failed",
+                  error: `The queue refused the run: ${error.message}`,
+                  completedAt: now,
+                },
+                { trace: emptyTrace(claimed.value), artifacts: [], facts: [], failures: [] },
+              );
+            }
+          }),
+        ),
+      );
     yield* Effect.logInfo("run queued").pipe(
-      Effect.annotateLogs({ runId: run.id, datasetId: run.datasetId, ownerId, trigger }),
+      Effect.annotateLogs({ runId: run.id, datasetId: run.datasetId, ownerId, trigger, kind }),
     );
     return { runId: run.id, creditsRemaining: balance };
   });

@@ -211,7 +211,7 @@ export interface paths {
     put?: never;
     /**
      * Start a run
-     * @description Durably queues a manual run and answers at once; poll `GET /v1/runs/{runId}` (or its trace) to follow it. Needs a balance of at least one credit; nothing is charged until every check passes, and then one credit per distinct checked page. Only one run of a dataset is queued or running at a time (409 `run_in_progress`). The body is optional: none (or `{}`) starts a deterministic run.
+     * @description Durably queues a manual run and answers at once; poll `GET /v1/runs/{runId}` (or its trace) to follow it. Needs a balance of at least one credit; nothing is charged until every check passes, and then one credit per distinct checked page. Only one run of a dataset is queued or running at a time (409 `run_in_progress`). The body is optional: none (or `{}`) starts a deterministic run; `{"kind":"research"}` starts a model-assisted research run answering the dataset's question (422 `validation_error` when it has none, 422 `research_unavailable` when this server has no language model configured).
      */
     post: operations["createRun"];
     delete?: never;
@@ -794,18 +794,56 @@ export interface components {
       /** Format: uuid */
       runId: string;
       /** @description The pinned research recipe; null for deterministic runs. */
-      recipe: unknown;
+      recipe: components["schemas"]["ResearchRecipe"] | null;
       /** @description True when the run has more than 200 artifacts. */
       truncated: boolean;
       artifacts: components["schemas"]["RunArtifactSummary"][];
+    };
+    ResearchRecipe: {
+      /** @enum {number} */
+      version: 1;
+      question: string;
+      columns: {
+        id: string;
+        name: string;
+        label: string;
+        /** @enum {string} */
+        type: "string" | "number" | "date" | "url" | "boolean";
+        description: string | null;
+      }[];
+      plan: {
+        /** @enum {string} */
+        entityKind: "company" | "person" | "product" | "event" | "trend" | "other";
+        queries: string[];
+        entityNaming: string;
+        columnHints: {
+          column: string;
+          hint: string;
+        }[];
+      };
+      model: {
+        provider: string;
+        modelId: string;
+      };
+      searchEngine: string | null;
+      promptVersion: string;
+      limits: {
+        maxPages: components["schemas"]["Int"];
+        maxItems: components["schemas"]["Int"];
+        maxQueries: components["schemas"]["Int"];
+        maxRowsPerPage: components["schemas"]["Int"];
+      };
     };
     RunArtifactSummary: {
       id: string;
       /** Format: uuid */
       runId: string;
-      /** @description What the body is: `page` (a page as read), or a research provider boundary record. */
-      kind: string;
-      /** @description The page the body came from, when it is a page. */
+      /**
+       * @description What the body is: `page` (a page as read by a deterministic run), or a research run's provider boundary record: `planning output`, `cleaned page text`, `extraction output` (docs/decisions/0014-research-runs.md).
+       * @enum {string}
+       */
+      kind: "page" | "planning output" | "cleaned page text" | "extraction output";
+      /** @description The page the body is about (for a research run's planning output: the dataset's source URL). */
       url: string | null;
       contentType: string;
       /** @description SHA-256 of the whole body, hex. */
@@ -824,9 +862,12 @@ export interface components {
       id: string;
       /** Format: uuid */
       runId: string;
-      /** @description What the body is: `page` (a page as read), or a research provider boundary record. */
-      kind: string;
-      /** @description The page the body came from, when it is a page. */
+      /**
+       * @description What the body is: `page` (a page as read by a deterministic run), or a research run's provider boundary record: `planning output`, `cleaned page text`, `extraction output` (docs/decisions/0014-research-runs.md).
+       * @enum {string}
+       */
+      kind: "page" | "planning output" | "cleaned page text" | "extraction output";
+      /** @description The page the body is about (for a research run's planning output: the dataset's source URL). */
       url: string | null;
       contentType: string;
       /** @description SHA-256 of the whole body, hex. */
@@ -2834,6 +2875,8 @@ export interface operations {
         summary?: "true" | "false";
         entity?: string;
         field?: string;
+        /** @description `recorded` (the default): what the run stored. `replay`: a research run's validation and merging recomputed from its recorded artifacts (no network, no model); 400 for runs without a research recipe. */
+        basis?: "recorded" | "replay";
       };
       header?: never;
       path: {

@@ -15,6 +15,7 @@ import { PlaywrightFetcherLive } from "@gleaner/playwright";
 import { Context, Effect, Layer, TestClock, TestContext } from "effect";
 import type { HostConfig } from "./config.js";
 import { parserPlugins, queuePlugins, select, storePlugins } from "./plugins.js";
+import { type ResearchOverrides, researchLayer } from "./research-plugins.js";
 
 export type GleanerServices = Storage | Credits | RunQueue | Fetcher | DocumentParser;
 
@@ -24,6 +25,9 @@ export interface LayerOverrides {
   readonly queue?: Layer.Layer<RunQueue, unknown>;
   readonly fetcher?: Layer.Layer<Fetcher, unknown>;
   readonly parser?: Layer.Layer<DocumentParser, unknown>;
+  /** Research runs' LanguageModel and SearchEngine (otherwise from GLEANER_MODEL_URL / GLEANER_SEARCH_URL). */
+  readonly model?: ResearchOverrides["model"];
+  readonly search?: ResearchOverrides["search"];
 }
 
 /**
@@ -60,6 +64,7 @@ export const serviceLayer = (
     overrides.parser ?? select(parserPlugins, config.parser, "GLEANER_PARSER").layer(config),
     // The rules that refuse private source addresses at creation honour the same allow list as the fetchers.
     Layer.sync(AllowedTargets, () => parseAllowList(config.allowPrivateTargets)),
+    researchLayer(overrides),
   );
   return worker
     ? Layer.provideMerge(Layer.mergeAll(RunWorkerLive(config.workerConcurrency), RoutinesLive), adapters)

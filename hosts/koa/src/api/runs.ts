@@ -5,7 +5,6 @@ import {
   createRun,
   DiagnosticsQuery,
   DiagnosticsResponse,
-  decodeBody,
   getArtifact,
   getDiagnostics,
   getRun,
@@ -17,7 +16,6 @@ import {
   RunListQuery,
   RunResponse,
   TraceResponse,
-  ResearchUnavailable,
 } from "@gleaner/core";
 import { Effect } from "effect";
 import { datasetIdParam } from "./datasets.js";
@@ -50,7 +48,9 @@ export const runRoutes: ReadonlyArray<Route> = [
       "Durably queues a manual run and answers at once; poll `GET /v1/runs/{runId}` (or its trace) to follow it. " +
       "Needs a balance of at least one credit; nothing is charged until every check passes, and then one credit per " +
       "distinct checked page. Only one run of a dataset is queued or running at a time (409 `run_in_progress`). " +
-      "The body is optional: none (or `{}`) starts a deterministic run.",
+      'The body is optional: none (or `{}`) starts a deterministic run; `{"kind":"research"}` starts a ' +
+      "model-assisted research run answering the dataset's question (422 `validation_error` when it has none, " +
+      "422 `research_unavailable` when this server has no language model configured).",
     auth: true,
     pathParams: datasetIdParam,
     body: { schema: CreateRunRequest, required: false },
@@ -61,19 +61,8 @@ export const runRoutes: ReadonlyArray<Route> = [
       422: ["research_unavailable"],
       503: ["queue_unavailable"],
     },
-    handle: ({ owner, params, body }) =>
-      Effect.gen(function* () {
-        const request = yield* decodeBody(CreateRunRequest, body ?? {});
-        if (request.kind === "research") {
-          return yield* Effect.fail(
-            new ResearchUnavailable({
-              message: "Research runs need a language model: set GLEANER_MODEL_URL (and GLEANER_MODEL_NAME).",
-              details: [{ path: "/kind", message: "research runs need GLEANER_MODEL_URL on this server" }],
-            }),
-          );
-        }
-        return yield* createRun(owner.id, params.datasetId!);
-      }),
+    // core decides: the body's kind, the dataset's question and whether a model is configured.
+    handle: ({ owner, params, body }) => createRun(owner.id, params.datasetId!, body),
   },
   {
     method: "get",

@@ -1,0 +1,36 @@
+import { expect } from "chai";
+import { Effect } from "effect";
+import { describe, it } from "mocha";
+import { readMainText } from "../src/index.js";
+
+const page = `<!doctype html><html><head><title>Northwind Books — Publishers</title>
+<script>window.tracking = "Penguin Random House secret";</script><style>.x{color:red}</style></head>
+<body>
+<nav><a href="/">Home</a> <a href="/about">About us</a> <a href="/contact">Contact</a></nav>
+<header><p>Sign up for our newsletter today!</p></header>
+<main><article>
+<h1>Publishers in the catalogue</h1>
+<p>Harbour &amp; Finch Press is based in Bristol, England. The catalogue lists 14 titles from Harbour &amp; Finch Press,
+   most of them poetry collections published since 2001.</p>
+<p>Lindqvist Förlag, a family publisher in Göteborg, Sweden, has 9 titles in the catalogue, mainly crime fiction.</p>
+</article></main>
+<footer><p>© 2026 Northwind Books. All rights reserved.</p></footer>
+</body></html>`;
+
+describe("@gleaner/jsdom main text (Readability)", () => {
+  it("keeps the article's text and title, and drops scripts, navigation and boilerplate", async () => {
+    const main = await Effect.runPromise(readMainText(page, "http://127.0.0.1/publishers"));
+    expect(main.title).to.contain("Publishers");
+    expect(main.text).to.contain("Harbour & Finch Press is based in Bristol, England.");
+    expect(main.text).to.contain("Lindqvist Förlag, a family publisher in Göteborg, Sweden, has 9 titles");
+    expect(main.text).not.to.contain("secret");
+    expect(main.text).not.to.contain("color:red");
+    expect(main.text).not.to.contain("About us");
+    expect(main.text).not.to.contain("All rights reserved");
+  });
+
+  it("reads a page without an article (no markup at all) as its text", async () => {
+    const main = await Effect.runPromise(readMainText("<p>Only one line here.</p>", "http://127.0.0.1/x"));
+    expect(main.text).to.equal("Only one line here.");
+  });
+});

@@ -1,0 +1,1 @@
+export { makeOpenAiModel, type OpenAiModelConfig, OpenAiModelLive } from "./model.js";

@@ -1,0 +1,1 @@
+export { makeSearxng, type SearxngConfig, SearxngLive } from "./search.js";

@@ -1,0 +1,317 @@
+import { LanguageModel, type RecordedAnswer, replayLanguageModel } from "@gleaner/core";
+import { type RunningHost, startHost } from "@gleaner/koa";
+import { SearxngLive } from "@gleaner/searxng";
+import { expect } from "chai";
+import { Layer } from "effect";
+import { after, before, beforeEach, describe, it } from "mocha";
+import { pino } from "pino";
+import type { Body } from "../bodies.js";
+import { columnId, waitForRun } from "../books.js";
+import { makeClient } from "../client.js";
+import type { Owner, SuiteContext } from "../context.js";
+import { failingScriptFor, publishersDataset, scriptFor } from "../research-script.js";
+import { type ResearchSite, startResearchSite, startSearxngStub } from "../sites/research-site.js";
+import type { AdapterSet } from "../suite.js";
+
+const phaseOrder = ["planning", "configure", "pin", "search", "read", "extract", "validate", "preview", "accept"];
+
+/**
+ * Research runs (docs/decisions/0014-research-runs.md) with scripted model answers in the replay
+ * format, over a loopback fixture site and a loopback SearXNG. The research hosts use the set's
+ * store with the in-process queue: a second host consuming a shared durable queue would take the
+ * first host's jobs.
+ */
+export const researchCases = (ctx: SuiteContext, set: AdapterSet): void => {
+  describe("research runs", () => {
+    let site: ResearchSite;
+    let searxng: Awaited<ReturnType<typeof startSearxngStub>>;
+    let script: RecordedAnswer[] = [];
+    const hosts: RunningHost[] = [];
+    // The scripted model answers from whatever `script` holds when asked.
+    const scripted = Layer.succeed(LanguageModel, {
+      provider: "scripted",
+      modelId: "scripted-model-1",
+      generate: (request) => replayLanguageModel(script, "scripted-model-1").generate(request),
+    });
+    const researchHost = (search: boolean) =>
+      startHost({
+        overrides: {
+          store: set.layer(),
+          ...(set.parser ? { parser: set.parser() } : {}),
+          model: scripted,
+          ...(search ? { search: SearxngLive({ url: searxng.url }) } : {}),
+        },
+        config: {
+          port: 0,
+          host: "127.0.0.1",
+          logLevel: "silent",
+          allowPrivateTargets: ["127.0.0.1/32"],
+          ...set.config,
+        },
+        logger: pino({ level: "silent" }),
+      });
+    let siteHost: RunningHost;
+    let searchHost: RunningHost;
+    const ownerOn = async (host: RunningHost, credits = 100): Promise<Owner> => {
+      const name = `owner-${globalThis.crypto.randomUUID()}`;
+      return { name, key: "", ...makeClient(host.url, await host.createKey(name, credits)) };
+    };
+    const createDataset = async (owner: Owner, body: Body) => {
+      const answer = await owner.post("/v1/datasets", body);
+      expect(answer.status, JSON.stringify(answer.body)).to.equal(201);
+      return answer.body.dataset;
+    };
+    const research = async (owner: Owner, datasetId: string) => {
+      const started = await owner.post(`/v1/datasets/${datasetId}/runs`, { kind: "research" });
+      expect(started.status, JSON.stringify(started.body)).to.equal(202);
+      return waitForRun(owner, started.body.runId);
+    };
+    const rows = async (owner: Owner, datasetId: string) =>
+      (await owner.get(`/v1/datasets/${datasetId}/rows`)).body.data as Body[];
+    const byAnchor = (list: Body[], anchor: string) => list.find((r) => r.identity?.anchor === anchor);
+
+    before(async () => {
+      site = await startResearchSite();
+      searxng = await startSearxngStub([
+        { url: site.page(1), title: "Publishers", content: "Publishers in the catalogue" },
+        { url: `${site.page(1)}#top`, title: "Publishers (again)", content: "" },
+        { url: site.page(2), title: "More publishers", content: "" },
+        { url: "ftp://files.example/publishers.txt", title: "Not a web page", content: "" },
+      ]);
+      siteHost = await researchHost(false);
+      hosts.push(siteHost);
+      searchHost = await researchHost(true);
+      hosts.push(searchHost);
+    });
+    beforeEach(() => {
+      script = scriptFor(site);
+    });
+    after(async () => {
+      for (const host of hosts) await host.close();
+      await searxng?.close();
+      await site?.close();
+    });
+
+    describe("requesting one", () => {
+      it("refuses an unknown kind or field (422 naming it), and a dataset without a question (422 /question)", async () => {
+        const owner = await ownerOn(siteHost);
+        const dataset = await createDataset(owner, publishersDataset(site));
+        const bad = await owner.post(`/v1/datasets/${dataset.id}/runs`, { kind: "x" });
+        expect(bad.status).to.equal(422);
+        expect(bad.body.error.details.map((d: Body) => d.path)).to.include("/kind");
+        const extra = await owner.post(`/v1/datasets/${dataset.id}/runs`, { kind: "research", depth: 3 });
+        expect(extra.status).to.equal(422);
+        expect(extra.body.error.details.map((d: Body) => d.path)).to.include("/depth");
+        const noQuestion = await createDataset(owner, { ...publishersDataset(site), question: undefined });
+        const refused = await owner.post(`/v1/datasets/${noQuestion.id}/runs`, { kind: "research" });
+        expect(refused.status).to.equal(422);
+        expect(refused.body.error.details.map((d: Body) => d.path)).to.deep.equal(["/question"]);
+      });
+
+      it("without a language model is 422 research_unavailable naming GLEANER_MODEL_URL", async () => {
+        const owner = await ctx.owner();
+        const dataset = (await owner.post("/v1/datasets", publishersDataset(site))).body.dataset;
+        const refused = await owner.post(`/v1/datasets/${dataset.id}/runs`, { kind: "research" });
+        expect(refused.status).to.equal(422);
+        expect(refused.body.error.code).to.equal("research_unavailable");
+        expect(refused.body.error.details[0].path).to.equal("GLEANER_MODEL_URL");
+        expect((await owner.get(`/v1/datasets/${dataset.id}/runs`)).body.data).to.have.length(0);
+      });
+    });
+
+    describe("site research over the declared pages", () => {
+      let owner: Owner;
+      let dataset: Body;
+      let run: Body;
+      before(async () => {
+        script = scriptFor(site);
+        owner = await ownerOn(siteHost, 100);
+        dataset = await createDataset(owner, publishersDataset(site));
+        run = await research(owner, dataset.id);
+      });
+
+      it("succeeds with one row per entity, and charges one credit per page read", async () => {
+        expect(run.status, JSON.stringify(run)).to.equal("succeeded");
+        expect(run.checks.every((c: Body) => c.passed)).to.equal(true);
+        expect(run.rowDeltas).to.deep.equal({ new: 3, changed: 0, gone: 0 });
+        expect(Object.keys(run).sort()).to.deep.equal(
+          ["checks", "completedAt", "datasetId", "error", "id", "queuedAt", "rowDeltas", "startedAt", "status"].sort(),
+        );
+        expect((await owner.get("/v1/usage")).body.balance).to.equal(98);
+      });
+
+      it("keeps grounded values, merges the same company seen under two names, and refuses what the page does not say", async () => {
+        const list = await rows(owner, dataset.id);
+        expect(list.map((r) => r.identity.anchor).sort()).to.deep.equal([
+          "Harbour & Finch Press",
+          "Kestrel Books",
+          "Lindqvist Förlag",
+        ]);
+        const city = columnId(dataset, "city");
+        const titles = columnId(dataset, "titles");
+        const harbour = byAnchor(list, "Harbour & Finch Press") as Body;
+        expect(harbour.identity.aliases).to.have.members(["Harbour & Finch Press", "H&F Press"]);
+        expect(harbour.identity).to.include({ version: 1, kind: "company" });
+        expect(harbour.identity.key).to.match(/^entity:[0-9a-f]{64}$/);
+        expect(harbour.rowKey).to.equal(harbour.identity.key);
+        expect(harbour.data[city]).to.equal("Bristol");
+        expect(harbour.data[titles]).to.equal(14);
+        const lindqvist = byAnchor(list, "Lindqvist Förlag") as Body;
+        expect(lindqvist.data[city]).to.equal("Göteborg");
+        expect(lindqvist.data[titles]).to.equal(null);
+        expect(lindqvist.missingReasons[titles]).to.equal("extraction_failed");
+        expect((byAnchor(list, "Kestrel Books") as Body).data[titles]).to.equal(22);
+        expect(list.some((r) => JSON.stringify(r).includes("Phantom"))).to.equal(false);
+      });
+
+      it("cites the verbatim quotes as model observations", async () => {
+        const harbour = byAnchor(await rows(owner, dataset.id), "Harbour & Finch Press") as Body;
+        const detail = (await owner.get(`/v1/datasets/${dataset.id}/rows/${harbour.id}`)).body;
+        expect(detail.identity).to.deep.equal(harbour.identity);
+        const titles = columnId(dataset, "titles");
+        const [ref] = detail.evidence[titles];
+        const observation = detail.observations.find((o: Body) => o.id === ref.observationId);
+        expect(observation.method).to.equal("model");
+        expect(observation.sourceUrl).to.equal(site.page(1));
+        expect(observation.entries.find((e: Body) => e.id === ref.entryId).excerpt).to.equal(
+          "The catalogue lists 14 titles from the press",
+        );
+      });
+
+      it("records planning output, cleaned page text and extraction output, and the pinned recipe", async () => {
+        const index = (await owner.get(`/v1/runs/${run.id}/artifacts`)).body;
+        expect(index.truncated).to.equal(false);
+        expect(index.artifacts.map((a: Body) => a.kind)).to.deep.equal([
+          "planning output",
+          "cleaned page text",
+          "extraction output",
+          "cleaned page text",
+          "extraction output",
+        ]);
+        expect(index.artifacts.every((a: Body) => !("body" in a))).to.equal(true);
+        expect(index.recipe).to.deep.include({
+          version: 1,
+          question: dataset.question,
+          promptVersion: "gleaner-research/1",
+        });
+        expect(index.recipe.model).to.deep.equal({ provider: "scripted", modelId: "scripted-model-1" });
+        expect(index.recipe.searchEngine).to.equal(null);
+        expect(index.recipe.plan.entityKind).to.equal("company");
+        expect(index.recipe.columns.map((c: Body) => c.name)).to.deep.equal(["publisher", "city", "titles"]);
+        const cleaned = index.artifacts[1];
+        const one = (await owner.get(`/v1/runs/${run.id}/artifacts/${cleaned.id}`)).body.artifact;
+        expect(one.body).to.contain("Lindqvist Förlag is a family publisher in Göteborg, Sweden.");
+        expect(one.body).not.to.contain("analytics");
+        expect(one.body).not.to.contain("All rights reserved");
+        expect(one.size).to.equal(new TextEncoder().encode(one.body).byteLength);
+      });
+
+      it("traces the phases in order with the harness version and per-page counters", async () => {
+        const trace = (await owner.get(`/v1/runs/${run.id}/trace`)).body.trace;
+        expect(trace.harnessVersion).to.equal("gleaner-research/1");
+        const phases = trace.phases.map((p: Body) => p.phase);
+        expect(phases).to.deep.equal(phaseOrder.filter((p) => p !== "search"));
+        const validate = trace.steps.filter((s: Body) => s.phase === "validate");
+        expect(validate.map((s: Body) => [s.sourceUrl, s.candidateRows, s.rejectedRows, s.matchedRows])).to.deep.equal([
+          [site.page(1), 3, 1, 2],
+          [site.page(2), 2, 0, 2],
+        ]);
+        expect(trace.steps.filter((s: Body) => s.phase === "extract").map((s: Body) => s.candidateRows)).to.deep.equal([
+          3, 2,
+        ]);
+        expect(JSON.stringify(trace)).not.to.contain("Harbour");
+      });
+
+      it("replay from the artifacts reproduces the recorded diagnostics", async () => {
+        const recorded = (await owner.get(`/v1/runs/${run.id}/diagnostics`, { summary: "true" })).body.diagnostics;
+        const replayed = (await owner.get(`/v1/runs/${run.id}/diagnostics`, { summary: "true", basis: "replay" })).body
+          .diagnostics;
+        expect(recorded.summary.basis).to.equal("recorded");
+        expect(replayed.summary.basis).to.equal("replay");
+        const strip = (d: Body) => ({ ...d, basis: undefined, summary: { ...d.summary, basis: undefined } });
+        expect(strip(replayed)).to.deep.equal(strip(recorded));
+        const entity = recorded.summary.entities.find((e: Body) => e.entity === "Harbour & Finch Press");
+        expect(entity.aliases).to.have.members(["Harbour & Finch Press", "H&F Press"]);
+        const diagnosis = (await owner.get(`/v1/runs/${run.id}/diagnostics`, { entity: "H&F Press" })).body.diagnostics
+          .entity;
+        expect(diagnosis.matchedNames).to.have.members(["Harbour & Finch Press", "H&F Press"]);
+      });
+
+      it("a second run keeps the identity keys and writes no revision; overrides survive it", async () => {
+        const before = await rows(owner, dataset.id);
+        const harbour = byAnchor(before, "Harbour & Finch Press") as Body;
+        const city = columnId(dataset, "city");
+        const edit = await owner.patch(`/v1/datasets/${dataset.id}/rows/${harbour.id}`, {
+          expectedRevisionId: harbour.revisionId,
+          requestId: globalThis.crypto.randomUUID(),
+          values: { [city]: "Bristol (Harbourside)" },
+        });
+        expect(edit.status, JSON.stringify(edit.body)).to.equal(200);
+        const changesBefore = (await owner.get(`/v1/datasets/${dataset.id}/changes`)).body.through;
+        const second = await research(owner, dataset.id);
+        expect(second.status).to.equal("succeeded");
+        expect(second.rowDeltas).to.deep.equal({ new: 0, changed: 0, gone: 0 });
+        expect((await owner.get(`/v1/datasets/${dataset.id}/changes`)).body.through).to.equal(changesBefore);
+        const after = await rows(owner, dataset.id);
+        expect(after.map((r) => r.identity.key).sort()).to.deep.equal(before.map((r) => r.identity.key).sort());
+        expect((byAnchor(after, "Harbour & Finch Press") as Body).data[city]).to.equal("Bristol (Harbourside)");
+      });
+    });
+
+    it("a blocked page fails coverage: nothing written, nothing charged", async () => {
+      const owner = await ownerOn(siteHost, 10);
+      const dataset = await createDataset(owner, publishersDataset(site, true));
+      const run = await research(owner, dataset.id);
+      expect(run.status).to.equal("failed");
+      const coverage = run.checks.find((c: Body) => c.checkId === "coverage");
+      expect(coverage.passed).to.equal(false);
+      expect(coverage.message).to.contain("forbidden");
+      expect(await rows(owner, dataset.id)).to.have.length(0);
+      expect((await owner.get("/v1/usage")).body.balance).to.equal(10);
+      // Coverage was lost while reading, so no page was sent to the model.
+      const trace = (await owner.get(`/v1/runs/${run.id}/trace`)).body.trace;
+      expect(trace.steps.filter((s: Body) => s.phase === "extract")).to.have.length(0);
+      const failed = trace.steps.find((s: Body) => s.phase === "read" && s.status === "failed");
+      expect(failed.readFailure).to.deep.include({ reason: "forbidden", status: 403 });
+    });
+
+    it("the model failing mid-run fails the run: nothing written, nothing charged", async () => {
+      script = failingScriptFor(site);
+      const owner = await ownerOn(siteHost, 10);
+      const dataset = await createDataset(owner, publishersDataset(site));
+      const run = await research(owner, dataset.id);
+      expect(run.status).to.equal("failed");
+      expect(run.error).to.contain("language model");
+      expect(await rows(owner, dataset.id)).to.have.length(0);
+      expect((await owner.get("/v1/usage")).body.balance).to.equal(10);
+      const trace = (await owner.get(`/v1/runs/${run.id}/trace`)).body.trace;
+      expect(trace.steps.filter((s: Body) => s.phase === "extract").map((s: Body) => s.status)).to.deep.equal([
+        "succeeded",
+        "failed",
+      ]);
+    });
+
+    it("search research: results are normalised, de-duplicated, read and answered the same way", async () => {
+      const owner = await ownerOn(searchHost, 10);
+      const dataset = await createDataset(owner, publishersDataset(site));
+      const run = await research(owner, dataset.id);
+      expect(run.status, JSON.stringify(run)).to.equal("succeeded");
+      expect(searxng.queries).to.include("publishers catalogue titles city");
+      const list = await rows(owner, dataset.id);
+      expect(list.map((r) => r.identity.anchor).sort()).to.deep.equal([
+        "Harbour & Finch Press",
+        "Kestrel Books",
+        "Lindqvist Förlag",
+      ]);
+      expect((await owner.get("/v1/usage")).body.balance).to.equal(8);
+      const trace = (await owner.get(`/v1/runs/${run.id}/trace`)).body.trace;
+      expect(trace.phases.map((p: Body) => p.phase)).to.deep.equal(phaseOrder);
+      expect(trace.steps.filter((s: Body) => s.phase === "read").map((s: Body) => s.sourceUrl)).to.deep.equal([
+        site.page(1),
+        site.page(2),
+      ]);
+      const recipe = (await owner.get(`/v1/runs/${run.id}/artifacts`)).body.recipe;
+      expect(recipe.searchEngine).to.equal("searxng");
+    });
+  });
+};

@@ -1,0 +1,33 @@
+import { Effect } from "effect";
+import type { RunArtifact } from "../../run-domain.js";
+import type { RunId } from "../../schema/ids.js";
+import { artifactBodyLimit, sha256Hex } from "../evidence.js";
+
+/**
+ * Records one body at the research provider boundary. Over 64 KiB only its hash and size are kept
+ * (body null); rows and evidence never depend on artifacts, which expire after 30 days.
+ */
+export const recordArtifact = (
+  runId: RunId,
+  kind: Exclude<RunArtifact["kind"], "page">,
+  url: string,
+  body: string,
+  contentType: string,
+  now: string,
+) =>
+  Effect.map(sha256Hex(body), (sha256): RunArtifact => {
+    const size = new TextEncoder().encode(body).byteLength;
+    const truncated = size > artifactBodyLimit;
+    return {
+      id: globalThis.crypto.randomUUID(),
+      runId,
+      kind,
+      url,
+      contentType,
+      sha256,
+      size,
+      truncated,
+      body: truncated ? null : body,
+      createdAt: now,
+    };
+  });

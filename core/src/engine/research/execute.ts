@@ -1,0 +1,314 @@
+import { Clock, Effect, Option } from "effect";
+import { LanguageModel, type ModelFailure } from "../../ports/language-model.js";
+import { MainTextReader } from "../../ports/main-text.js";
+import type { RunJob } from "../../ports/run-queue.js";
+import { SearchEngine, type SearchResult } from "../../ports/search-engine.js";
+import { Storage } from "../../ports/storage.js";
+import type { RecordFact, RunArtifact, RunEvidence, RunPlanRecord } from "../../run-domain.js";
+import { ExtractionOutput, ResearchPlan, type ResearchRecipe } from "../../schema/research.js";
+import type { CheckResult } from "../../schema/run.js";
+import { emptyPlan, type Pinned, pinnedRecipe } from "../phases.js";
+import { TraceRecorder } from "../trace.js";
+import { acceptResearch } from "./accept.js";
+import { recordArtifact } from "./artifacts.js";
+import { ask, describeModelFailure } from "./ask.js";
+import { researchChecks } from "./checks.js";
+import { mergeCandidates } from "./merge.js";
+import { extractionMessages, extractionSchema, maxQueries, planningMessages, planningSchema } from "./prompts.js";
+import { candidateUrls, type ResearchRead, readResults, readSite } from "./read.js";
+import { pinRecipe } from "./recipe.js";
+import { researchTrace } from "./trace.js";
+import { type Candidate, type PageValidation, validatePage, validationFailures } from "./validate.js";
+
+const refusals = new Set(["challenge", "forbidden", "rate_limited", "login_redirect", "empty_body"]);
+const resultsPerQuery = 10;
+const iso = (ms: number) => new Date(ms).toISOString();
+const isModelFailure = (e: unknown): e is ModelFailure =>
+  typeof e === "object" &&
+  e !== null &&
+  ["ModelRateLimited", "ModelTimeout", "ModelRefused", "ModelInvalidOutput"].includes(
+    (e as { _tag?: string })._tag ?? "",
+  );
+
+/** What a research run has recorded so far; written with the run however it ends. */
+interface Recorded {
+  artifacts: RunArtifact[];
+  recipe: ResearchRecipe | null;
+  facts: RecordFact[];
+  failures: Array<RunEvidence["failures"][number]>;
+  /** What diagnostics show under "request and plan": the pinned source, checks, reconciliation. */
+  plan: RunPlanRecord;
+}
+
+/**
+ * Executes one delivery of a research run: planning -> configure -> pin -> search -> read ->
+ * extract -> validate -> preview -> accept (docs/decisions/0014-research-runs.md). Claimed and
+ * accepted exactly like a deterministic run, so a retried job never applies or charges twice.
+ */
+export const executeResearchRun = Effect.fn("run.research")(function* (job: RunJob, redelivered: boolean) {
+  const storage = yield* Storage;
+  const claimed = yield* storage.claimRun(job.runId, iso(yield* Clock.currentTimeMillis), redelivered);
+  if (Option.isNone(claimed)) return;
+  const run = claimed.value;
+  // The trace is published while the run works, like a deterministic run's.
+  const recorder: TraceRecorder = new TraceRecorder(globalThis.crypto.randomUUID(), () =>
+    storage.saveTraceProgress(run.id, researchTrace(run, recorder, null)).pipe(Effect.ignore),
+  );
+  const recorded: Recorded = { artifacts: [], recipe: null, facts: [], failures: [], plan: emptyPlan };
+  const evidence = (completedAt: string): RunEvidence => ({
+    ...recorded,
+    trace: researchTrace(run, recorder, completedAt),
+  });
+  const now = Effect.map(Clock.currentTimeMillis, iso);
+
+  const finish = (status: "failed" | "blocked" | "held", checks: CheckResult[], error: string) =>
+    Effect.gen(function* () {
+      const completedAt = yield* now;
+      return yield* storage.finishRun({ ...run, status, checks, error, completedAt }, evidence(completedAt));
+    });
+
+  const work = Effect.gen(function* () {
+    const stored = yield* storage.getDataset(run.ownerId, run.datasetId);
+    if (Option.isNone(stored)) return yield* finish("failed", [], "The dataset no longer exists.");
+    const dataset = stored.value.record;
+    const pinned: Pinned = {
+      columns: dataset.columns,
+      schemaVersion: dataset.schemaVersion,
+      recipe: dataset.recipes[dataset.recipes.length - 1],
+    };
+    const source = pinned.recipe?.source;
+    if (source?.version !== 1) {
+      return yield* finish(
+        "held",
+        [],
+        "The recipe cannot be navigated; create a dataset with an explicit list source.",
+      );
+    }
+    recorded.plan = { ...emptyPlan, recipe: pinnedRecipe(pinned, source) };
+    const question = dataset.question;
+    if (question === null) return yield* finish("failed", [], "The dataset has no question to research.");
+    const model = yield* Effect.serviceOption(LanguageModel);
+    const reader = yield* Effect.serviceOption(MainTextReader);
+    const search = yield* Effect.serviceOption(SearchEngine);
+    if (Option.isNone(model) || Option.isNone(reader)) {
+      return yield* finish("failed", [], "This worker has no language model configured (GLEANER_MODEL_URL).");
+    }
+    const columns = dataset.columns.filter((c) => c.ownership === "collected");
+    const searching = Option.isSome(search);
+
+    // planning: the question and columns become a plan (recorded as "planning output").
+    const planned = yield* recorder.timed(
+      "planning",
+      ask(
+        model.value,
+        {
+          task: "planning",
+          subject: null,
+          ...planningMessages(question, columns, searching),
+          schema: planningSchema,
+        },
+        ResearchPlan,
+      ),
+    );
+    recorded.artifacts.push(
+      yield* recordArtifact(
+        run.id,
+        "planning output",
+        source.url,
+        JSON.stringify(planned.raw),
+        "application/json",
+        yield* now,
+      ),
+    );
+
+    // configure and pin: limits from the source and the plan, then the recipe the run is held to.
+    const queries = yield* recorder.timed(
+      "configure",
+      Effect.sync(() => {
+        if (!searching) return [];
+        const plannedQueries = planned.value.queries.map((q) => q.trim()).filter((q) => q !== "");
+        // A plan without queries still searches: the question itself is the query.
+        return plannedQueries.length > 0 ? plannedQueries.slice(0, maxQueries) : [question.slice(0, 300)];
+      }),
+    );
+    recorded.recipe = yield* recorder.timed(
+      "pin",
+      Effect.sync(() =>
+        pinRecipe({
+          question,
+          columns,
+          plan: planned.value,
+          model: { provider: model.value.provider, modelId: planned.modelId || model.value.modelId },
+          searchEngine: Option.isSome(search) ? search.value.name : null,
+          source,
+        }),
+      ),
+    );
+
+    // search and read: search results (each still guarded at read time), or the declared site.
+    let read: ResearchRead;
+    if (Option.isSome(search)) {
+      const results: SearchResult[] = [];
+      for (const query of queries) {
+        results.push(...(yield* recorder.timed("search", search.value.search(query, resultsPerQuery))));
+      }
+      read = yield* readResults(candidateUrls(results, source.maxPages), source, recorder, reader.value);
+    } else {
+      read = yield* readSite(source, dataset.columns, recorder, reader.value);
+    }
+    recorded.failures.push(
+      ...read.failures.map((f) => ({
+        stage: "retrieval",
+        code: f.failure.reason,
+        detail: f.message,
+        url: f.url,
+        stepId: f.stepId,
+        status: f.failure.status,
+      })),
+    );
+    if (
+      read.pages.length === 0 &&
+      read.failures.length > 0 &&
+      read.failures.every((f) => refusals.has(f.failure.reason))
+    ) {
+      const first = read.failures[0];
+      const coverage = {
+        checkId: "coverage",
+        passed: false,
+        message: read.coverage.complete ? "" : read.coverage.reason,
+      };
+      return yield* finish(
+        "blocked",
+        [coverage],
+        `The site refused every read: ${first?.url} answered ${first?.failure.reason}.`,
+      );
+    }
+
+    // Coverage already lost (a page failed, or pages beyond maxPages remain): the run cannot be
+    // accepted, so no page is sent to the model (no tokens spent on an answer that is thrown away).
+    if (!read.coverage.complete) {
+      const coverage = { checkId: "coverage", passed: false, message: read.coverage.reason };
+      return yield* finish("failed", [coverage], `coverage: ${read.coverage.reason}`);
+    }
+
+    // extract and validate, page by page.
+    const checked: Array<{ url: string; sha256: string; validation: PageValidation }> = [];
+    const candidates: Candidate[] = [];
+    for (const page of read.pages) {
+      recorded.artifacts.push(
+        yield* recordArtifact(run.id, "cleaned page text", page.url, page.text, "text/plain", yield* now),
+      );
+      const started = yield* Clock.currentTimeMillis;
+      const extracted = yield* Effect.either(
+        ask(
+          model.value,
+          {
+            task: "extraction",
+            subject: page.url,
+            ...extractionMessages(question, columns, planned.value, page),
+            schema: extractionSchema(columns),
+          },
+          ExtractionOutput,
+        ),
+      );
+      const timing = () =>
+        Effect.map(Clock.currentTimeMillis, (ended) => ({
+          startedAt: iso(started),
+          durationMs: Math.max(0, Math.round(ended - started)),
+          sourceUrl: page.url.slice(0, 2048),
+        }));
+      if (extracted._tag === "Left") {
+        recorder.add({ phase: "extract", status: "failed", ...(yield* timing()) });
+        return yield* Effect.fail(extracted.left);
+      }
+      const rows = extracted.right.value.rows.length;
+      recorder.add({
+        phase: "extract",
+        status: "succeeded",
+        candidateRows: Math.min(25, rows),
+        ...(yield* timing()),
+      });
+      recorded.artifacts.push(
+        yield* recordArtifact(
+          run.id,
+          "extraction output",
+          page.url,
+          JSON.stringify(extracted.right.raw),
+          "application/json",
+          yield* now,
+        ),
+      );
+      const validationStarted = yield* Clock.currentTimeMillis;
+      const validation = validatePage(page.url, page.text, extracted.right.value, columns);
+      recorder.add({
+        phase: "validate",
+        status: "succeeded",
+        startedAt: iso(validationStarted),
+        durationMs: Math.max(0, Math.round((yield* Clock.currentTimeMillis) - validationStarted)),
+        sourceUrl: page.url.slice(0, 2048),
+        candidateRows: validation.candidateRows,
+        rejectedRows: validation.rejectedRows,
+        matchedRows: validation.candidates.length,
+      });
+      recorded.failures.push(...validationFailures(page.url, validation));
+      checked.push({ url: page.url, sha256: page.sha256, validation });
+      candidates.push(...validation.candidates);
+    }
+
+    // preview: one row per entity, whatever page or name it was seen under.
+    const entities = yield* recorder.timed(
+      "preview",
+      mergeCandidates(
+        candidates,
+        columns.map((c) => c.id),
+      ),
+    );
+    recorded.facts = entities.map((e) => e.fact);
+    const records = entities.slice(0, source.maxItems).map((e) => e.record);
+    const coverage =
+      entities.length > source.maxItems
+        ? { complete: false as const, reason: `More than maxItems (${source.maxItems}) entities were found.` }
+        : read.coverage;
+    const refused = checked.reduce((n, p) => n + p.validation.refusals.length, 0);
+    const outcome = researchChecks(source, dataset.columns, records, coverage, refused);
+    const checks = [...outcome.results];
+    recorded.plan = { ...recorded.plan, checks: outcome.names };
+    const failed = checks.filter((c) => !c.passed);
+    if (failed.length > 0) {
+      return yield* finish("failed", checks, failed.map((c) => `${c.checkId}: ${c.message ?? "failed"}`).join(" | "));
+    }
+    const accepted = yield* acceptResearch({
+      run,
+      dataset,
+      checks,
+      records,
+      pages: checked,
+      recorder,
+      evidence,
+      plan: recorded.plan,
+    });
+    if (!accepted) yield* finish("failed", checks, "Rows kept changing while the run was accepted; run it again.");
+  });
+
+  yield* work.pipe(
+    Effect.catchAll((error) => {
+      if (isModelFailure(error)) {
+        return finish(
+          "failed",
+          [],
+          `The language model failed: ${describeModelFailure(error)}; nothing was written or charged.`,
+        );
+      }
+      if (error._tag === "SearchFailed") {
+        return finish("failed", [], "The search engine could not answer; nothing was written or charged.");
+      }
+      return Effect.fail(error);
+    }),
+    Effect.catchAllCause((cause) =>
+      Effect.gen(function* () {
+        yield* Effect.logError("research run failed unexpectedly", cause);
+        yield* finish("failed", [], "The run stopped on an internal error; nothing was written or charged.");
+      }),
+    ),
+  );
+});

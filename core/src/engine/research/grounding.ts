@@ -1,0 +1,78 @@
+import { type Cell, coerce, parseNumber } from "../coerce.js";
+import type { ColumnType } from "../../schema/column.js";
+
+/**
+ * Grounding rules (docs/decisions/0014-research-runs.md): a model's value is kept only when its
+ * verbatim quote occurs in the page's cleaned text and the value itself is in that quote.
+ */
+
+const quotes: Record<string, string> = { "\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"' };
+
+/** Unicode compatibility forms folded (NFKC), curly quotes straightened, whitespace runs collapsed. */
+export const groundingText = (text: string): string =>
+  text
+    .normalize("NFKC")
+    .replace(/[\u2018\u2019\u201c\u201d]/g, (c) => quotes[c] ?? c)
+    .replace(/[\s\u00a0]+/g, " ")
+    .trim();
+
+/** True when the quote (non-empty) occurs in the page text, both normalised. */
+export const quoteOnPage = (quote: string | null, normalisedPage: string): boolean => {
+  const q = quote === null ? "" : groundingText(quote);
+  return q !== "" && normalisedPage.includes(q);
+};
+
+const numbersIn = (text: string): number[] =>
+  (text.match(/[-\u2212]?\d[\d.,]*/g) ?? []).map(parseNumber).filter((n): n is number => n !== null);
+
+/** The value is what the quote says: its text occurs in the quote (numbers compared as numbers). */
+const valueInQuote = (value: string, quote: string, type: ColumnType): boolean => {
+  if (type === "boolean") return true; // yes/no answers are read from the quote, not copied from it.
+  const v = groundingText(value).toLowerCase();
+  if (groundingText(quote).toLowerCase().includes(v)) return true;
+  if (type !== "number") return false;
+  const n = parseNumber(value);
+  return n !== null && numbersIn(quote).includes(n);
+};
+
+/** Why a cell the model returned was not kept, besides an ordinary missing value. */
+export type Refusal = "quote_not_on_page" | "value_not_in_quote" | "not_convertible" | null;
+
+export interface GroundedCell {
+  readonly cell: Cell;
+  readonly refusal: Refusal;
+  /** The quote, when the value was kept (it becomes the cell's evidence entry). */
+  readonly quote: string | null;
+}
+
+/** Grounds one model cell against the page and converts it with the deterministic coercion. */
+export const groundCell = (
+  answer: { readonly status: "found" | "not_on_page"; readonly value: string | null; readonly quote: string | null },
+  type: ColumnType,
+  normalisedPage: string,
+): GroundedCell => {
+  if (answer.status === "not_on_page" || answer.value === null || answer.value.trim() === "") {
+    return { cell: { value: null, missingReason: "not_found", raw: null }, refusal: null, quote: null };
+  }
+  const failed = (refusal: Refusal): GroundedCell => ({
+    cell: { value: null, missingReason: "extraction_failed", raw: answer.value },
+    refusal,
+    quote: null,
+  });
+  if (!quoteOnPage(answer.quote, normalisedPage)) return failed("quote_not_on_page");
+  const quote = answer.quote as string;
+  if (!valueInQuote(answer.value, quote, type)) return failed("value_not_in_quote");
+  const cell = coerce(answer.value, type);
+  if (cell.missingReason !== null) return failed("not_convertible");
+  return { cell, refusal: null, quote };
+};
+
+/** An entity name as identity compares it: no case, diacritics, punctuation or extra whitespace. */
+export const nameKey = (name: string): string =>
+  name
+    .normalize("NFKD")
+    .replace(/\p{M}+/gu, "")
+    .toLowerCase()
+    .replace(/[\p{P}\p{S}]+/gu, " ")
+    .replace(/\s+/g, " ")
+    .trim();

@@ -1,0 +1,142 @@
+import { Effect } from "effect";
+import type { RecordFact } from "../../run-domain.js";
+import type { EntityKind } from "../../schema/research.js";
+import type { ResearchRowIdentity } from "../../schema/row.js";
+import type { Cell } from "../coerce.js";
+import { sha256Hex } from "../evidence.js";
+import type { ExtractedRecord } from "../extract.js";
+import { nameKey } from "./grounding.js";
+import type { Candidate } from "./validate.js";
+
+const maxAliases = 100;
+const maxAliasChars = 200;
+
+/** One entity after cross-page merging: the row a research run writes. */
+export interface MergedEntity {
+  readonly identity: ResearchRowIdentity;
+  readonly record: ExtractedRecord;
+  readonly fact: RecordFact;
+}
+
+/** Union-find over candidates: two candidates sharing a normalised name or alias are one entity. */
+const groupsOf = (candidates: ReadonlyArray<Candidate>): Candidate[][] => {
+  const parent = candidates.map((_, i) => i);
+  const find = (i: number): number => {
+    while (parent[i] !== i) {
+      parent[i] = parent[parent[i] as number] as number;
+      i = parent[i] as number;
+    }
+    return i;
+  };
+  const owner = new Map<string, number>();
+  candidates.forEach((c, i) => {
+    for (const name of [c.name, ...c.aliases]) {
+      const key = nameKey(name);
+      if (key === "") continue;
+      const other = owner.get(key);
+      if (other === undefined) owner.set(key, i);
+      else parent[find(i)] = find(other);
+    }
+  });
+  const groups = new Map<number, Candidate[]>();
+  candidates.forEach((c, i) => {
+    const root = find(i);
+    groups.set(root, [...(groups.get(root) ?? []), c]);
+  });
+  return [...groups.values()];
+};
+
+/** The most frequent value, ties going to the first seen (page order), so a rerun picks the same. */
+const mostFrequent = <T>(items: ReadonlyArray<T>, keyOf: (t: T) => string): T => {
+  const counts = new Map<string, number>();
+  for (const item of items) counts.set(keyOf(item), (counts.get(keyOf(item)) ?? 0) + 1);
+  let best = items[0] as T;
+  for (const item of items) if ((counts.get(keyOf(item)) ?? 0) > (counts.get(keyOf(best)) ?? 0)) best = item;
+  return best;
+};
+
+interface CellChoice {
+  readonly cell: Cell;
+  readonly source: { readonly pageUrl: string; readonly entryId: string } | null;
+  readonly conflict: ReadonlyArray<string> | null;
+}
+
+/** One cell of a merged entity: the best-supported grounded value; a disagreement is recorded. */
+const chooseCell = (group: ReadonlyArray<Candidate>, fieldId: string): CellChoice => {
+  const kept = group.flatMap((c) => {
+    const cell = c.cells.get(fieldId);
+    return cell && cell.cell.value !== null && cell.entryId !== null
+      ? [{ cell: cell.cell, source: { pageUrl: c.pageUrl, entryId: cell.entryId } }]
+      : [];
+  });
+  if (kept.length > 0) {
+    const best = mostFrequent(kept, (k) => JSON.stringify(k.cell.value));
+    const distinct = [...new Set(kept.map((k) => JSON.stringify(k.cell.value)))];
+    return { ...best, conflict: distinct.length > 1 ? distinct.map((v) => String(JSON.parse(v))) : null };
+  }
+  const failed = group.map((c) => c.cells.get(fieldId)).find((c) => c?.cell.missingReason === "extraction_failed");
+  return {
+    cell: failed?.cell ?? { value: null, missingReason: "not_found", raw: null },
+    source: null,
+    conflict: null,
+  };
+};
+
+/** The row key of an entity: `entity:` + sha256 of its kind and normalised anchor. */
+export const entityKey = (kind: EntityKind, anchor: string) =>
+  Effect.map(sha256Hex(`${kind}\n${nameKey(anchor)}`), (hex) => `entity:${hex}`);
+
+/**
+ * The preview phase: merges candidates seen on several pages or under several names into
+ * entities, each with a stable identity, the best-supported value per cell and its conflicts.
+ */
+export const mergeCandidates = (candidates: ReadonlyArray<Candidate>, fieldIds: ReadonlyArray<string>) =>
+  Effect.forEach(groupsOf(candidates), (group) =>
+    Effect.gen(function* () {
+      const first = group[0] as Candidate;
+      const kind = mostFrequent(group, (c) => c.kind).kind;
+      const anchor = mostFrequent(group, (c) => nameKey(c.name)).name;
+      const aliases = new Map<string, string>();
+      for (const name of [anchor, ...group.flatMap((c) => [c.name, ...c.aliases])]) {
+        const key = nameKey(name);
+        if (key !== "" && !aliases.has(key)) aliases.set(key, name.slice(0, maxAliasChars));
+      }
+      const key = yield* entityKey(kind, anchor);
+      const identity: ResearchRowIdentity = {
+        version: 1,
+        key,
+        kind,
+        anchor: anchor.slice(0, 4096),
+        aliases: [...aliases.values()].slice(0, maxAliases),
+      };
+      const choices = new Map(fieldIds.map((id) => [id, chooseCell(group, id)]));
+      const record: ExtractedRecord = {
+        pageUrl: first.pageUrl,
+        index: first.index,
+        entryId: first.nameEntryId,
+        cells: new Map([...choices].map(([id, c]) => [id, c.cell])),
+        rowKey: key,
+        identity,
+        cellSources: new Map([...choices].flatMap(([id, c]) => (c.source ? [[id, c.source] as const] : []))),
+      };
+      const fact: RecordFact = {
+        rowKey: key,
+        pageUrl: first.pageUrl,
+        index: first.index,
+        cells: [...choices].map(([fieldId, c]) => ({
+          fieldId,
+          value: c.cell.value,
+          missingReason: c.cell.missingReason,
+          raw: c.cell.raw,
+        })),
+        entity: {
+          kind,
+          anchor: identity.anchor,
+          aliases: identity.aliases,
+          pages: [...new Set(group.map((c) => c.pageUrl))],
+          conflicts: [...choices].flatMap(([fieldId, c]) => (c.conflict ? [{ fieldId, values: c.conflict }] : [])),
+        },
+      };
+      return { identity, record, fact } satisfies MergedEntity;
+    }),
+  );

@@ -1,0 +1,118 @@
+import { Clock, Effect } from "effect";
+import { Fetcher } from "../../ports/fetcher.js";
+import type { MainTextReaderService } from "../../ports/main-text.js";
+import type { DatasetColumn } from "../../schema/column.js";
+import type { Source } from "../../schema/source.js";
+import type { Coverage } from "../checks.js";
+import { sha256Hex } from "../evidence.js";
+import { type ReadOutcome, readSource } from "../read.js";
+import { TraceRecorder } from "../trace.js";
+
+/** A page a research run read, as the model sees it. */
+export interface ResearchPage {
+  readonly url: string;
+  readonly title: string | null;
+  /** Main content only: scripts, navigation and boilerplate dropped. */
+  readonly text: string;
+  /** Hex SHA-256 of the page body as read: the observation's content digest. */
+  readonly sha256: string;
+}
+
+export interface ResearchRead {
+  readonly pages: ReadonlyArray<ResearchPage>;
+  readonly failures: ReadOutcome["failures"];
+  readonly coverage: Coverage;
+}
+
+/** Failures that account for a search result rather than leave coverage incomplete: we may not read it. */
+const notOursToRead = new Set(["unsafe_target", "robots_disallowed"]);
+
+const cleaned = (reader: MainTextReaderService, body: string, url: string, sha256: string) =>
+  Effect.map(
+    Effect.orElseSucceed(reader.read(body, url), () => ({ title: null, text: "" })),
+    (main): ResearchPage => ({ url, title: main.title, text: main.text, sha256 }),
+  );
+
+/**
+ * Site research: the dataset's declared source pages in pagination order, read exactly as a
+ * deterministic run reads them (robots, SSRF guard, proxy, maxPages). Item counting is left to
+ * the entities, so the deterministic item limit does not cut pages here.
+ */
+export const readSite = Effect.fn("research.readSite")(function* (
+  source: Source,
+  columns: ReadonlyArray<DatasetColumn>,
+  trace: TraceRecorder,
+  reader: MainTextReaderService,
+) {
+  const scratch = new TraceRecorder(trace.attemptId);
+  const read = yield* readSource({ ...source, maxItems: 1000 }, columns, scratch);
+  for (const step of scratch.snapshot().steps.filter((s) => s.phase === "read")) {
+    const { stepId: _s, attemptId: _a, candidateRows: _c, matchedRows: _m, ...kept } = step;
+    trace.add(kept);
+  }
+  const pages = yield* Effect.forEach(read.pages, (p) => cleaned(reader, p.page.body, p.page.finalUrl, p.sha256));
+  return { pages, failures: read.failures, coverage: read.coverage } satisfies ResearchRead;
+});
+
+/**
+ * Search research: each candidate URL read once through the Fetcher (SSRF guard and robots.txt
+ * always apply to search results). A result we may not read (unsafe target, robots) is accounted
+ * for; any other failure leaves coverage incomplete.
+ */
+export const readResults = Effect.fn("research.readResults")(function* (
+  urls: ReadonlyArray<string>,
+  source: Source,
+  trace: TraceRecorder,
+  reader: MainTextReaderService,
+) {
+  const fetcher = yield* Fetcher;
+  const pages: ResearchPage[] = [];
+  const failures: Array<ReadOutcome["failures"][number]> = [];
+  const seen = new Set<string>();
+  for (const url of urls) {
+    const started = yield* Clock.currentTimeMillis;
+    const result = yield* Effect.either(
+      fetcher.read({ url, render: source.render, proxy: source.proxy, ignoreRobots: false }),
+    );
+    const timing = {
+      startedAt: new Date(started).toISOString(),
+      durationMs: Math.max(0, Math.round((yield* Clock.currentTimeMillis) - started)),
+      sourceUrl: url.slice(0, 2048),
+    };
+    if (result._tag === "Left") {
+      const stepId = trace.add({ phase: "read", status: "failed", readFailure: result.left.failure, ...timing });
+      failures.push({ url, failure: result.left.failure, message: result.left.message, stepId });
+      continue;
+    }
+    trace.add({ phase: "read", status: "succeeded", ...timing });
+    if (seen.has(result.right.finalUrl)) continue; // two results redirecting to one page
+    seen.add(result.right.finalUrl);
+    const sha256 = yield* sha256Hex(result.right.body);
+    pages.push(yield* cleaned(reader, result.right.body, result.right.finalUrl, sha256));
+  }
+  const unread = failures.filter((f) => !notOursToRead.has(f.failure.reason));
+  const coverage: Coverage =
+    unread.length === 0
+      ? { complete: true }
+      : {
+          complete: false,
+          reason: `${unread.length} planned page(s) could not be read, first ${unread[0]?.url} (${unread[0]?.failure.reason}).`,
+        };
+  return { pages, failures, coverage } satisfies ResearchRead;
+});
+
+/** Search result URLs as candidates: http(s) only, fragment dropped, each once, at most `limit`. */
+export const candidateUrls = (results: ReadonlyArray<{ readonly url: string }>, limit: number): string[] => {
+  const urls: string[] = [];
+  for (const { url } of results) {
+    try {
+      const parsed = new URL(url);
+      if (parsed.protocol !== "http:" && parsed.protocol !== "https:") continue;
+      parsed.hash = "";
+      if (!urls.includes(parsed.href)) urls.push(parsed.href);
+    } catch {
+      // not a URL: the engine gave us nothing to read
+    }
+  }
+  return urls.slice(0, limit);
+};

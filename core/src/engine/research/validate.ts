@@ -1,0 +1,102 @@
+import type { RunEvidence } from "../../run-domain.js";
+import type { DatasetColumn } from "../../schema/column.js";
+import type { EntityKind, ExtractionOutput } from "../../schema/research.js";
+import type { ObservationEntry } from "../../schema/row.js";
+import { utf8Excerpt } from "../../reading/excerpt.js";
+import { type GroundedCell, groundCell, groundingText, type Refusal } from "./grounding.js";
+import { maxRowsPerPage } from "./prompts.js";
+
+/** A candidate row that survived validation: its entity name occurs on the page. */
+export interface Candidate {
+  readonly pageUrl: string;
+  readonly index: number;
+  readonly kind: EntityKind;
+  readonly name: string;
+  /** Other names the page gives it (each found on the page). */
+  readonly aliases: ReadonlyArray<string>;
+  /** Collected cells by Field id, with the evidence entry of each kept value. */
+  readonly cells: ReadonlyMap<string, GroundedCell & { readonly entryId: string | null }>;
+  /** The entry holding the entity's name: the row's evidence when a cell has none of its own. */
+  readonly nameEntryId: string;
+}
+
+export interface PageValidation {
+  readonly candidates: ReadonlyArray<Candidate>;
+  /** Candidates the model returned (at most 25 are considered). */
+  readonly candidateRows: number;
+  readonly rejectedRows: number;
+  /** The page's observation entries: entity names and the quotes of kept values. */
+  readonly entries: ReadonlyArray<ObservationEntry>;
+  readonly refusals: ReadonlyArray<{ readonly entity: string; readonly fieldId: string; readonly code: Refusal }>;
+}
+
+const mentions = (normalisedPageLower: string, name: string) => {
+  const n = groundingText(name).toLowerCase();
+  return n !== "" && normalisedPageLower.includes(n);
+};
+
+/**
+ * The validate phase for one page: grounds every candidate against the page's cleaned text.
+ * A candidate whose name is not on the page is rejected; a value whose quote is not on the page
+ * (or that does not convert to its column's type) is refused and the cell is `extraction_failed`.
+ */
+export const validatePage = (
+  pageUrl: string,
+  cleanedText: string,
+  output: ExtractionOutput,
+  columns: ReadonlyArray<DatasetColumn>,
+): PageValidation => {
+  const page = groundingText(cleanedText);
+  const pageLower = page.toLowerCase();
+  const rows = output.rows.slice(0, maxRowsPerPage);
+  const candidates: Candidate[] = [];
+  const entries: ObservationEntry[] = [];
+  const refusals: Array<PageValidation["refusals"][number]> = [];
+  const entry = (id: string, text: string) => {
+    const excerpt = utf8Excerpt(text);
+    entries.push({ id, excerpt: excerpt.text, truncated: excerpt.truncated });
+    return id;
+  };
+  rows.forEach((row, index) => {
+    const name = row.entity.name.trim();
+    if (!mentions(pageLower, name)) return;
+    const cells = new Map<string, GroundedCell & { entryId: string | null }>();
+    const nameEntryId = entry(`${index}:entity`, name);
+    for (const column of columns) {
+      const answer = row.cells.find((c) => c.column === column.name) ?? {
+        status: "not_on_page" as const,
+        value: null,
+        quote: null,
+      };
+      const grounded = groundCell(answer, column.type, page);
+      if (grounded.refusal !== null) refusals.push({ entity: name, fieldId: column.id, code: grounded.refusal });
+      const entryId = grounded.quote === null ? null : entry(`${index}:${column.name}`, grounded.quote);
+      cells.set(column.id, { ...grounded, entryId });
+    }
+    const aliases = row.entity.aliases.map((a) => a.trim()).filter((a) => a !== name && mentions(pageLower, a));
+    candidates.push({ pageUrl, index, kind: row.entity.kind, name, aliases, cells, nameEntryId });
+  });
+  return {
+    candidates,
+    candidateRows: rows.length,
+    rejectedRows: rows.length - candidates.length,
+    entries,
+    refusals,
+  };
+};
+
+/** Validation failures and refused values as recorded facts, for diagnostics. */
+export const validationFailures = (url: string, v: PageValidation): Array<RunEvidence["failures"][number]> => [
+  ...v.refusals.map((r) => ({
+    stage: "validation",
+    code: r.code ?? "refused",
+    detail: `${r.entity}: the value of field ${r.fieldId} was refused (${r.code}).`,
+    url,
+  })),
+  ...Array.from({ length: v.rejectedRows }, () => ({
+    stage: "validation",
+    code: "entity_not_on_page",
+    detail: "A candidate row named an entity the page does not mention; it was rejected.",
+    url,
+  })),
+];

@@ -1,0 +1,63 @@
+import { Context, type Effect, Schema } from "effect";
+
+/** What the model is asked for; also names the JSON Schema, and keys recorded answers for replay. */
+export type GenerationTask = "planning" | "extraction";
+
+/** One structured generation: messages and a JSON Schema in. */
+export interface GenerationRequest {
+  readonly task: GenerationTask;
+  /** What the request is about (the page URL for an extraction; null for the plan). */
+  readonly subject: string | null;
+  readonly system: string;
+  readonly user: string;
+  /** A JSON Schema (draft-07 subset accepted by strict structured outputs) the answer must match. */
+  readonly schema: Readonly<Record<string, unknown>>;
+}
+
+export interface TokenUsage {
+  readonly inputTokens: number;
+  readonly outputTokens: number;
+}
+
+/** The decoded JSON answer; core decodes it further with its own schema. */
+export interface Generation {
+  readonly output: unknown;
+  readonly modelId: string;
+  readonly usage: TokenUsage;
+}
+
+/** The server answered 429 (after the adapter's own retries). */
+export class ModelRateLimited extends Schema.TaggedError<ModelRateLimited>()("ModelRateLimited", {
+  message: Schema.String,
+}) {}
+
+/** No answer within the adapter's time limit, or the server could not be reached. */
+export class ModelTimeout extends Schema.TaggedError<ModelTimeout>()("ModelTimeout", {
+  message: Schema.String,
+}) {}
+
+/** The model declined to answer (a refusal, a content filter) or the server rejected the request. */
+export class ModelRefused extends Schema.TaggedError<ModelRefused>()("ModelRefused", {
+  message: Schema.String,
+}) {}
+
+/** The answer is not JSON matching the requested schema. */
+export class ModelInvalidOutput extends Schema.TaggedError<ModelInvalidOutput>()("ModelInvalidOutput", {
+  message: Schema.String,
+}) {}
+
+export type ModelFailure = ModelRateLimited | ModelTimeout | ModelRefused | ModelInvalidOutput;
+
+export interface LanguageModelService {
+  /** Who serves the model, for the pinned recipe (e.g. "openai-compatible", "replay"). Never a secret. */
+  readonly provider: string;
+  /** The configured model id (the answer's own id may be more precise). */
+  readonly modelId: string;
+  readonly generate: (request: GenerationRequest) => Effect.Effect<Generation, ModelFailure>;
+}
+
+/**
+ * Structured generation for research runs. Adapters: @gleaner/openai (any OpenAI-compatible
+ * Chat Completions server) and the replay model in core (answers from a run's recorded artifacts).
+ */
+export class LanguageModel extends Context.Tag("@gleaner/core/LanguageModel")<LanguageModel, LanguageModelService>() {}

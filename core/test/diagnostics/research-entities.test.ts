@@ -1,0 +1,80 @@
+import { expect } from "chai";
+import { Schema } from "effect";
+import { diagnoseRun, RunDiagnostics } from "../../src/index.js";
+import type { RecordFact } from "../../src/run-domain.js";
+import { book, evidence, p1, p2, passed, reconciliation, recording } from "./fixtures.js";
+
+const decode = Schema.decodeUnknownSync(RunDiagnostics, { onExcessProperty: "error", errors: "all" });
+const key = `entity:${"a".repeat(64)}`;
+
+/** A research run's merged entity: one record, keyed by identity, seen under two names on two pages. */
+const harbour: RecordFact = {
+  ...book(key, p1, 0),
+  entity: {
+    kind: "company",
+    anchor: "Harbour & Finch Press",
+    aliases: ["Harbour & Finch Press", "H&F Press"],
+    pages: [p1, p2],
+    conflicts: [],
+  },
+};
+
+const run = recording(
+  "succeeded",
+  evidence({
+    pages: [["art-1", p1]],
+    facts: [harbour],
+    plan: { pagesToCharge: 1, reconciliation: reconciliation({ new: 1, rowIds: { [key]: "row-1" }, created: [key] }) },
+  }),
+  { checks: ["coverage", "identity"].map(passed), chargedPages: 1, rowDeltas: { new: 1, changed: 0, gone: 0 } },
+);
+
+describe("diagnostics of a research run's entities (pure)", () => {
+  it("lists the entity under its anchor with every alias in the summary", () => {
+    const d = diagnoseRun(run, { summary: true });
+    decode(d);
+    expect(d.summary?.entities).to.deep.equal([
+      {
+        entity: "Harbour & Finch Press",
+        aliases: ["Harbour & Finch Press", "H&F Press"],
+        outcome: "present",
+        recovered: false,
+        failureCodes: [],
+      },
+    ]);
+  });
+
+  it("entity= matches any alias, names every name it was seen under and its row", () => {
+    const d = diagnoseRun(run, { summary: false, entity: "H&F Press" });
+    decode(d);
+    expect(d.entity?.matchedNames).to.have.members(["Harbour & Finch Press", "H&F Press"]);
+    expect(d.entity?.outcome).to.equal("present");
+    expect(d.entity?.cells.map((c) => c.rowId)).to.include("row-1");
+  });
+
+  it("says which basis it answers from: replay on the payload, the summary and the entity", () => {
+    const d = diagnoseRun(run, { summary: true, basis: "replay", replayUnknowns: ["No output for x."] });
+    decode(d);
+    expect([d.basis, d.summary?.basis]).to.deep.equal(["replay", "replay"]);
+    expect(d.unknowns).to.include("No output for x.");
+    const e = diagnoseRun(run, { summary: false, entity: "Harbour & Finch Press", basis: "replay" });
+    expect(e.entity?.basis).to.equal("replay");
+  });
+
+  it("conflicting values make the entity ambiguous but not a duplicate key", () => {
+    const conflicted = recording(
+      "succeeded",
+      evidence({
+        pages: [["art-1", p1]],
+        facts: [
+          { ...harbour, entity: { ...harbour.entity!, conflicts: [{ fieldId: "f-title", values: ["A", "B"] }] } },
+        ],
+        plan: { reconciliation: reconciliation({ rowIds: { [key]: "row-1" } }) },
+      }),
+    );
+    const d = diagnoseRun(conflicted, { summary: true });
+    decode(d);
+    expect(d.summary?.entities[0]?.outcome).to.equal("ambiguous");
+    expect(d.summary?.duplicates.entities).to.equal(0);
+  });
+});

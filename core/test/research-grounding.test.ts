@@ -1,0 +1,122 @@
+import { expect } from "chai";
+import { Effect } from "effect";
+import { groundCell, groundingText, nameKey } from "../src/engine/research/grounding.js";
+import { entityKey, mergeCandidates } from "../src/engine/research/merge.js";
+import { validatePage } from "../src/engine/research/validate.js";
+import type { DatasetColumn } from "../src/schema/column.js";
+import type { FieldId } from "../src/schema/ids.js";
+import type { ExtractionOutput } from "../src/schema/research.js";
+
+const column = (name: string, type: DatasetColumn["type"]): DatasetColumn => ({
+  id: `00000000-0000-4000-8000-00000000000${name.length}` as FieldId,
+  label: name,
+  ownership: "collected",
+  name,
+  type,
+  key: false,
+});
+const city = column("city", "string");
+const titles = column("titles", "number");
+const columns = [city, titles];
+
+describe("research grounding", () => {
+  const page = groundingText(
+    "Harbour\u00a0& Finch is based in\n  Bristol. The catalogue lists 1,200 titles. It is \u201cfamily-run\u201d.",
+  );
+
+  it("keeps a value whose quote is on the page (whitespace, NFKC and curly quotes normalised)", () => {
+    expect(
+      groundCell({ status: "found", value: "Bristol", quote: "based in Bristol." }, "string", page),
+    ).to.deep.include({
+      refusal: null,
+      quote: "based in Bristol.",
+    });
+    expect(
+      groundCell({ status: "found", value: "family-run", quote: 'It is "family-run"' }, "string", page).refusal,
+    ).to.equal(null);
+  });
+
+  it("refuses a quote that is not on the page, and a value the quote does not contain", () => {
+    const invented = groundCell({ status: "found", value: "Leeds", quote: "based in Leeds" }, "string", page);
+    expect(invented.cell).to.deep.equal({ value: null, missingReason: "extraction_failed", raw: "Leeds" });
+    expect(invented.refusal).to.equal("quote_not_on_page");
+    const swapped = groundCell({ status: "found", value: "Leeds", quote: "based in Bristol." }, "string", page);
+    expect(swapped.refusal).to.equal("value_not_in_quote");
+  });
+
+  it("compares numbers as numbers and converts them with the deterministic coercion", () => {
+    const kept = groundCell({ status: "found", value: "1200", quote: "lists 1,200 titles" }, "number", page);
+    expect(kept.cell.value).to.equal(1200);
+    const wrong = groundCell({ status: "found", value: "1300", quote: "lists 1,200 titles" }, "number", page);
+    expect(wrong.refusal).to.equal("value_not_in_quote");
+  });
+
+  it("records 'not on this page' as not_found, not as a refusal", () => {
+    const absent = groundCell({ status: "not_on_page", value: null, quote: null }, "string", page);
+    expect(absent).to.deep.equal({
+      cell: { value: null, missingReason: "not_found", raw: null },
+      refusal: null,
+      quote: null,
+    });
+  });
+
+  it("compares names without case, diacritics, punctuation or extra whitespace", () => {
+    expect(nameKey("  Lindqvist  FÖRLAG, Inc. ")).to.equal(nameKey("lindqvist forlag inc"));
+    expect(nameKey("H&F Press")).to.equal("h f press");
+  });
+});
+
+describe("research validation and merging", () => {
+  const output = (rows: Array<[string, string[], string | null, string | null]>): ExtractionOutput => ({
+    rows: rows.map(([name, aliases, cityValue, quote]) => ({
+      entity: { kind: "company", name, aliases },
+      cells: [{ column: "city", status: cityValue ? "found" : "not_on_page", value: cityValue, quote }],
+    })),
+  });
+  const one = validatePage(
+    "http://site/1",
+    "Harbour & Finch Press (H&F Press) is based in Bristol. Kestrel Books is in Leeds.",
+    output([
+      ["Harbour & Finch Press", ["H&F Press", "HFP"], "Bristol", "based in Bristol"],
+      ["Kestrel Books", [], "York", "Kestrel Books is in York"],
+      ["Nobody Ltd", [], null, null],
+    ]),
+    columns,
+  );
+  const two = validatePage(
+    "http://site/2",
+    "H&F Press opened an office in Bath.",
+    output([["H&F Press", [], "Bath", "an office in Bath"]]),
+    columns,
+  );
+
+  it("rejects a candidate whose name is not on the page, and drops aliases the page does not give", () => {
+    expect(one.candidateRows).to.equal(3);
+    expect(one.rejectedRows).to.equal(1);
+    expect(one.candidates.map((c) => c.name)).to.deep.equal(["Harbour & Finch Press", "Kestrel Books"]);
+    expect(one.candidates[0]?.aliases).to.deep.equal(["H&F Press"]);
+    expect(one.refusals).to.deep.equal([{ entity: "Kestrel Books", fieldId: city.id, code: "quote_not_on_page" }]);
+  });
+
+  it("merges one entity seen under two names, keeps the best-supported value and records the conflict", async () => {
+    const entities = await Effect.runPromise(
+      mergeCandidates([...one.candidates, ...two.candidates], [city.id, titles.id]),
+    );
+    expect(entities).to.have.length(2);
+    const harbour = entities[0];
+    expect(harbour?.identity.anchor).to.equal("Harbour & Finch Press");
+    expect(harbour?.identity.aliases).to.deep.equal(["Harbour & Finch Press", "H&F Press"]);
+    expect(harbour?.identity.key).to.equal(await Effect.runPromise(entityKey("company", "harbour & finch PRESS")));
+    expect(harbour?.record.cells.get(city.id)?.value).to.equal("Bristol");
+    expect(harbour?.fact.entity?.conflicts).to.deep.equal([{ fieldId: city.id, values: ["Bristol", "Bath"] }]);
+    expect(harbour?.record.cellSources?.get(city.id)).to.deep.equal({ pageUrl: "http://site/1", entryId: "0:city" });
+    expect(entities[1]?.record.cells.get(city.id)?.missingReason).to.equal("extraction_failed");
+  });
+
+  it("gives the same keys when the same pages are merged again", async () => {
+    const again = await Effect.runPromise(mergeCandidates([...one.candidates, ...two.candidates], [city.id]));
+    const first = await Effect.runPromise(mergeCandidates([...one.candidates, ...two.candidates], [city.id]));
+    expect(again.map((e) => e.identity.key)).to.deep.equal(first.map((e) => e.identity.key));
+    expect(first[0]?.identity.key).to.match(/^entity:[0-9a-f]{64}$/);
+  });
+});

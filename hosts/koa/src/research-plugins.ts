@@ -1,0 +1,49 @@
+import type { LanguageModel, SearchEngine } from "@gleaner/core";
+import { JsdomMainTextLive } from "@gleaner/jsdom";
+import { OpenAiModelLive } from "@gleaner/openai";
+import { SearxngLive } from "@gleaner/searxng";
+import { Config, Effect, Layer, Option } from "effect";
+
+/**
+ * Research runs' adapters, chosen from the environment (docs/decisions/0014-research-runs.md):
+ * GLEANER_MODEL_URL (an OpenAI-compatible base URL; unset = research runs unavailable),
+ * GLEANER_MODEL_API_KEY (secret, redacted), GLEANER_MODEL_NAME (required with the URL) and
+ * GLEANER_SEARCH_URL (a SearXNG instance; unset = site research over the dataset's declared pages).
+ * Endpoints are operator configuration: they are not subject to the SSRF guard.
+ */
+export const researchEnv = Config.all({
+  modelUrl: Config.option(Config.nonEmptyString("GLEANER_MODEL_URL")),
+  apiKey: Config.option(Config.redacted("GLEANER_MODEL_API_KEY")),
+  searchUrl: Config.option(Config.nonEmptyString("GLEANER_SEARCH_URL")),
+});
+
+export interface ResearchOverrides {
+  readonly model?: Layer.Layer<LanguageModel, unknown>;
+  readonly search?: Layer.Layer<SearchEngine, unknown>;
+}
+
+/**
+ * The LanguageModel, SearchEngine and main-text reader when configured; an empty layer otherwise.
+ * The rest of the graph finds them with `Effect.serviceOption`, so the output type says nothing.
+ */
+export const researchLayer = (overrides: ResearchOverrides = {}): Layer.Layer<never, unknown> =>
+  Layer.unwrapEffect(
+    Effect.gen(function* () {
+      const env = yield* researchEnv;
+      const model =
+        overrides.model ??
+        (Option.isSome(env.modelUrl)
+          ? OpenAiModelLive({
+              url: env.modelUrl.value,
+              apiKey: Option.getOrNull(env.apiKey),
+              model: yield* Config.nonEmptyString("GLEANER_MODEL_NAME"),
+            })
+          : null);
+      const search =
+        overrides.search ?? (Option.isSome(env.searchUrl) ? SearxngLive({ url: env.searchUrl.value }) : null);
+      const layers: Array<Layer.Layer<never, unknown>> = [];
+      if (model) layers.push(model, JsdomMainTextLive);
+      if (search) layers.push(search);
+      return layers.length === 0 ? Layer.empty : Layer.mergeAll(...(layers as [Layer.Layer<never, unknown>]));
+    }),
+  );

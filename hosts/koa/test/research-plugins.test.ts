@@ -1,0 +1,45 @@
+import { LanguageModel, MainTextReader, SearchEngine } from "@gleaner/core";
+import { expect } from "chai";
+import { ConfigProvider, Context, Effect, Layer } from "effect";
+import { researchLayer } from "../src/research-plugins.js";
+
+/** Builds the research layer from the given environment and says which services it provides. */
+const provided = (env: Record<string, string>) =>
+  Effect.runPromise(
+    Effect.scoped(
+      Effect.map(Layer.build(researchLayer()), (context) => ({
+        model: Context.getOption(context, LanguageModel),
+        reader: Context.getOption(context, MainTextReader),
+        search: Context.getOption(context, SearchEngine),
+      })),
+    ).pipe(Effect.withConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(env))))),
+  );
+
+describe("research adapters from the environment", () => {
+  it("provides nothing when GLEANER_MODEL_URL is unset (research runs answer research_unavailable)", async () => {
+    const services = await provided({});
+    expect(services.model._tag).to.equal("None");
+    expect(services.search._tag).to.equal("None");
+  });
+
+  it("provides the OpenAI-compatible model, the main-text reader and SearXNG when configured", async () => {
+    const services = await provided({
+      GLEANER_MODEL_URL: "http://127.0.0.1:11434/v1",
+      GLEANER_MODEL_NAME: "llama3.1:8b",
+      GLEANER_MODEL_API_KEY: "sk-secret",
+      GLEANER_SEARCH_URL: "http://127.0.0.1:8888",
+    });
+    expect(services.model._tag === "Some" && services.model.value.modelId).to.equal("llama3.1:8b");
+    expect(services.model._tag === "Some" && services.model.value.provider).to.equal("openai-compatible");
+    expect(services.reader._tag).to.equal("Some");
+    expect(services.search._tag === "Some" && services.search.value.name).to.equal("searxng");
+  });
+
+  it("refuses a model URL without GLEANER_MODEL_NAME, naming the variable", async () => {
+    const failure = await provided({ GLEANER_MODEL_URL: "http://127.0.0.1:11434/v1" }).then(
+      () => expect.fail("started without a model name"),
+      (error: unknown) => String(error),
+    );
+    expect(failure).to.contain("GLEANER_MODEL_NAME");
+  });
+});
