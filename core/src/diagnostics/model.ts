@@ -1,16 +1,9 @@
 import type { RunEvidence, RunRecord } from "../run-domain.js";
 import type { DatasetColumn } from "../schema/column.js";
+import { DiagnosticStage } from "../schema/diagnostics.js";
 
-/** Stages of SPEC.md's diagnostics, in the order a value travels through a run. */
-export const stages = [
-  "discovery",
-  "selection",
-  "retrieval",
-  "extraction",
-  "validation",
-  "reconciliation",
-  "output",
-] as const;
+/** Stages of SPEC.md's diagnostics, in the order a value travels through a run (the schema's own list). */
+export const stages = DiagnosticStage.literals;
 export type Stage = (typeof stages)[number];
 
 export type Outcome = "present" | "absent" | "unknown" | "ambiguous";
