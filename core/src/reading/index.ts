@@ -11,3 +11,4 @@ export * from "./user-agent.js";
 export * from "./read-attempts.js";
 export * from "./resolve-target.js";
 export * from "./robots-gate.js";
+export * from "./document-limits.js";

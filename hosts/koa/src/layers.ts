@@ -58,7 +58,10 @@ export const serviceLayer = (
     overrides.parser ?? select(parserPlugins, config.parser, "GLEANER_PARSER").layer(config),
   );
   return worker
-    ? Layer.provideMerge(Layer.mergeAll(RunWorkerLive(config.workerConcurrency), RoutinesLive), adapters)
+    ? Layer.provideMerge(
+        Layer.mergeAll(RunWorkerLive(config.workerConcurrency, { runDeadlineMs: config.runDeadlineMs }), RoutinesLive),
+        adapters,
+      )
     : adapters;
 };
 
