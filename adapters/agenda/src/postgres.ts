@@ -42,6 +42,8 @@ export interface PreparedPostgres {
  */
 const ensureSchema = async (pool: pg.Pool, schema: string, table: string): Promise<void> => {
   const client = await pool.connect();
+  const dropped = (): void => undefined; // the next statement fails and reports it
+  client.on("error", dropped);
   try {
     await client.query("begin");
     await client.query("select pg_advisory_xact_lock($1::bigint)", [schemaLockKey(schema)]);
@@ -58,6 +60,7 @@ const ensureSchema = async (pool: pg.Pool, schema: string, table: string): Promi
     await client.query("rollback").catch(() => undefined);
     throw error;
   } finally {
+    client.off("error", dropped);
     client.release();
   }
 };

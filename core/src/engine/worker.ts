@@ -1,4 +1,5 @@
-import { Clock, Duration, Effect, Exit, Fiber, Layer, Option } from "effect";
+import { Clock, Duration, Effect, Exit, Fiber, Layer, Option, Schedule } from "effect";
+import { isStorageUnavailable } from "../errors.js";
 import type { DocumentParser } from "../ports/document-parser.js";
 import type { Fetcher } from "../ports/fetcher.js";
 import { RunQueue, type RunJob } from "../ports/run-queue.js";
@@ -59,9 +60,39 @@ export const executeWithDeadline = Effect.fn("RunWorker.executeWithDeadline")(fu
     yield* Effect.logWarning(`run ${job.runId} exceeded its ${deadlineMs} ms deadline; finishing it as failed`);
     yield* finishOverdue(job, deadlineMs);
   } else if (Exit.isFailure(exit)) {
-    yield* Effect.logError("run failed unexpectedly", exit.cause);
+    return yield* Effect.failCause(exit.cause);
   }
 });
+
+/** Waits between deliveries while the database is away: 1 s doubling to 30 s, for up to 15 min. */
+const storageRetry = { firstMs: 1_000, maxMs: 30_000, giveUpAfterMs: 15 * 60_000 } as const;
+
+/**
+ * One delivery, delivered again while the database is unreachable (a dropped connection, a
+ * restart): the run resumes when it returns instead of being stranded `running` or `queued`. Each
+ * retry counts as a redelivery so the run this worker already claimed is taken up again. The
+ * waits are on the wall clock, like the deadline.
+ */
+export const deliverRun = (job: RunJob, redelivered: boolean, deadlineMs: number) => {
+  const attempt = (again: boolean, waitedMs: number, delayMs: number): Effect.Effect<void, unknown, RunEngine> =>
+    executeWithDeadline(job, again, deadlineMs).pipe(
+      Effect.catchIf(
+        (error) => isStorageUnavailable(error) && waitedMs < storageRetry.giveUpAfterMs,
+        (error) =>
+          Effect.logWarning(
+            `run ${job.runId}: the database is unavailable (${(error as Error).message}); retrying in ${delayMs} ms`,
+          ).pipe(
+            Effect.zipRight(Effect.sleep(Duration.millis(delayMs)).pipe(Effect.withClock(wallClock))),
+            Effect.zipRight(
+              Effect.suspend(() => attempt(true, waitedMs + delayMs, Math.min(storageRetry.maxMs, delayMs * 2))),
+            ),
+          ),
+      ),
+    );
+  return attempt(redelivered, 0, storageRetry.firstMs);
+};
+
+type RunEngine = Storage | Fetcher | DocumentParser;
 
 /**
  * The worker: consumes run jobs with bounded concurrency for as long as the layer lives. A host
@@ -77,10 +108,7 @@ export const RunWorkerLive = (
       const context = yield* Effect.context<Storage | Fetcher | DocumentParser>();
       const deadlineMs = options.runDeadlineMs ?? defaultRunDeadlineMs;
       yield* queue.consume(concurrency, (job, redelivered) =>
-        executeWithDeadline(job, redelivered, deadlineMs).pipe(
-          Effect.provide(context),
-          Effect.catchAllCause(Effect.logError),
-        ),
+        deliverRun(job, redelivered, deadlineMs).pipe(Effect.provide(context), Effect.catchAllCause(Effect.logError)),
       );
     }),
   );
