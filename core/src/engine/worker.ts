@@ -1,4 +1,4 @@
-import { Clock, Duration, Effect, Exit, Fiber, Layer, Option, Schedule } from "effect";
+import { Clock, Duration, Effect, Exit, Fiber, Layer, Option } from "effect";
 import { isStorageUnavailable } from "../errors.js";
 import type { DocumentParser } from "../ports/document-parser.js";
 import type { Fetcher } from "../ports/fetcher.js";
