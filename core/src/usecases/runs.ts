@@ -9,6 +9,7 @@ import type { DatasetId, OwnerId, RunId } from "../schema/ids.js";
 import type { Run } from "../schema/run.js";
 import { nowIso } from "../time.js";
 import { findDataset } from "./datasets.js";
+import { checkRunLimits } from "./owner-limits.js";
 
 export const toRun = (r: RunRecord): Run => ({
   id: r.id,
@@ -32,6 +33,7 @@ export const createRun = (ownerId: OwnerId, datasetId: string, trigger: RunRecor
     const dataset = yield* findDataset(ownerId, datasetId);
     const balance = yield* (yield* Credits).balance(ownerId);
     if (balance < 1) return yield* Effect.fail(new InsufficientCredits({ balance, required: 1 }));
+    yield* checkRunLimits(ownerId);
     const storage = yield* Storage;
     const run: RunRecord = {
       id: globalThis.crypto.randomUUID() as RunId,

@@ -3,6 +3,7 @@ import {
   type DocumentParser,
   Fetcher,
   fetcherByRender,
+  OwnerLimits,
   type RunQueue,
   RoutinesLive,
   RunWorkerLive,
@@ -56,6 +57,7 @@ export const serviceLayer = (
     overrides.queue ?? select(queuePlugins, config.queue, "GLEANER_QUEUE").layer(config),
     overrides.fetcher ?? fetcherLayer(config),
     overrides.parser ?? select(parserPlugins, config.parser, "GLEANER_PARSER").layer(config),
+    Layer.succeed(OwnerLimits, config.ownerLimits),
   );
   return worker
     ? Layer.provideMerge(
