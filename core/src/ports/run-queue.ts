@@ -6,6 +6,12 @@ import type { DatasetId, OwnerId, RunId } from "../schema/ids.js";
 export interface RunJob {
   readonly runId: RunId;
   readonly datasetId: DatasetId;
+  /**
+   * The run's owner, for fair scheduling: a queue serves owners in turn rather than first come
+   * first served, so one owner's burst cannot delay everyone else. Absent on jobs enqueued before
+   * it existed; those share one turn.
+   */
+  readonly ownerId?: OwnerId;
 }
 
 /**

@@ -51,7 +51,7 @@ export const createRun = (ownerId: OwnerId, datasetId: string, trigger: RunRecor
       chargedPages: null,
     };
     yield* storage.insertRun(run);
-    yield* (yield* RunQueue).enqueue({ runId: run.id, datasetId: run.datasetId }).pipe(
+    yield* (yield* RunQueue).enqueue({ runId: run.id, datasetId: run.datasetId, ownerId }).pipe(
       Effect.tapError((error) =>
         Effect.gen(function* () {
           const now = new Date(yield* Clock.currentTimeMillis).toISOString();
