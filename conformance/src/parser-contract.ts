@@ -104,6 +104,13 @@ export const parserContract = (name: string, parser: DocumentParserService) =>
       }
     });
 
+    it("refuses a page whose elements' depths add up past the document limit", () => {
+      // 400 chains 200 deep: 80,400 elements, each depth allowed, but 8 million ancestor links.
+      const chains = `${"<div>".repeat(200)}${"</div>".repeat(200)}`.repeat(400);
+      const result = Effect.runSync(Effect.either(parser.parse(`<html><body>${chains}</body></html>`, pageUrl)));
+      expect(result._tag === "Left" && result.left.message).to.contain("too deeply overall");
+    });
+
     it("refuses a page with more elements than the document limit, and parses one at the limits", () => {
       const flat = `<html><body>${"<i></i>".repeat(DOCUMENT_MAX_ELEMENTS)}</body></html>`;
       const result = Effect.runSync(Effect.either(parser.parse(flat, pageUrl)));

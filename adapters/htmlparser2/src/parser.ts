@@ -1,6 +1,8 @@
 import {
   DocumentParser,
   type DocumentElement,
+  DocumentBudget,
+  type DocumentLimit,
   type DocumentLimits,
   type DocumentParserService,
   documentBaseUrl,
@@ -38,7 +40,7 @@ const wrapDocument = (document: Document): DocumentElement => ({
 });
 
 class OverLimits extends Error {
-  constructor(readonly limit: "depth" | "elements") {
+  constructor(readonly limit: DocumentLimit) {
     super(limit);
   }
 }
@@ -48,16 +50,17 @@ class OverLimits extends Error {
  * grows with depth × size, so the check must run while parsing, not on the finished tree.
  */
 class BoundedDomHandler extends DomHandler {
-  private elements = 0;
+  private readonly budget: DocumentBudget;
 
-  constructor(private readonly limits: DocumentLimits) {
+  constructor(limits: DocumentLimits) {
     super(undefined, { decodeEntities: true } as ConstructorParameters<typeof DomHandler>[1]);
+    this.budget = new DocumentBudget(limits);
   }
 
   override onopentag(name: string, attribs: Record<string, string>): void {
-    if (++this.elements > this.limits.maxElements) throw new OverLimits("elements");
     // tagStack holds the root document too: its length is the new element's depth.
-    if (this.tagStack.length > this.limits.maxDepth) throw new OverLimits("depth");
+    const over = this.budget.open(this.tagStack.length);
+    if (over) throw new OverLimits(over);
     super.onopentag(name, attribs);
   }
 }

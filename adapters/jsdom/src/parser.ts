@@ -3,8 +3,9 @@ import {
   type DocumentElement,
   type DocumentParserService,
   documentBaseUrl,
+  DocumentBudget,
+  type DocumentLimit,
   documentLimitMessage,
-  documentLimits,
   normalizeWhitespace,
   ParseFailed,
   resolveReference,
@@ -38,17 +39,15 @@ const wrapDocument = (document: Document): DocumentElement => ({
  * page nested 200,000 deep, so the check runs before it, on htmlparser2's tokenizer: a pass that
  * builds nothing and stops at the first element past a limit.
  */
-const overLimits = (html: string): "depth" | "elements" | null => {
+const overLimits = (html: string): DocumentLimit | null => {
+  const budget = new DocumentBudget();
   let depth = 0;
-  let elements = 0;
-  let over: "depth" | "elements" | null = null;
+  let over: DocumentLimit | null = null;
   const parser = new Parser({
     onopentag: () => {
-      elements++;
       depth++;
       if (over) return;
-      if (elements > documentLimits.maxElements) over = "elements";
-      else if (depth > documentLimits.maxDepth) over = "depth";
+      over = budget.open(depth);
       if (over) parser.pause();
     },
     onclosetag: () => {
@@ -60,7 +59,7 @@ const overLimits = (html: string): "depth" | "elements" | null => {
 };
 
 class OverLimits extends Error {
-  constructor(readonly limit: "depth" | "elements") {
+  constructor(readonly limit: DocumentLimit) {
     super(limit);
   }
 }

@@ -19,7 +19,7 @@ export interface OwnerLimitsConfig {
 }
 
 export class OwnerLimits extends Context.Reference<OwnerLimits>()("@gleaner/core/OwnerLimits", {
-  defaultValue: (): OwnerLimitsConfig => ({ maxActiveRuns: 5, maxRunsPerHour: 60, maxDatasets: 100 }),
+  defaultValue: (): OwnerLimitsConfig => ({ maxActiveRuns: 10, maxRunsPerHour: 120, maxDatasets: 200 }),
 }) {}
 
 const hourMs = 60 * 60 * 1000;

@@ -35,9 +35,9 @@ const count = (max: number, fallback: number) =>
   Schema.optionalWith(Schema.NumberFromString.pipe(Schema.int(), Schema.between(1, max)), { default: () => fallback });
 const ReliabilityEnv = Schema.Struct({
   GLEANER_RUN_DEADLINE_MS: count(24 * 3600_000, 5 * 60_000),
-  GLEANER_OWNER_MAX_ACTIVE_RUNS: count(1_000_000, 5),
-  GLEANER_OWNER_MAX_RUNS_PER_HOUR: count(1_000_000, 60),
-  GLEANER_OWNER_MAX_DATASETS: count(1_000_000, 100),
+  GLEANER_OWNER_MAX_ACTIVE_RUNS: count(1_000_000, 10),
+  GLEANER_OWNER_MAX_RUNS_PER_HOUR: count(1_000_000, 120),
+  GLEANER_OWNER_MAX_DATASETS: count(1_000_000, 200),
 });
 
 export interface HostConfig {
