@@ -19,6 +19,8 @@ const host = await startHost({
     host: "127.0.0.1",
     logLevel: "silent",
     allowPrivateTargets: ["127.0.0.1/32"],
+    // A benchmark owner runs far more than a tenant may: lift the per-owner limits.
+    ownerLimits: { maxActiveRuns: 1_000, maxRunsPerHour: 1_000_000, maxDatasets: 1_000_000 },
     workerConcurrency: 1,
     parser,
   },

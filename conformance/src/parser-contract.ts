@@ -3,7 +3,12 @@
  * tests): selection in the CSS subset, text, attributes, excerpts and URL resolution, on the real
  * books.toscrape.com listing page.
  */
-import type { DocumentParserService, ParsedDocument } from "@gleaner/core";
+import {
+  DOCUMENT_MAX_DEPTH,
+  DOCUMENT_MAX_ELEMENTS,
+  type DocumentParserService,
+  type ParsedDocument,
+} from "@gleaner/core";
 import { expect } from "chai";
 import { Effect } from "effect";
 import { after, before, describe, it } from "mocha";
@@ -85,5 +90,34 @@ export const parserContract = (name: string, parser: DocumentParserService) =>
     it("fails with ParseFailed for an unusable page URL", () => {
       const result = Effect.runSync(Effect.either(parser.parse("<p>x</p>", "not a url")));
       expect(result._tag).to.equal("Left");
+    });
+
+    it("refuses a page nested deeper than the document limit with limit_exceeded, quickly", () => {
+      // 200,000 levels took htmlparser2 + css-select a minute on the thread serving the API.
+      const depth = 200_000;
+      const html = `<html><body>${"<div>".repeat(depth)}x${"</div>".repeat(depth)}</body></html>`;
+      const result = Effect.runSync(Effect.either(parser.parse(html, pageUrl)));
+      expect(result._tag).to.equal("Left");
+      if (result._tag === "Left") {
+        expect(result.left.reason).to.equal("limit_exceeded");
+        expect(result.left.message).to.contain(`more than ${DOCUMENT_MAX_DEPTH} levels deep`);
+      }
+    });
+
+    it("refuses a page whose elements' depths add up past the document limit", () => {
+      // 400 chains 200 deep: 80,400 elements, each depth allowed, but 8 million ancestor links.
+      const chains = `${"<div>".repeat(200)}${"</div>".repeat(200)}`.repeat(400);
+      const result = Effect.runSync(Effect.either(parser.parse(`<html><body>${chains}</body></html>`, pageUrl)));
+      expect(result._tag === "Left" && result.left.message).to.contain("too deeply overall");
+    });
+
+    it("refuses a page with more elements than the document limit, and parses one at the limits", () => {
+      const flat = `<html><body>${"<i></i>".repeat(DOCUMENT_MAX_ELEMENTS)}</body></html>`;
+      const result = Effect.runSync(Effect.either(parser.parse(flat, pageUrl)));
+      expect(result._tag === "Left" && result.left.reason).to.equal("limit_exceeded");
+      const deep = DOCUMENT_MAX_DEPTH - 3; // html, body and the p inside count too
+      const fits = parse(`<html><body>${"<div>".repeat(deep)}<p>x</p>${"</div>".repeat(deep)}</body></html>`);
+      expect(fits.root.select("div p")).to.have.length(1);
+      fits.dispose();
     });
   });

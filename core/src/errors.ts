@@ -93,12 +93,30 @@ export class NotReady extends Schema.TaggedError<NotReady>()("NotReady", {
   readonly code = "not_ready";
 }
 
-/** A storage or infrastructure failure: the request may be retried; nothing was half-written. */
+/**
+ * A storage or infrastructure failure: the request may be retried; nothing was half-written.
+ * `unavailable` marks the database as unreachable right now (connection refused or dropped, server
+ * shutting down): clients get 503 `storage_unavailable` and should retry; anything else is a 500.
+ */
 export class StorageFailure extends Schema.TaggedError<StorageFailure>()("StorageFailure", {
   message: Schema.String,
   cause: Schema.optional(Schema.Unknown),
+  unavailable: Schema.optionalWith(Schema.Boolean, { default: () => false }),
 }) {
-  readonly code = "internal_error";
+  get code(): "storage_unavailable" | "internal_error" {
+    return this.unavailable ? "storage_unavailable" : "internal_error";
+  }
+}
+
+/** A failure meaning the database is unreachable now (retry later), as opposed to a fault. */
+export const isStorageUnavailable = (error: unknown): boolean => error instanceof StorageFailure && error.unavailable;
+
+/** Per-owner limits (concurrent runs, runs per hour, datasets): 429 with Retry-After. */
+export class RateLimited extends Schema.TaggedError<RateLimited>()("RateLimited", {
+  message: Schema.String,
+  retryAfterSeconds: Schema.Number,
+}) {
+  readonly code = "rate_limited";
 }
 
 export type ApiError =
@@ -111,7 +129,8 @@ export type ApiError =
   | QueueUnavailable
   | ResearchUnavailable
   | NotReady
-  | StorageFailure;
+  | StorageFailure
+  | RateLimited;
 
 /** Every error code the API can answer with, for the OpenAPI document and clients. */
 export const errorCodes = [
@@ -131,6 +150,8 @@ export const errorCodes = [
   "validation_error",
   "internal_error",
   "queue_unavailable",
+  "storage_unavailable",
+  "rate_limited",
   "payload_too_large",
   "unsupported_media_type",
   "method_not_allowed",

@@ -31,6 +31,7 @@ export * from "./engine/execute.js";
 export * from "./engine/worker.js";
 export * from "./diagnostics/index.js";
 export * from "./usecases/run-insights.js";
+export * from "./usecases/owner-limits.js";
 export * from "./usecases/runs.js";
 export * from "./usecases/rows.js";
 export * from "./usecases/row-edit.js";

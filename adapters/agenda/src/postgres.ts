@@ -7,7 +7,7 @@ import {
 import { createHash } from "node:crypto";
 import pg from "pg";
 import type { AgendaPostgresConfig } from "./config.js";
-import { routineJob } from "./job-names.js";
+import { routineJob, runJob } from "./job-names.js";
 
 const identifier = /^[a-z_][a-z0-9_]{0,47}$/;
 
@@ -32,6 +32,7 @@ const schemaLockKey = (schema: string): string =>
 export interface PreparedPostgres {
   readonly backend: PostgresBackend;
   readonly close: () => Promise<void>;
+  readonly waitingRuns: (ownerId: string) => Promise<number>;
 }
 
 /**
@@ -42,6 +43,8 @@ export interface PreparedPostgres {
  */
 const ensureSchema = async (pool: pg.Pool, schema: string, table: string): Promise<void> => {
   const client = await pool.connect();
+  const dropped = (): void => undefined; // the next statement fails and reports it
+  client.on("error", dropped);
   try {
     await client.query("begin");
     await client.query("select pg_advisory_xact_lock($1::bigint)", [schemaLockKey(schema)]);
@@ -58,6 +61,7 @@ const ensureSchema = async (pool: pg.Pool, schema: string, table: string): Promi
     await client.query("rollback").catch(() => undefined);
     throw error;
   } finally {
+    client.off("error", dropped);
     client.release();
   }
 };
@@ -92,5 +96,12 @@ export const preparePostgres = async (config: AgendaPostgresConfig): Promise<Pre
     channelName: `gleaner_agenda_${createHash("sha256").update(`${schema}.${table}`).digest("hex").slice(0, 16)}`,
     ensureSchema: false,
   });
-  return { backend, close: () => pool.end() };
+  const waitingRuns = async (ownerId: string): Promise<number> => {
+    const result = await pool.query<{ n: number }>(
+      `select count(*)::int as n from "${table}" where name = $1 and locked_at is null and data->>'ownerId' = $2`,
+      [runJob, ownerId],
+    );
+    return result.rows[0]?.n ?? 0;
+  };
+  return { backend, close: () => pool.end(), waitingRuns };
 };

@@ -24,9 +24,19 @@ const unavailable = (cause: unknown) =>
     message: `The run queue cannot take the run now (${cause instanceof Error ? cause.message : String(cause)}); try again shortly.`,
   });
 
+/** The due time every owned run job shares (see enqueueFairly): long past, so always due. */
+const fairDueAt = new Date(Date.UTC(2000, 0, 1));
+
 const isUniqueViolation = (error: unknown) => (error as { code?: string } | null)?.code === "23505";
 
-const prepare = (config: AgendaQueueConfig): Promise<{ backend: AgendaBackend; close: () => Promise<void> }> =>
+interface Prepared {
+  readonly backend: AgendaBackend;
+  readonly close: () => Promise<void>;
+  /** Run jobs of the owner not yet taken by a worker (fair scheduling); absent: FIFO. */
+  readonly waitingRuns?: (ownerId: string) => Promise<number>;
+}
+
+const prepare = (config: AgendaQueueConfig): Promise<Prepared> =>
   config.backend === "postgres" ? preparePostgres(config) : prepareMongo(config);
 
 /**
@@ -113,6 +123,20 @@ export const AgendaRunQueueLive = (config: AgendaQueueConfig): Layer.Layer<RunQu
         }
       };
 
+      // Fair across owners: run jobs share one fixed due time, so Agenda's order (nextRunAt, then
+      // priority) is the priority alone, and a job's priority is minus the number of its owner's
+      // jobs already waiting. Owners are then served in turn: another owner's first job ranks with
+      // a busy owner's first, ahead of its second. Jobs without an owner keep first come first served.
+      const enqueueFairly = async (job: RunJob) => {
+        const data = { runId: job.runId, datasetId: job.datasetId, ...(job.kind ? { kind: job.kind } : {}) };
+        if (!job.ownerId) return void (await agenda.now(runJob, data));
+        const waiting = (await prepared.waitingRuns?.(job.ownerId).catch(() => 0)) ?? 0;
+        const created = agenda.create(runJob, { ...data, ownerId: job.ownerId });
+        created.schedule(fairDueAt);
+        created.priority(-Math.min(waiting, 1_000_000));
+        await created.save();
+      };
+
       const setRoutineOnce = async (routine: Routine) => {
         const job = agenda.create(routineJob, { ...routine });
         job.repeatEvery(routine.cron, { timezone: "UTC", skipImmediate: true });
@@ -123,12 +147,7 @@ export const AgendaRunQueueLive = (config: AgendaQueueConfig): Layer.Layer<RunQu
       const service: RunQueueService = {
         enqueue: (job) =>
           Effect.tryPromise({
-            try: () =>
-              agenda.now(runJob, {
-                runId: job.runId,
-                datasetId: job.datasetId,
-                ...(job.kind ? { kind: job.kind } : {}),
-              }),
+            try: () => enqueueFairly(job),
             catch: unavailable,
           }).pipe(
             Effect.timeoutFail({ duration: Duration.seconds(10), onTimeout: () => unavailable("enqueue timed out") }),
@@ -150,6 +169,7 @@ export const AgendaRunQueueLive = (config: AgendaQueueConfig): Layer.Layer<RunQu
                   runId: data.runId as RunId,
                   datasetId: data.datasetId as DatasetId,
                   ...(data.kind === "research" ? { kind: "research" as const } : {}),
+                  ...(typeof data.ownerId === "string" ? { ownerId: data.ownerId as OwnerId } : {}),
                 };
                 await keepLocked(job, () =>
                   Runtime.runPromise(runtime)(Effect.uninterruptible(handler(runJobData, redelivered))),

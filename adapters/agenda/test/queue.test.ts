@@ -18,10 +18,11 @@ await whenPostgresReachable("@gleaner/agenda on PostgreSQL", (url) => {
     const schema = freshName("gl_agenda_");
     const table = `${schema}.agenda_jobs`;
     // Polling every 30 s: a job picked up within a second arrived through LISTEN/NOTIFY.
-    const layer = (tuning: { lockLifetimeMs?: number; staleTickMs?: number } = {}) =>
+    type Tuning = { lockLifetimeMs?: number; staleTickMs?: number; processEvery?: number };
+    const layer = (tuning: Tuning = {}) =>
       AgendaRunQueueLive({ backend: "postgres", url, schema, processEvery: "30 seconds", ...tuning });
     const opened: Built[] = [];
-    const open = async (tuning?: { lockLifetimeMs?: number; staleTickMs?: number }) => {
+    const open = async (tuning?: Tuning) => {
       const built = await build(layer(tuning));
       opened.push(built);
       return built;
@@ -73,6 +74,22 @@ await whenPostgresReachable("@gleaner/agenda on PostgreSQL", (url) => {
       await stop();
       expect(seen.find((j) => j.runId === research.runId)).to.deep.equal(research);
       expect(seen.find((j) => j.runId === plain.runId)).to.deep.equal(plain);
+    });
+
+    it("serves owners in turn: one owner's 20 waiting runs do not hold back another owner's run", async () => {
+      const producer = await open();
+      const owned = (owner: string): RunJob => ({ ...runJob(), ownerId: owner as OwnerId });
+      const burst = Array.from({ length: 20 }, () => owned("11111111-1111-4111-8111-111111111111"));
+      const other = owned("22222222-2222-4222-8222-222222222222");
+      for (const job of [...burst, other]) await Effect.runPromise(producer.queue.enqueue(job));
+      // One job locked per scan (lockLimit = concurrency): scan often so the burst drains quickly.
+      const worker = await open({ processEvery: 100 });
+      const order: string[] = [];
+      const stop = await worker.scoped(worker.queue.consume(1, (job) => Effect.sync(() => void order.push(job.runId))));
+      await until("every job to be handled", () => order.length === 21, 30_000);
+      await stop();
+      expect(order.indexOf(other.runId), "the other owner's run is served second").to.equal(1);
+      expect(order.filter((id) => id !== other.runId)).to.deep.equal(burst.map((j) => j.runId));
     });
 
     it("redelivers a job whose worker died mid-run, flagged as a redelivery", async () => {

@@ -1,1 +1,1 @@
-export { Htmlparser2ParserLive, parseWithHtmlparser2 } from "./parser.js";
+export { boundedHtmlparser2, Htmlparser2ParserLive, parseWithHtmlparser2 } from "./parser.js";

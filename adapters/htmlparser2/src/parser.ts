@@ -1,8 +1,13 @@
 import {
   DocumentParser,
   type DocumentElement,
+  DocumentBudget,
+  type DocumentLimit,
+  type DocumentLimits,
   type DocumentParserService,
   documentBaseUrl,
+  documentLimitMessage,
+  documentLimits,
   normalizeWhitespace,
   ParseFailed,
   resolveReference,
@@ -10,10 +15,10 @@ import {
 } from "@gleaner/core";
 import { selectAll, selectOne } from "css-select";
 import render from "dom-serializer";
-import { type AnyNode, type Document, type Element, isTag } from "domhandler";
+import { type AnyNode, type Document, DomHandler, type Element, isTag } from "domhandler";
 import { getAttributeValue, textContent } from "domutils";
 import { Effect, Layer } from "effect";
-import { parseDocument } from "htmlparser2";
+import { Parser } from "htmlparser2";
 
 /**
  * css-select treats selectors as relative to the element they run on (its `relativeSelector`
@@ -34,26 +39,68 @@ const wrapDocument = (document: Document): DocumentElement => ({
   excerpt: (maxBytes) => utf8Excerpt(render(document.children.filter(isTag), { encodeEntities: "utf8" }), maxBytes),
 });
 
-/** htmlparser2 builds a plain node tree: no scripts, no resources, nothing to close. */
-export const parseWithHtmlparser2: DocumentParserService["parse"] = (html, url) =>
-  Effect.try({
-    try: () => {
-      new URL(url); // a parser without a base URL could resolve no link
-      const document = parseDocument(html, { decodeEntities: true });
-      const base = selectOne<AnyNode, Element>("base[href]", document);
-      const baseUrl = documentBaseUrl(url, base ? (getAttributeValue(base, "href") ?? null) : null);
-      return {
-        root: wrapDocument(document),
-        baseUrl,
-        resolveUrl: (reference: string) => resolveReference(baseUrl, reference),
-        dispose: () => {},
-      };
-    },
-    catch: (error) =>
-      new ParseFailed({
-        message: `htmlparser2 could not parse the page: ${error instanceof Error ? error.message : String(error)}`,
-      }),
-  });
+class OverLimits extends Error {
+  constructor(readonly limit: DocumentLimit) {
+    super(limit);
+  }
+}
+
+/**
+ * DomHandler that stops the parse at the first element past the limits: htmlparser2's own cost
+ * grows with depth × size, so the check must run while parsing, not on the finished tree.
+ */
+class BoundedDomHandler extends DomHandler {
+  private readonly budget: DocumentBudget;
+
+  constructor(limits: DocumentLimits) {
+    super(undefined, { decodeEntities: true } as ConstructorParameters<typeof DomHandler>[1]);
+    this.budget = new DocumentBudget(limits);
+  }
+
+  override onopentag(name: string, attribs: Record<string, string>): void {
+    // tagStack holds the root document too: its length is the new element's depth.
+    const over = this.budget.open(this.tagStack.length);
+    if (over) throw new OverLimits(over);
+    super.onopentag(name, attribs);
+  }
+}
+
+const parseBounded = (html: string, limits: DocumentLimits): Document => {
+  const handler = new BoundedDomHandler(limits);
+  new Parser(handler, { decodeEntities: true }).end(html);
+  return handler.root;
+};
+
+/**
+ * htmlparser2 builds a plain node tree: no scripts, no resources, nothing to close. A page over
+ * `limits` fails with `limit_exceeded` as soon as the parse reaches the offending element.
+ */
+export const boundedHtmlparser2 =
+  (limits: DocumentLimits): DocumentParserService["parse"] =>
+  (html, url) =>
+    Effect.try({
+      try: () => {
+        new URL(url); // a parser without a base URL could resolve no link
+        const document = parseBounded(html, limits);
+        const base = selectOne<AnyNode, Element>("base[href]", document);
+        const baseUrl = documentBaseUrl(url, base ? (getAttributeValue(base, "href") ?? null) : null);
+        return {
+          root: wrapDocument(document),
+          baseUrl,
+          resolveUrl: (reference: string) => resolveReference(baseUrl, reference),
+          dispose: () => {},
+        };
+      },
+      catch: (error) =>
+        error instanceof OverLimits
+          ? new ParseFailed({ message: documentLimitMessage(error.limit, limits), reason: "limit_exceeded" })
+          : new ParseFailed({
+              message: `htmlparser2 could not parse the page: ${error instanceof Error ? error.message : String(error)}`,
+            }),
+    });
+
+/** The parser with core's document limits (reading/document-limits.ts). */
+export const parseWithHtmlparser2: DocumentParserService["parse"] = boundedHtmlparser2(documentLimits);
 
 export const Htmlparser2ParserLive: Layer.Layer<DocumentParser> = Layer.succeed(DocumentParser, {
   parse: parseWithHtmlparser2,

@@ -3,12 +3,16 @@ import {
   type DocumentElement,
   type DocumentParserService,
   documentBaseUrl,
+  DocumentBudget,
+  type DocumentLimit,
+  documentLimitMessage,
   normalizeWhitespace,
   ParseFailed,
   resolveReference,
   utf8Excerpt,
 } from "@gleaner/core";
 import { Effect, Layer } from "effect";
+import { Parser } from "htmlparser2";
 import { JSDOM, VirtualConsole } from "jsdom";
 
 /**
@@ -31,6 +35,36 @@ const wrapDocument = (document: Document): DocumentElement => ({
 });
 
 /**
+ * The first of core's document limits the page exceeds, or null. jsdom (parse5) takes minutes on a
+ * page nested 200,000 deep, so the check runs before it, on htmlparser2's tokenizer: a pass that
+ * builds nothing and stops at the first element past a limit.
+ */
+const overLimits = (html: string): DocumentLimit | null => {
+  const budget = new DocumentBudget();
+  let depth = 0;
+  let over: DocumentLimit | null = null;
+  const parser = new Parser({
+    onopentag: () => {
+      depth++;
+      if (over) return;
+      over = budget.open(depth);
+      if (over) parser.pause();
+    },
+    onclosetag: () => {
+      depth--;
+    },
+  });
+  parser.end(html);
+  return over;
+};
+
+class OverLimits extends Error {
+  constructor(readonly limit: DocumentLimit) {
+    super(limit);
+  }
+}
+
+/**
  * Scripts never run and no subresource (images, stylesheets, frames) is fetched: jsdom's defaults,
  * kept explicit by not passing `runScripts` or `resources`. The virtual console drops jsdom's CSS and
  * script warnings, which say nothing about the page's data.
@@ -38,6 +72,8 @@ const wrapDocument = (document: Document): DocumentElement => ({
 export const parseWithJsdom: DocumentParserService["parse"] = (html, url) =>
   Effect.try({
     try: () => {
+      const over = overLimits(html);
+      if (over) throw new OverLimits(over);
       const dom = new JSDOM(html, { url, contentType: "text/html", virtualConsole: new VirtualConsole() });
       const { document } = dom.window;
       const baseUrl = documentBaseUrl(url, document.querySelector("base[href]")?.getAttribute("href") ?? null);
@@ -50,9 +86,11 @@ export const parseWithJsdom: DocumentParserService["parse"] = (html, url) =>
       };
     },
     catch: (error) =>
-      new ParseFailed({
-        message: `jsdom could not parse the page: ${error instanceof Error ? error.message : String(error)}`,
-      }),
+      error instanceof OverLimits
+        ? new ParseFailed({ message: documentLimitMessage(error.limit), reason: "limit_exceeded" })
+        : new ParseFailed({
+            message: `jsdom could not parse the page: ${error instanceof Error ? error.message : String(error)}`,
+          }),
   });
 
 export const JsdomParserLive: Layer.Layer<DocumentParser> = Layer.succeed(DocumentParser, { parse: parseWithJsdom });

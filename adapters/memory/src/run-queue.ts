@@ -1,5 +1,6 @@
-import { nextOccurrence, QueueUnavailable, type Routine, type RoutineTick, RunQueue, type RunJob } from "@gleaner/core";
+import { nextOccurrence, QueueUnavailable, type Routine, type RoutineTick, RunQueue } from "@gleaner/core";
 import { Clock, Effect, Fiber, Layer, Queue, type Scope } from "effect";
+import { FairJobs } from "./fair-jobs.js";
 
 export interface MemoryRunQueueOptions {
   /** Jobs waiting at most; beyond it enqueue answers QueueUnavailable (HTTP 503). */
@@ -7,14 +8,18 @@ export interface MemoryRunQueueOptions {
 }
 
 /**
- * Run jobs in process. Nothing survives the process, which is why the memory profile is for
+ * Run jobs in process, served fairly across owners (fair-jobs.ts). Nothing survives the process, which is why the memory profile is for
  * development and embedding; @gleaner/agenda is the durable queue.
  */
 export const MemoryRunQueueLive = (options: MemoryRunQueueOptions = {}): Layer.Layer<RunQueue> =>
   Layer.scoped(
     RunQueue,
     Effect.gen(function* () {
-      const jobs = yield* Effect.acquireRelease(Queue.dropping<RunJob>(options.capacity ?? 10_000), Queue.shutdown);
+      const capacity = options.capacity ?? 10_000;
+      // The jobs wait in owner turns (FairJobs); the Effect queue holds one ticket per waiting
+      // job, so consumers block on it and shutting it down stops them.
+      const waiting = new FairJobs();
+      const tickets = yield* Effect.acquireRelease(Queue.unbounded<true>(), Queue.shutdown);
       const routines = new Map<string, Routine>();
       const timers = new Map<string, Fiber.RuntimeFiber<void>>();
       let firing: { scope: Scope.Scope; handler: (tick: RoutineTick) => Effect.Effect<void> } | null = null;
@@ -41,7 +46,14 @@ export const MemoryRunQueueLive = (options: MemoryRunQueueOptions = {}): Layer.L
 
       return {
         enqueue: (job) =>
-          Queue.offer(jobs, job).pipe(
+          Effect.suspend(() => {
+            if (waiting.size >= capacity) return Effect.succeed(false);
+            return Queue.offer(tickets, true).pipe(
+              Effect.tap((accepted) => {
+                if (accepted) waiting.push(job);
+              }),
+            );
+          }).pipe(
             Effect.catchAllCause(() => Effect.succeed(false)),
             Effect.flatMap((accepted) =>
               accepted
@@ -55,8 +67,11 @@ export const MemoryRunQueueLive = (options: MemoryRunQueueOptions = {}): Layer.L
           Effect.gen(function* () {
             // Each loop takes a job and handles it uninterruptibly, so closing the scope waits for
             // runs in flight and interrupts only loops that are waiting for work.
-            const loop = Queue.take(jobs).pipe(
-              Effect.flatMap((job) => Effect.uninterruptible(handler(job, false))),
+            const loop = Queue.take(tickets).pipe(
+              Effect.flatMap(() => {
+                const job = waiting.take();
+                return job ? Effect.uninterruptible(handler(job, false)) : Effect.void;
+              }),
               Effect.forever,
             );
             for (let i = 0; i < concurrency; i++) yield* Effect.forkScoped(loop);

@@ -90,6 +90,18 @@ export const makeMemoryRuns = (state: MemoryState): RunStorage => ({
       return run;
     }),
   acceptRun: (acceptance) => Effect.sync(() => accept(state, acceptance)),
+  ownerActivity: (ownerId, since) =>
+    Effect.sync(() => {
+      const runs = [...state.runs.values()].filter((r) => r.ownerId === ownerId);
+      const recent = runs.filter((r) => r.queuedAt >= since).map((r) => r.queuedAt);
+      return {
+        datasets: [...state.datasets.values()].filter((d) => d.ownerId === ownerId).length,
+        activeRuns: runs.filter((r) => r.status === "queued" || r.status === "running").length,
+        runsSince: recent.length,
+        oldestRunSince: recent.length === 0 ? null : recent.reduce((a, b) => (a < b ? a : b)),
+      };
+    }),
+
   getRunEvidence: (runId) => Effect.sync(() => Option.fromNullable(state.evidence.get(runId))),
   saveTraceProgress: (runId, trace) =>
     Effect.sync(() => {

@@ -84,6 +84,21 @@ export const makeRunMethods = (mongo: Mongo): RunStorage => {
             return doc ? Option.some(doc.trace) : Option.none();
           }),
 
+    ownerActivity: (ownerId, since) =>
+      !isUuid(ownerId)
+        ? Effect.succeed({ datasets: 0, activeRuns: 0, runsSince: 0, oldestRunSince: null })
+        : mongo.run("ownerActivity", async () => {
+            const owner = toUuid(ownerId);
+            const recent = { ownerId: owner, queuedAt: { $gte: toDate(since) } };
+            const [datasets, activeRuns, runsSince, oldest] = await Promise.all([
+              mongo.collections.datasets.countDocuments({ ownerId: owner }),
+              runs.countDocuments({ ownerId: owner, active: true }),
+              runs.countDocuments(recent),
+              runs.find(recent).sort({ queuedAt: 1 }).limit(1).next(),
+            ]);
+            return { datasets, activeRuns, runsSince, oldestRunSince: oldest ? oldest.queuedAt.toISOString() : null };
+          }),
+
     getRunEvidence: (runId) =>
       !isUuid(runId)
         ? Effect.succeed(Option.none())

@@ -18,6 +18,32 @@ export interface Db extends Sql {
   readonly transaction: <A, E>(work: (tx: Sql) => Effect.Effect<A, E>) => Effect.Effect<A, E | StorageFailure>;
 }
 
+/**
+ * SQLSTATE classes and codes that mean "the server is not there for us right now": connection
+ * exceptions (08), operator intervention (57P01 terminated by administrator, 57P02 crash shutdown,
+ * 57P03 cannot connect now), too many connections (53300), and a database closed to connections
+ * (55000 is a generic code, so its message is what tells), besides socket errors and pg's own words.
+ */
+const unavailableCodes = new Set(["57P01", "57P02", "57P03", "53300", "53400"]);
+const unavailableSocketCodes = new Set([
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "ETIMEDOUT",
+  "EPIPE",
+  "ENOTFOUND",
+  "EHOSTUNREACH",
+]);
+const unavailableMessage =
+  /Connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error|not currently accepting connections|the database system is (starting up|shutting down|in recovery mode)|Client was closed/i;
+
+/** Whether a driver error means the database is unreachable now (503) rather than a fault (500). */
+export const isUnavailable = (cause: unknown): boolean => {
+  const error = cause as { code?: unknown; message?: unknown } | null | undefined;
+  const code = typeof error?.code === "string" ? error.code : "";
+  if (code.startsWith("08") || unavailableCodes.has(code) || unavailableSocketCodes.has(code)) return true;
+  return typeof error?.message === "string" && unavailableMessage.test(error.message);
+};
+
 /** Driver errors become StorageFailure with the driver error kept as `cause` (hosts never show it). */
 export const storageFailure =
   (operation: string) =>
@@ -25,6 +51,7 @@ export const storageFailure =
     new StorageFailure({
       message: `PostgreSQL: ${operation} failed: ${cause instanceof Error ? cause.message : String(cause)}`,
       cause,
+      unavailable: isUnavailable(cause),
     });
 
 const sqlOf = (client: pg.Pool | pg.PoolClient): Sql => ({
@@ -38,11 +65,23 @@ const sqlOf = (client: pg.Pool | pg.PoolClient): Sql => ({
 /** "insert into rows" from a statement, to say which one failed without echoing parameters. */
 const firstWords = (text: string): string => text.trim().split(/\s+/).slice(0, 3).join(" ");
 
+const ignoreDropped = (): void => undefined;
+
 export const makeDb = (pool: pg.Pool): Db => ({
   ...sqlOf(pool),
   transaction: <A, E>(work: (tx: Sql) => Effect.Effect<A, E>) =>
     Effect.acquireUseRelease(
-      Effect.tryPromise({ try: () => pool.connect(), catch: storageFailure("connect") }),
+      Effect.tryPromise({
+        try: async () => {
+          const client = await pool.connect();
+          // A checked-out connection the server drops between two statements emits "error" on the
+          // client (the pool listens only while it is idle); unheard, that ends the process. The
+          // next statement then fails and the release below discards the connection.
+          client.on("error", ignoreDropped);
+          return client;
+        },
+        catch: storageFailure("connect"),
+      }),
       (client) => {
         const tx = sqlOf(client);
         return tx.query("begin").pipe(
@@ -52,11 +91,17 @@ export const makeDb = (pool: pg.Pool): Db => ({
       },
       (client, exit) =>
         Effect.promise(async () => {
-          if (Exit.isSuccess(exit)) return client.release();
+          // The listener goes only once the connection is back in the pool (which listens while it
+          // is idle): pg emits "error" for a drop during ROLLBACK too. A discarded one keeps it.
+          if (Exit.isSuccess(exit)) {
+            client.off("error", ignoreDropped);
+            return client.release();
+          }
           // After a failed statement or commit the transaction is aborted; ROLLBACK ends it. If even
           // that fails the connection is suspect: release it with the error so the pool discards it.
           try {
             await client.query("rollback");
+            client.off("error", ignoreDropped);
             client.release();
           } catch (error) {
             client.release(error instanceof Error ? error : new Error(String(error)));

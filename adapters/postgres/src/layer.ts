@@ -54,8 +54,11 @@ export const PostgresStoreLive = (config: PostgresConfig): Layer.Layer<Storage |
         (pool) => Effect.promise(() => pool.end()),
       );
       // An idle connection dropped by the server emits "error" on the pool; unhandled it would
-      // crash the process. The pool discards that connection and the next query reconnects.
-      pool.on("error", () => undefined);
+      // crash the process. The pool discards that connection and the next query reconnects; the
+      // log names the cause so an operator sees why requests answered 503 meanwhile.
+      pool.on("error", (error) => {
+        Effect.runFork(Effect.logWarning(`PostgreSQL: an idle connection was lost: ${error.message}`));
+      });
       yield* Effect.tryPromise({
         try: async () => applyMigrations(pool, schema, await loadMigrations()),
         catch: storageFailure(`migrating ${describeTarget(config.url)} (schema ${schema})`),

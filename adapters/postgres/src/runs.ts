@@ -59,6 +59,28 @@ export const makeRunMethods = (db: Db): RunStorage => ({
 
   acceptRun: (acceptance) => acceptRun(db, acceptance),
 
+  // runs_owner_recent (migration 0002) serves both run counts; datasets_owner_newest the other.
+  ownerActivity: (ownerId, since) =>
+    !isUuid(ownerId)
+      ? Effect.succeed({ datasets: 0, activeRuns: 0, runsSince: 0, oldestRunSince: null })
+      : db
+          .query<{ datasets: number; active: number; recent: number; oldest: Date | null }>(
+            `select (select count(*)::int from datasets where owner_id = $1) as datasets,
+                    count(*) filter (where status in ('queued', 'running'))::int as active,
+                    count(*) filter (where queued_at >= $2)::int as recent,
+                    min(queued_at) filter (where queued_at >= $2) as oldest
+               from runs where owner_id = $1 and (status in ('queued', 'running') or queued_at >= $2)`,
+            [ownerId, since],
+          )
+          .pipe(
+            Effect.map(([row]) => ({
+              datasets: row?.datasets ?? 0,
+              activeRuns: row?.active ?? 0,
+              runsSince: row?.recent ?? 0,
+              oldestRunSince: row?.oldest ? row.oldest.toISOString() : null,
+            })),
+          ),
+
   getRunEvidence: (runId) =>
     !isUuid(runId)
       ? Effect.succeed(Option.none())

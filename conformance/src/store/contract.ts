@@ -2,7 +2,7 @@ import { Credits, type OwnerId, type RevisionId, Storage, type StorageService } 
 import { expect } from "chai";
 import { Effect, Either, type Layer, ManagedRuntime, Option } from "effect";
 import { after, before, describe, it } from "mocha";
-import { aDataset, anAcceptance, anEdit, anOwner, aQueuedRun } from "./fixtures.js";
+import { aDataset, anAcceptance, anEdit, anOwner, aQueuedRun, evidenceOf } from "./fixtures.js";
 
 export interface StoreUnderTest {
   readonly name: string;
@@ -108,6 +108,27 @@ export const storeContract = (store: StoreUnderTest): void => {
       for (const failure of results.filter(Either.isLeft)) {
         expect(failure.left).to.include({ _tag: "Conflict", code: "run_in_progress" });
       }
+    });
+
+    it("counts an owner's datasets, active runs and recent runs for the per-owner limits", async () => {
+      const owner = anOwner();
+      await run((s) => s.createOwner(owner));
+      const first = aDataset(owner.id);
+      const second = aDataset(owner.id);
+      await run((s) => s.insertDataset(first));
+      await run((s) => s.insertDataset(second));
+      const older = aQueuedRun(first, -7_200_000);
+      await run((s) => s.insertRun(older));
+      const claimed = Option.getOrThrow(await run((s) => s.claimRun(older.id, older.queuedAt, false)));
+      const finished = { ...claimed, status: "failed" as const, completedAt: older.queuedAt };
+      await run((s) => s.finishRun(finished, evidenceOf(finished)));
+      const recent = aQueuedRun(second, -60_000);
+      await run((s) => s.insertRun(recent));
+      const since = new Date(Date.parse(recent.queuedAt) - 3_600_000 + 60_000).toISOString();
+      const activity = await run((s) => s.ownerActivity(owner.id, since));
+      expect(activity).to.deep.equal({ datasets: 2, activeRuns: 1, runsSince: 1, oldestRunSince: recent.queuedAt });
+      const stranger = await run((s) => s.ownerActivity(anOwner().id, since));
+      expect(stranger).to.deep.equal({ datasets: 0, activeRuns: 0, runsSince: 0, oldestRunSince: null });
     });
 
     it("numbers the revisions of successive runs of one dataset gaplessly", async () => {

@@ -1,4 +1,5 @@
-import { Clock, Effect, Option } from "effect";
+import { Cause, Clock, Effect, Option } from "effect";
+import { isStorageUnavailable } from "../errors.js";
 import type { DocumentParser } from "../ports/document-parser.js";
 import type { Fetcher } from "../ports/fetcher.js";
 import type { RunJob } from "../ports/run-queue.js";
@@ -110,6 +111,8 @@ export const executeRun = Effect.fn("run.execute")(function* (job: RunJob, redel
     Effect.annotateLogs({ runId: run.id, datasetId: run.datasetId }),
     Effect.catchAllCause((cause) =>
       Effect.gen(function* () {
+        // The database is away: leave the run as it is; the worker retries the delivery (worker.ts).
+        if (Cause.failureOption(cause).pipe(Option.exists(isStorageUnavailable))) return yield* Effect.failCause(cause);
         yield* Effect.logError("run failed unexpectedly", cause);
         const error = "The run stopped on an internal error; nothing was written or charged.";
         yield* finishPhase(run, recorder, { status: "failed", checks: [], error, read: null, plan: emptyPlan });

@@ -1,5 +1,6 @@
 import { Clock, Effect } from "effect";
-import { DocumentParser } from "../ports/document-parser.js";
+import { DocumentParser, type ParseFailed } from "../ports/document-parser.js";
+import { originOnly } from "../reading/origin.js";
 import { Fetcher, type FetchedPage, type ReadFailed } from "../ports/fetcher.js";
 import type { DatasetColumn } from "../schema/column.js";
 import type { ObservationEntry } from "../schema/row.js";
@@ -33,6 +34,12 @@ export interface ReadOutcome {
 }
 
 const cap = (n: number) => Math.min(25, n);
+
+/** The read failure of a fetched page the parser refused (`limit_exceeded` or `invalid_content`). */
+const unparsable = (page: FetchedPage, error: ParseFailed | null): Pick<ReadFailed, "failure" | "message"> => ({
+  failure: { reason: error?.reason ?? "invalid_content", status: page.status, finalUrl: originOnly(page.finalUrl) },
+  message: error?.message ?? "the page could not be parsed",
+});
 
 /** The next page's URL, or null when pagination ends on this page. */
 const nextUrl = (
@@ -101,8 +108,12 @@ export const readSource = Effect.fn("run.read")(function* (
       startedAt: new Date(started).toISOString(),
       durationMs: Math.max(0, Math.round(finished - started)),
     };
-    if (result._tag === "Left") {
-      const error: ReadFailed = result.left;
+    // A page that fetched but cannot be parsed (over the document limits) fails its read alike.
+    const parsed =
+      result._tag === "Left" ? null : yield* Effect.either(parser.parse(result.right.body, result.right.finalUrl));
+    if (result._tag === "Left" || parsed?._tag === "Left") {
+      const error: Pick<ReadFailed, "failure" | "message"> =
+        result._tag === "Left" ? result.left : unparsable(result.right, parsed?._tag === "Left" ? parsed.left : null);
       const stepId = trace.add({
         phase: "read",
         status: "failed",
@@ -117,7 +128,8 @@ export const readSource = Effect.fn("run.read")(function* (
     const page = result.right;
     visited.add(page.finalUrl);
     const sha256 = yield* sha256Hex(page.body);
-    const document = yield* Effect.orDie(parser.parse(page.body, page.finalUrl));
+    if (parsed?._tag !== "Right") break; // narrowed above: a failed parse already ended the read
+    const document = parsed.right;
     try {
       const remaining = source.maxItems - records.length;
       const extracted = yield* trace.timed(

@@ -30,8 +30,15 @@ export interface ParsedDocument {
   readonly dispose: () => void;
 }
 
+/**
+ * The page could not be parsed. `reason` is the read failure it becomes: `limit_exceeded` for a
+ * page over reading/document-limits.ts, else `invalid_content`.
+ */
 export class ParseFailed extends Schema.TaggedError<ParseFailed>()("ParseFailed", {
   message: Schema.String,
+  reason: Schema.optionalWith(Schema.Literal("invalid_content", "limit_exceeded"), {
+    default: () => "invalid_content" as const,
+  }),
 }) {}
 
 export interface DocumentParserService {

@@ -9,6 +9,12 @@ export interface RunJob {
   readonly datasetId: DatasetId;
   /** `research` for a model-assisted run; absent means deterministic (jobs queued before research). */
   readonly kind?: RunKind;
+  /**
+   * The run's owner, for fair scheduling: a queue serves owners in turn rather than first come
+   * first served, so one owner's burst cannot delay everyone else. Absent on jobs enqueued before
+   * it existed; those share one turn.
+   */
+  readonly ownerId?: OwnerId;
 }
 
 /**

@@ -15,6 +15,14 @@ import type {
 import type { DatasetId, ObservationId, OwnerId, RevisionId, RowId, RunId } from "../schema/ids.js";
 import type { RowStatus, SourceObservation } from "../schema/row.js";
 
+export interface OwnerActivity {
+  readonly datasets: number;
+  readonly activeRuns: number;
+  readonly runsSince: number;
+  /** queuedAt of the oldest run counted in `runsSince`; null when there is none. */
+  readonly oldestRunSince: string | null;
+}
+
 /**
  * Durable state. Each method is one atomic unit of work: it either happens whole or not at all,
  * so an adapter never leaves half a dataset or half a run behind. Rules (validation, what a change
@@ -87,6 +95,11 @@ export interface StorageService {
    * next gapless per-dataset sequences, observations, evidence and the `succeeded` run.
    */
   readonly acceptRun: (acceptance: RunAcceptance) => Effect.Effect<AcceptanceOutcome, StorageFailure>;
+  /**
+   * What per-owner limits are checked against (usecases/owner-limits.ts): the owner's datasets,
+   * runs `queued` or `running`, and runs queued at or after `since` with the oldest of their queuedAt.
+   */
+  readonly ownerActivity: (ownerId: OwnerId, since: string) => Effect.Effect<OwnerActivity, StorageFailure>;
   readonly getRunEvidence: (runId: RunId) => Effect.Effect<Option.Option<RunEvidence>, StorageFailure>;
   /**
    * The trace of a run in flight, replaced as the run works (steps so far, the current one
@@ -182,6 +195,7 @@ export type RunStorage = Pick<
   | "claimRun"
   | "finishRun"
   | "acceptRun"
+  | "ownerActivity"
   | "getRunEvidence"
   | "getArtifact"
   | "saveTraceProgress"

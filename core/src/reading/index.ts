@@ -12,3 +12,4 @@ export * from "./read-attempts.js";
 export * from "./resolve-target.js";
 export * from "./robots-gate.js";
 export * from "./allowed-targets.js";
+export * from "./document-limits.js";

@@ -83,9 +83,7 @@ export class RobotsGate {
     const pending = this.loading.get(origin);
     if (pending) return pending;
     const loading = this.fetchRules(url, route).then(({ outcome, maxAgeMs }) => {
-      const rules = robotsRulesFrom(outcome);
-      this.cache.set(origin, rules, this.now(), maxAgeMs);
-      return rules;
+      return this.cache.set(origin, robotsRulesFrom(outcome), this.now(), maxAgeMs);
     });
     this.loading.set(origin, loading);
     return loading.finally(() => this.loading.delete(origin));

@@ -17,8 +17,20 @@ export const ROBOTS_MAX_REDIRECTS = 5;
 /** RFC 9309 asks parsers to read at least 500 KiB; anything beyond is ignored. */
 export const ROBOTS_MAX_BYTES = 500 * 1024;
 export const ROBOTS_MAX_AGE_MS = 24 * 60 * 60 * 1000;
-/** An unreachable robots.txt disallows everything; re-ask sooner so a recovered site is read again. */
+/**
+ * A failed robots.txt (5xx, unreachable) disallows everything, but is usually transient: it is kept
+ * 10 s after the first failure in a row, doubling with each further one up to 5 min, and forgotten
+ * on the first success, so one hiccup does not fail every run of the site for minutes.
+ */
+export const ROBOTS_FAILURE_FIRST_MAX_AGE_MS = 10 * 1000;
 export const ROBOTS_UNREACHABLE_MAX_AGE_MS = 5 * 60 * 1000;
+
+/** How long the `failures`-th failure in a row (1, 2, …) is kept. */
+export const robotsFailureMaxAgeMs = (failures: number): number =>
+  Math.min(
+    ROBOTS_UNREACHABLE_MAX_AGE_MS,
+    ROBOTS_FAILURE_FIRST_MAX_AGE_MS * 2 ** Math.max(0, Math.min(failures - 1, 16)),
+  );
 
 export type RobotsRules =
   | { readonly kind: "allow-all"; readonly why: string }
@@ -77,9 +89,14 @@ interface Entry {
   readonly expiresAt: number;
 }
 
-/** Rules per origin, each kept at most 24 h (less when the response said so or robots.txt was unreachable). */
+/**
+ * Rules per origin, each kept at most 24 h (less when the response said so); a failure only briefly,
+ * with backoff (robotsFailureMaxAgeMs).
+ */
 export class RobotsCache {
   private readonly entries = new Map<string, Entry>();
+  /** Failures in a row per origin; outlives the entries so the backoff grows. */
+  private readonly failures = new Map<string, number>();
 
   constructor(private readonly maxEntries = 10_000) {}
 
@@ -93,13 +110,35 @@ export class RobotsCache {
     return entry.rules;
   }
 
-  set(origin: string, rules: RobotsRules, now: number, maxAgeMs: number | null = null): void {
-    const cap = rules.kind === "disallow-all" ? ROBOTS_UNREACHABLE_MAX_AGE_MS : ROBOTS_MAX_AGE_MS;
-    const age = Math.min(cap, maxAgeMs ?? cap);
-    if (this.entries.size >= this.maxEntries && !this.entries.has(origin)) {
-      const oldest = this.entries.keys().next().value;
-      if (oldest !== undefined) this.entries.delete(oldest);
+  /**
+   * Stores the rules and returns them as stored: a failure's `why` then says it is transient and
+   * when robots.txt is asked again, which every read refused meanwhile reports.
+   */
+  set(origin: string, rules: RobotsRules, now: number, maxAgeMs: number | null = null): RobotsRules {
+    let stored = rules;
+    let age = Math.min(ROBOTS_MAX_AGE_MS, maxAgeMs ?? ROBOTS_MAX_AGE_MS);
+    if (rules.kind === "disallow-all") {
+      const failures = (this.failures.get(origin) ?? 0) + 1;
+      this.evictOldest(this.failures, origin);
+      this.failures.set(origin, failures);
+      age = robotsFailureMaxAgeMs(failures);
+      const again = new Date(now + age).toISOString();
+      stored = {
+        ...rules,
+        why: `${rules.why}; failure ${failures} in a row, robots.txt is asked again after ${again}`,
+      };
+    } else {
+      this.failures.delete(origin);
     }
-    this.entries.set(origin, { rules, expiresAt: now + age });
+    this.evictOldest(this.entries, origin);
+    this.entries.set(origin, { rules: stored, expiresAt: now + age });
+    return stored;
+  }
+
+  private evictOldest(map: Map<string, unknown>, origin: string): void {
+    if (map.size >= this.maxEntries && !map.has(origin)) {
+      const oldest = map.keys().next().value;
+      if (oldest !== undefined) map.delete(oldest);
+    }
   }
 }

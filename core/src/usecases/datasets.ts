@@ -3,6 +3,7 @@ import type { DatasetRecord, StoredDataset } from "../domain.js";
 import { decodeBody, decodeQuery } from "../decode.js";
 import { NotFound, ValidationError } from "../errors.js";
 import { Storage } from "../ports/storage.js";
+import { checkDatasetLimit } from "./owner-limits.js";
 import { decodeCursor, encodeCursor } from "../rules/cursor.js";
 import { createDatasetProblems, sourceTargetProblems } from "../rules/dataset-rules.js";
 import { AllowedTargets } from "../reading/allowed-targets.js";
@@ -66,6 +67,7 @@ export const createDataset = (ownerId: OwnerId, body: unknown) =>
       updatedAt: now,
       revision: 1,
     };
+    yield* checkDatasetLimit(ownerId);
     const storage = yield* Storage;
     yield* storage.insertDataset(record);
     return toDataset({ record, rowCount: 0, lastRun: null });

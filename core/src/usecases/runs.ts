@@ -13,6 +13,7 @@ import type { Run } from "../schema/run.js";
 import { nowIso } from "../time.js";
 import { findDataset } from "./datasets.js";
 import { QueryInt } from "../schema/query.js";
+import { checkRunLimits } from "./owner-limits.js";
 
 export const toRun = (r: RunRecord): Run => ({
   id: r.id,
@@ -67,6 +68,7 @@ export const createRun = (
     }
     const balance = yield* (yield* Credits).balance(ownerId);
     if (balance < 1) return yield* Effect.fail(new InsufficientCredits({ balance, required: 1 }));
+    yield* checkRunLimits(ownerId);
     const storage = yield* Storage;
     const run: RunRecord = {
       id: globalThis.crypto.randomUUID() as RunId,
@@ -85,7 +87,7 @@ export const createRun = (
     };
     yield* storage.insertRun(run);
     yield* (yield* RunQueue)
-      .enqueue({ runId: run.id, datasetId: run.datasetId, ...(kind === "research" ? { kind } : {}) })
+      .enqueue({ runId: run.id, datasetId: run.datasetId, ownerId, ...(kind === "research" ? { kind } : {}) })
       .pipe(
         Effect.tapError((error) =>
           Effect.gen(function* () {

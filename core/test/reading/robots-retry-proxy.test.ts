@@ -28,7 +28,7 @@ describe("reading: robots rules and cache", () => {
     ).to.equal("disallow-all");
     expect(robotsRulesFrom({ kind: "unreachable", why: "reset" }).kind).to.equal("disallow-all");
   });
-  it("caches at most 24 h, less when Cache-Control says so, 5 min for disallow-all", () => {
+  it("caches at most 24 h, less when Cache-Control says so", () => {
     const cache = new RobotsCache();
     const rules = file("");
     cache.set("https://a", rules, 0);
@@ -38,8 +38,26 @@ describe("reading: robots rules and cache", () => {
     expect(cache.get("https://b", 24 * 3600_000)).to.equal(null);
     cache.set("https://c", rules, 0, 60_000);
     expect(cache.get("https://c", 60_000)).to.equal(null);
-    cache.set("https://d", robotsRulesFrom({ kind: "unreachable", why: "x" }), 0);
+  });
+  it("keeps a failed robots.txt only briefly, backing off while it keeps failing, and says so", () => {
+    const cache = new RobotsCache();
+    const failed = robotsRulesFrom({ kind: "response", status: 503, body: "", url: "https://d/robots.txt" });
+    const first = cache.set("https://d", failed, 0);
+    expect(first.kind === "disallow-all" && first.why).to.equal(
+      "robots.txt answered 503; failure 1 in a row, robots.txt is asked again after 1970-01-01T00:00:10.000Z",
+    );
+    expect(cache.get("https://d", 9_999)).to.equal(first);
+    expect(cache.get("https://d", 10_000)).to.equal(null);
+    cache.set("https://d", robotsRulesFrom({ kind: "unreachable", why: "reset" }), 10_000);
+    expect(cache.get("https://d", 10_000 + 19_999)).to.not.equal(null);
+    expect(cache.get("https://d", 10_000 + 20_000)).to.equal(null);
+    for (let i = 0; i < 10; i++) cache.set("https://d", failed, 0);
+    expect(cache.get("https://d", 5 * 60_000 - 1)).to.not.equal(null);
     expect(cache.get("https://d", 5 * 60_000)).to.equal(null);
+    // A success resets the backoff: the next failure is kept 10 s again.
+    cache.set("https://d", file(""), 0);
+    cache.set("https://d", failed, 0);
+    expect(cache.get("https://d", 10_000)).to.equal(null);
   });
 });
 

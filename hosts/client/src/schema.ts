@@ -1234,6 +1234,8 @@ export interface components {
           | "validation_error"
           | "internal_error"
           | "queue_unavailable"
+          | "storage_unavailable"
+          | "rate_limited"
           | "payload_too_large"
           | "unsupported_media_type"
           | "method_not_allowed"
@@ -1328,6 +1330,8 @@ export interface operations {
       /** @description Unavailable: `not_ready`. */
       503: {
         headers: {
+          /** @description Seconds to wait before trying again. */
+          "Retry-After"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -1442,6 +1446,24 @@ export interface operations {
             error?: {
               /** @enum {unknown} */
               code?: "internal_error";
+            };
+          };
+        };
+      };
+      /** @description Unavailable: `storage_unavailable`. */
+      503: {
+        headers: {
+          /** @description The owner's credit balance at the time of the answer; 0 when unauthenticated. */
+          "X-Credits-Remaining"?: number;
+          /** @description Seconds to wait before trying again. */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "storage_unavailable";
             };
           };
         };
@@ -1568,6 +1590,24 @@ export interface operations {
           };
         };
       };
+      /** @description Too many requests: `rate_limited`. */
+      429: {
+        headers: {
+          /** @description The owner's credit balance at the time of the answer; 0 when unauthenticated. */
+          "X-Credits-Remaining"?: number;
+          /** @description Seconds to wait before trying again. */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "rate_limited";
+            };
+          };
+        };
+      };
       /** @description Internal error: `internal_error`. */
       500: {
         headers: {
@@ -1580,6 +1620,24 @@ export interface operations {
             error?: {
               /** @enum {unknown} */
               code?: "internal_error";
+            };
+          };
+        };
+      };
+      /** @description Unavailable: `storage_unavailable`. */
+      503: {
+        headers: {
+          /** @description The owner's credit balance at the time of the answer; 0 when unauthenticated. */
+          "X-Credits-Remaining"?: number;
+          /** @description Seconds to wait before trying again. */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "storage_unavailable";
             };
           };
         };
@@ -1653,6 +1711,24 @@ export interface operations {
             error?: {
               /** @enum {unknown} */
               code?: "internal_error";
+            };
+          };
+        };
+      };
+      /** @description Unavailable: `storage_unavailable`. */
+      503: {
+        headers: {
+          /** @description The owner's credit balance at the time of the answer; 0 when unauthenticated. */
+          "X-Credits-Remaining"?: number;
+          /** @description Seconds to wait before trying again. */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "storage_unavailable";
             };
           };
         };
@@ -1814,6 +1890,24 @@ export interface operations {
           };
         };
       };
+      /** @description Unavailable: `storage_unavailable`. */
+      503: {
+        headers: {
+          /** @description The owner's credit balance at the time of the answer; 0 when unauthenticated. */
+          "X-Credits-Remaining"?: number;
+          /** @description Seconds to wait before trying again. */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "storage_unavailable";
+            };
+          };
+        };
+      };
     };
   };
   listRows: {
@@ -1908,6 +2002,24 @@ export interface operations {
           };
         };
       };
+      /** @description Unavailable: `storage_unavailable`. */
+      503: {
+        headers: {
+          /** @description The owner's credit balance at the time of the answer; 0 when unauthenticated. */
+          "X-Credits-Remaining"?: number;
+          /** @description Seconds to wait before trying again. */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "storage_unavailable";
+            };
+          };
+        };
+      };
     };
   };
   getRow: {
@@ -1979,6 +2091,24 @@ export interface operations {
             error?: {
               /** @enum {unknown} */
               code?: "internal_error";
+            };
+          };
+        };
+      };
+      /** @description Unavailable: `storage_unavailable`. */
+      503: {
+        headers: {
+          /** @description The owner's credit balance at the time of the answer; 0 when unauthenticated. */
+          "X-Credits-Remaining"?: number;
+          /** @description Seconds to wait before trying again. */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "storage_unavailable";
             };
           };
         };
@@ -2142,6 +2272,24 @@ export interface operations {
           };
         };
       };
+      /** @description Unavailable: `storage_unavailable`. */
+      503: {
+        headers: {
+          /** @description The owner's credit balance at the time of the answer; 0 when unauthenticated. */
+          "X-Credits-Remaining"?: number;
+          /** @description Seconds to wait before trying again. */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "storage_unavailable";
+            };
+          };
+        };
+      };
     };
   };
   listChanges: {
@@ -2249,6 +2397,24 @@ export interface operations {
             error?: {
               /** @enum {unknown} */
               code?: "internal_error";
+            };
+          };
+        };
+      };
+      /** @description Unavailable: `storage_unavailable`. */
+      503: {
+        headers: {
+          /** @description The owner's credit balance at the time of the answer; 0 when unauthenticated. */
+          "X-Credits-Remaining"?: number;
+          /** @description Seconds to wait before trying again. */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "storage_unavailable";
             };
           };
         };
@@ -2366,6 +2532,24 @@ export interface operations {
           };
         };
       };
+      /** @description Unavailable: `storage_unavailable`. */
+      503: {
+        headers: {
+          /** @description The owner's credit balance at the time of the answer; 0 when unauthenticated. */
+          "X-Credits-Remaining"?: number;
+          /** @description Seconds to wait before trying again. */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "storage_unavailable";
+            };
+          };
+        };
+      };
     };
   };
   listRuns: {
@@ -2453,6 +2637,24 @@ export interface operations {
             error?: {
               /** @enum {unknown} */
               code?: "internal_error";
+            };
+          };
+        };
+      };
+      /** @description Unavailable: `storage_unavailable`. */
+      503: {
+        headers: {
+          /** @description The owner's credit balance at the time of the answer; 0 when unauthenticated. */
+          "X-Credits-Remaining"?: number;
+          /** @description Seconds to wait before trying again. */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "storage_unavailable";
             };
           };
         };
@@ -2614,6 +2816,24 @@ export interface operations {
           };
         };
       };
+      /** @description Too many requests: `rate_limited`. */
+      429: {
+        headers: {
+          /** @description The owner's credit balance at the time of the answer; 0 when unauthenticated. */
+          "X-Credits-Remaining"?: number;
+          /** @description Seconds to wait before trying again. */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "rate_limited";
+            };
+          };
+        };
+      };
       /** @description Internal error: `internal_error`. */
       500: {
         headers: {
@@ -2630,18 +2850,20 @@ export interface operations {
           };
         };
       };
-      /** @description Unavailable: `queue_unavailable`. */
+      /** @description Unavailable: `queue_unavailable`, `storage_unavailable`. */
       503: {
         headers: {
           /** @description The owner's credit balance at the time of the answer; 0 when unauthenticated. */
           "X-Credits-Remaining"?: number;
+          /** @description Seconds to wait before trying again. */
+          "Retry-After"?: number;
           [name: string]: unknown;
         };
         content: {
           "application/json": components["schemas"]["Error"] & {
             error?: {
               /** @enum {unknown} */
-              code?: "queue_unavailable";
+              code?: "queue_unavailable" | "storage_unavailable";
             };
           };
         };
@@ -2719,6 +2941,24 @@ export interface operations {
           };
         };
       };
+      /** @description Unavailable: `storage_unavailable`. */
+      503: {
+        headers: {
+          /** @description The owner's credit balance at the time of the answer; 0 when unauthenticated. */
+          "X-Credits-Remaining"?: number;
+          /** @description Seconds to wait before trying again. */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "storage_unavailable";
+            };
+          };
+        };
+      };
     };
   };
   listArtifacts: {
@@ -2788,6 +3028,24 @@ export interface operations {
             error?: {
               /** @enum {unknown} */
               code?: "internal_error";
+            };
+          };
+        };
+      };
+      /** @description Unavailable: `storage_unavailable`. */
+      503: {
+        headers: {
+          /** @description The owner's credit balance at the time of the answer; 0 when unauthenticated. */
+          "X-Credits-Remaining"?: number;
+          /** @description Seconds to wait before trying again. */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "storage_unavailable";
             };
           };
         };
@@ -2863,6 +3121,24 @@ export interface operations {
             error?: {
               /** @enum {unknown} */
               code?: "internal_error";
+            };
+          };
+        };
+      };
+      /** @description Unavailable: `storage_unavailable`. */
+      503: {
+        headers: {
+          /** @description The owner's credit balance at the time of the answer; 0 when unauthenticated. */
+          "X-Credits-Remaining"?: number;
+          /** @description Seconds to wait before trying again. */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "storage_unavailable";
             };
           };
         };
@@ -2962,6 +3238,24 @@ export interface operations {
           };
         };
       };
+      /** @description Unavailable: `storage_unavailable`. */
+      503: {
+        headers: {
+          /** @description The owner's credit balance at the time of the answer; 0 when unauthenticated. */
+          "X-Credits-Remaining"?: number;
+          /** @description Seconds to wait before trying again. */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "storage_unavailable";
+            };
+          };
+        };
+      };
     };
   };
   getTrace: {
@@ -3035,6 +3329,24 @@ export interface operations {
           };
         };
       };
+      /** @description Unavailable: `storage_unavailable`. */
+      503: {
+        headers: {
+          /** @description The owner's credit balance at the time of the answer; 0 when unauthenticated. */
+          "X-Credits-Remaining"?: number;
+          /** @description Seconds to wait before trying again. */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "storage_unavailable";
+            };
+          };
+        };
+      };
     };
   };
   getUsage: {
@@ -3085,6 +3397,24 @@ export interface operations {
             error?: {
               /** @enum {unknown} */
               code?: "internal_error";
+            };
+          };
+        };
+      };
+      /** @description Unavailable: `storage_unavailable`. */
+      503: {
+        headers: {
+          /** @description The owner's credit balance at the time of the answer; 0 when unauthenticated. */
+          "X-Credits-Remaining"?: number;
+          /** @description Seconds to wait before trying again. */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "storage_unavailable";
             };
           };
         };

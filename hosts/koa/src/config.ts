@@ -30,6 +30,16 @@ const Env = Schema.Struct({
   }),
 });
 
+/** Reliability and fairness (docs/decisions/0016-reliability.md): run deadline and per-owner limits. */
+const count = (max: number, fallback: number) =>
+  Schema.optionalWith(Schema.NumberFromString.pipe(Schema.int(), Schema.between(1, max)), { default: () => fallback });
+const ReliabilityEnv = Schema.Struct({
+  GLEANER_RUN_DEADLINE_MS: count(24 * 3600_000, 5 * 60_000),
+  GLEANER_OWNER_MAX_ACTIVE_RUNS: count(1_000_000, 10),
+  GLEANER_OWNER_MAX_RUNS_PER_HOUR: count(1_000_000, 120),
+  GLEANER_OWNER_MAX_DATASETS: count(1_000_000, 200),
+});
+
 export interface HostConfig {
   readonly port: number;
   readonly host: string;
@@ -44,6 +54,12 @@ export interface HostConfig {
   readonly workerConcurrency: number;
   readonly bodyLimitBytes: number;
   readonly logLevel: string;
+  readonly runDeadlineMs: number;
+  readonly ownerLimits: {
+    readonly maxActiveRuns: number;
+    readonly maxRunsPerHour: number;
+    readonly maxDatasets: number;
+  };
 }
 
 const list = (text: string): string[] =>
@@ -55,7 +71,7 @@ const list = (text: string): string[] =>
 /** Reads the configuration, failing with one message that names every bad variable. */
 export const readConfig = (env: Record<string, string | undefined> = process.env): HostConfig => {
   const known = Object.fromEntries(Object.entries(env).filter(([k, v]) => k.startsWith("GLEANER_") && v !== ""));
-  const decoded = Schema.decodeUnknownEither(Env, { errors: "all" })(known);
+  const decoded = Schema.decodeUnknownEither(Schema.extend(Env, ReliabilityEnv), { errors: "all" })(known);
   if (Either.isLeft(decoded)) {
     throw new Error(`Invalid configuration: ${decoded.left.message}`);
   }
@@ -74,5 +90,11 @@ export const readConfig = (env: Record<string, string | undefined> = process.env
     workerConcurrency: e.GLEANER_WORKER_CONCURRENCY,
     bodyLimitBytes: e.GLEANER_BODY_LIMIT_BYTES,
     logLevel: e.GLEANER_LOG_LEVEL,
+    runDeadlineMs: e.GLEANER_RUN_DEADLINE_MS,
+    ownerLimits: {
+      maxActiveRuns: e.GLEANER_OWNER_MAX_ACTIVE_RUNS,
+      maxRunsPerHour: e.GLEANER_OWNER_MAX_RUNS_PER_HOUR,
+      maxDatasets: e.GLEANER_OWNER_MAX_DATASETS,
+    },
   };
 };

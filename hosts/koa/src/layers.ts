@@ -4,6 +4,7 @@ import {
   type DocumentParser,
   Fetcher,
   fetcherByRender,
+  OwnerLimits,
   type RunQueue,
   RoutinesLive,
   RunWorkerLive,
@@ -65,9 +66,13 @@ export const serviceLayer = (
     // The rules that refuse private source addresses at creation honour the same allow list as the fetchers.
     Layer.sync(AllowedTargets, () => parseAllowList(config.allowPrivateTargets)),
     researchLayer(overrides),
+    Layer.succeed(OwnerLimits, config.ownerLimits),
   );
   return worker
-    ? Layer.provideMerge(Layer.mergeAll(RunWorkerLive(config.workerConcurrency), RoutinesLive), adapters)
+    ? Layer.provideMerge(
+        Layer.mergeAll(RunWorkerLive(config.workerConcurrency, { runDeadlineMs: config.runDeadlineMs }), RoutinesLive),
+        adapters,
+      )
     : adapters;
 };
 

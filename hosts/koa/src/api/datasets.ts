@@ -31,7 +31,7 @@ export const datasetRoutes: ReadonlyArray<Route> = [
     auth: true,
     body: { schema: CreateDatasetRequest, required: true },
     success: { status: 201, description: "The new dataset, in status draft.", schema: DatasetResponse },
-    errors: { 409: ["name_taken"] },
+    errors: { 409: ["name_taken"], 429: ["rate_limited"] },
     handle: ({ owner, body }) => Effect.map(createDataset(owner.id, body), (dataset) => ({ dataset })),
   },
   {

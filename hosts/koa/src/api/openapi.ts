@@ -78,6 +78,10 @@ const creditsHeader = {
   },
 };
 
+const retryAfterHeader = {
+  "Retry-After": { description: "Seconds to wait before trying again.", schema: { type: "integer" } },
+};
+
 /** Builds the document for a route table. */
 export const buildOpenApi = (routes: ReadonlyArray<Route>): Json => {
   const components: Record<string, unknown> = {};
@@ -123,9 +127,10 @@ export const buildOpenApi = (routes: ReadonlyArray<Route>): Json => {
       },
     };
     for (const [status, codes] of errorStatuses(route)) {
+      const retry = status === 429 || status === 503 ? retryAfterHeader : {};
       responses[String(status)] = {
         description: `${statusNames[status] ?? "Error"}: ${codes.map((c) => `\`${c}\``).join(", ")}.`,
-        ...(headers ? { headers } : {}),
+        ...(headers || status === 503 ? { headers: { ...headers, ...retry } } : {}),
         content: {
           "application/json": {
             schema: {

@@ -78,6 +78,8 @@ export const errorStatuses = (route: Route): ReadonlyMap<number, ReadonlyArray<s
     add(422, "validation_error");
   }
   for (const [status, codes] of Object.entries(route.errors ?? {})) add(Number(status), ...codes);
+  // Any route that reads storage answers 503 while the database is unreachable (Retry-After: 5).
+  if (route.auth) add(503, "storage_unavailable");
   add(500, "internal_error");
   return new Map([...statuses].sort(([a], [b]) => a - b).map(([status, codes]) => [status, [...codes]]));
 };

@@ -58,6 +58,7 @@ export const runRoutes: ReadonlyArray<Route> = [
     errors: {
       402: ["insufficient_credits"],
       409: ["run_in_progress"],
+      429: ["rate_limited"],
       422: ["research_unavailable"],
       503: ["queue_unavailable"],
     },

@@ -24,6 +24,7 @@ const statusByTag: Record<ApiError["_tag"], number> = {
   ResearchUnavailable: 422,
   NotReady: 503,
   StorageFailure: 500,
+  RateLimited: 429,
 };
 
 /** An error the host answers with; thrown inside Koa middleware and rendered by `errorMiddleware`. */
@@ -33,6 +34,8 @@ export class HttpError extends Error {
     readonly code: string,
     message: string,
     readonly details?: ReadonlyArray<ErrorDetail>,
+    /** Headers the answer carries (Retry-After on 429 and 503). */
+    readonly headers: Readonly<Record<string, string>> = {},
   ) {
     super(message);
   }
@@ -54,10 +57,24 @@ export class HttpError extends Error {
 
   static fromApiError(error: ApiError): HttpError {
     if (!(error?._tag in statusByTag)) return Object.assign(internalError(), { cause: error });
+    if (error._tag === "RateLimited") {
+      return new HttpError(429, error.code, error.message, undefined, {
+        "Retry-After": String(error.retryAfterSeconds),
+      });
+    }
+    if (error._tag === "StorageFailure" && error.unavailable) {
+      // The cause (driver text) is logged, never shown: it can name hosts and users.
+      const message = "The database is unavailable right now; try again shortly.";
+      return Object.assign(new HttpError(503, error.code, message, undefined, { "Retry-After": "5" }), {
+        cause: error,
+      });
+    }
     const details = "details" in error ? error.details : undefined;
     // StorageFailure messages may carry driver text: never show it to clients.
     const message = error._tag === "StorageFailure" ? "Something went wrong on our side; try again." : error.message;
-    return new HttpError(statusByTag[error._tag], error.code, message, details);
+    return Object.assign(new HttpError(statusByTag[error._tag], error.code, message, details), {
+      cause: error._tag === "StorageFailure" ? error : undefined,
+    });
   }
 }
 

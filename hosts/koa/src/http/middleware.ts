@@ -41,6 +41,7 @@ export const errorsAndCredits =
     } catch (thrown) {
       const error = toHttpError(thrown);
       if (error.status >= 500) logger.error({ err: (thrown as { cause?: unknown }).cause ?? thrown }, "request failed");
+      for (const [name, value] of Object.entries(error.headers)) ctx.set(name, value);
       ctx.status = error.status;
       ctx.body = error.body;
       if (error.status === 401) delete ctx.state.owner;

@@ -1,0 +1,62 @@
+import { Clock, Context, Effect } from "effect";
+import { RateLimited } from "../errors.js";
+import { Storage } from "../ports/storage.js";
+import type { OwnerId } from "../schema/ids.js";
+
+/**
+ * Per-owner limits that keep one owner from monopolising the workers or the store: failed runs
+ * cost nothing, so without them one credit buys endless fetching. A host sets them from its
+ * configuration (GLEANER_OWNER_MAX_*); without one these defaults apply. They are checked before
+ * the write, so concurrent requests can overshoot a limit by their number: a fairness bound, not
+ * a quota ledger.
+ */
+export interface OwnerLimitsConfig {
+  /** Runs `queued` or `running` at once (each dataset has at most one). */
+  readonly maxActiveRuns: number;
+  /** Runs created in any rolling hour, whatever became of them. */
+  readonly maxRunsPerHour: number;
+  readonly maxDatasets: number;
+}
+
+export class OwnerLimits extends Context.Reference<OwnerLimits>()("@gleaner/core/OwnerLimits", {
+  defaultValue: (): OwnerLimitsConfig => ({ maxActiveRuns: 10, maxRunsPerHour: 120, maxDatasets: 200 }),
+}) {}
+
+const hourMs = 60 * 60 * 1000;
+/** A run slot frees when a run ends, which Gleaner cannot predict: ask the client to look again soon. */
+const activeRunRetrySeconds = 30;
+/** Datasets are not freed by waiting; the hour tells a client not to hammer. */
+const datasetRetrySeconds = 3600;
+
+/** Fails with RateLimited (429 + Retry-After) when the owner may not create another run now. */
+export const checkRunLimits = Effect.fn("OwnerLimits.checkRunLimits")(function* (ownerId: OwnerId) {
+  const limits = yield* OwnerLimits;
+  const now = yield* Clock.currentTimeMillis;
+  const activity = yield* (yield* Storage).ownerActivity(ownerId, new Date(now - hourMs).toISOString());
+  if (activity.activeRuns >= limits.maxActiveRuns) {
+    return yield* new RateLimited({
+      message: `You have ${activity.activeRuns} runs queued or running, the most allowed at once (${limits.maxActiveRuns}); wait for one to finish.`,
+      retryAfterSeconds: activeRunRetrySeconds,
+    });
+  }
+  if (activity.runsSince >= limits.maxRunsPerHour) {
+    const oldest = activity.oldestRunSince === null ? now : Date.parse(activity.oldestRunSince);
+    return yield* new RateLimited({
+      message: `You created ${activity.runsSince} runs in the last hour, the most allowed (${limits.maxRunsPerHour}).`,
+      retryAfterSeconds: Math.max(1, Math.ceil((oldest + hourMs - now) / 1000)),
+    });
+  }
+});
+
+/** Fails with RateLimited when the owner already has the most datasets allowed. */
+export const checkDatasetLimit = Effect.fn("OwnerLimits.checkDatasetLimit")(function* (ownerId: OwnerId) {
+  const limits = yield* OwnerLimits;
+  const now = yield* Clock.currentTimeMillis;
+  const activity = yield* (yield* Storage).ownerActivity(ownerId, new Date(now).toISOString());
+  if (activity.datasets >= limits.maxDatasets) {
+    return yield* new RateLimited({
+      message: `You have ${activity.datasets} datasets, the most allowed (${limits.maxDatasets}).`,
+      retryAfterSeconds: datasetRetrySeconds,
+    });
+  }
+});

@@ -1,0 +1,165 @@
+import { type BooksSite, booksDataset, type Client, makeClient, startBooksSite } from "@gleaner/conformance";
+import { type RunningHost, startHost } from "@gleaner/koa";
+import { expect } from "chai";
+import pg from "pg";
+import { pino } from "pino";
+
+/**
+ * Database faults (issue 16): PostgreSQL backends are terminated again and again while runs work,
+ * then the database refuses every connection for a while (ALTER DATABASE … ALLOW_CONNECTIONS false
+ * plus terminating its backends: the shared server keeps running for everyone else). The process
+ * must stay up (an unheard pg "error" event would fail this test as an uncaught exception), clients
+ * see 200 or 503 `storage_unavailable` with Retry-After (never a 500), and afterwards every run ends
+ * and none is charged twice. GLEANER_FAULT_DOWN_MS sets how long the database stays closed (6 s).
+ */
+const adminUrl = process.env.GLEANER_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/test";
+const downMs = Number(process.env.GLEANER_FAULT_DOWN_MS ?? 6_000);
+
+const admin = async (text: string): Promise<pg.QueryResultRow[]> => {
+  const client = new pg.Client({ connectionString: adminUrl });
+  await client.connect();
+  try {
+    return (await client.query(text)).rows;
+  } finally {
+    await client.end();
+  }
+};
+
+const terminal = new Set(["succeeded", "failed", "blocked", "held"]);
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe("database faults: dropped connections and a database that goes away", function () {
+  this.timeout(240_000);
+  const database = `gleaner_faults_${globalThis.crypto.randomUUID().replaceAll("-", "").slice(0, 10)}`;
+  const terminateAll = () =>
+    admin(`select pg_terminate_backend(pid) from pg_stat_activity where datname = '${database}'`);
+  let reachable = true;
+  let site: BooksSite;
+  let host: RunningHost;
+  let client: Client;
+  let key: string;
+  const previousProcessEvery = process.env.GLEANER_AGENDA_PROCESS_EVERY_MS;
+
+  before(async function () {
+    try {
+      await admin("select 1");
+    } catch (error) {
+      reachable = false;
+      console.log(`      NOT RUN: PostgreSQL at ${adminUrl} is not reachable (${(error as Error).message}).`);
+      this.skip();
+    }
+    await admin(`create database ${database}`);
+    site = await startBooksSite({ delayMs: 20, pageSize: 100 });
+    process.env.GLEANER_AGENDA_PROCESS_EVERY_MS = "500";
+    const url = new URL(adminUrl);
+    url.pathname = `/${database}`;
+    host = await startHost({
+      config: {
+        port: 0,
+        host: "127.0.0.1",
+        storage: "postgres",
+        queue: "agenda",
+        postgresUrl: url.href,
+        allowPrivateTargets: ["127.0.0.1"],
+      },
+      logger: pino({ level: "silent" }),
+    });
+    key = await host.createKey(`faults-${database}`, 10_000);
+    client = makeClient(host.url, key);
+  });
+
+  after(async () => {
+    if (previousProcessEvery === undefined) delete process.env.GLEANER_AGENDA_PROCESS_EVERY_MS;
+    else process.env.GLEANER_AGENDA_PROCESS_EVERY_MS = previousProcessEvery;
+    if (!reachable) return;
+    await admin(`alter database ${database} allow_connections true`).catch(() => undefined);
+    await host?.close();
+    await site?.close();
+    await admin(`drop database if exists ${database} with (force)`);
+  });
+
+  it("stays up, answers 503 storage_unavailable while the database is away, and every run ends charged once", async () => {
+    const datasets: string[] = [];
+    for (let i = 0; i < 6; i++) {
+      const created = await client.post("/v1/datasets", booksDataset(site));
+      expect(created.status, JSON.stringify(created.body)).to.equal(201);
+      datasets.push(created.body.dataset.id);
+    }
+    const runIds: string[] = [];
+    const statuses = new Map<number, number>();
+    const unexpected: string[] = [];
+    const note = (status: number, body: { error?: { code?: string } }, retryAfter: string | null) => {
+      statuses.set(status, (statuses.get(status) ?? 0) + 1);
+      const fine = status < 300 || (status === 503 && body.error?.code === "storage_unavailable" && retryAfter);
+      if (!fine && status !== 409) unexpected.push(`${status} ${JSON.stringify(body)}`);
+    };
+    const startRun = async (datasetId: string) => {
+      const answer = await fetch(`${host.url}/v1/datasets/${datasetId}/runs`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${key}` },
+      });
+      const body = await answer.json();
+      note(answer.status, body, answer.headers.get("retry-after"));
+      if (answer.status === 202) runIds.push(body.runId);
+    };
+    let polling = true;
+    const poller = (async () => {
+      while (polling) {
+        const answer = await fetch(`${host.url}/v1/datasets`, { headers: { authorization: `Bearer ${key}` } });
+        note(answer.status, await answer.json(), answer.headers.get("retry-after"));
+        await sleep(50);
+      }
+    })();
+
+    // A storm: 20 rounds of terminating every backend of the database in 8 s, runs in flight.
+    for (const id of datasets) await startRun(id);
+    for (let round = 0; round < 20; round++) {
+      await terminateAll();
+      await sleep(400);
+      if (round % 5 === 4) for (const id of datasets) await startRun(id);
+    }
+
+    // The database goes away: no connection is accepted; run creation answers 503 meanwhile.
+    await admin(`alter database ${database} allow_connections false`);
+    await terminateAll();
+    const downUntil = Date.now() + downMs;
+    while (Date.now() < downUntil) {
+      for (const id of datasets.slice(0, 2)) await startRun(id);
+      await sleep(500);
+    }
+    await admin(`alter database ${database} allow_connections true`);
+    const backAt = Date.now();
+
+    // Every run ends once the database is back.
+    const deadline = Date.now() + 150_000;
+    const pending = new Set(runIds);
+    while (pending.size > 0 && Date.now() < deadline) {
+      for (const id of [...pending]) {
+        const answer = await client.get(`/v1/runs/${id}`);
+        if (answer.status === 200 && terminal.has(answer.body.run.status)) pending.delete(id);
+      }
+      await sleep(250);
+    }
+    polling = false;
+    await poller;
+    console.log(
+      `      answers seen (status: count): ${JSON.stringify(Object.fromEntries(statuses))}; runs started ${runIds.length}`,
+    );
+    expect(unexpected, "only 2xx, 409 run_in_progress and 503 storage_unavailable").to.deep.equal([]);
+    expect(statuses.get(503) ?? 0, "the database being away is a 503").to.be.greaterThan(0);
+    expect([...pending], "runs still unfinished").to.deep.equal([]);
+
+    const usage = await client.get("/v1/usage");
+    const charges = (usage.body.entries as Array<{ kind: string; runId: string | null; amount: number }>).filter(
+      (e) => e.kind === "charge",
+    );
+    const chargedRuns = charges.map((e) => e.runId);
+    expect(new Set(chargedRuns).size, "no run charged twice").to.equal(chargedRuns.length);
+    const ended = await Promise.all(runIds.map(async (id) => (await client.get(`/v1/runs/${id}`)).body.run));
+    const outcomes = ended.map((run) => `${run.status}${run.error ? ` (${run.error.slice(0, 80)})` : ""}`);
+    const lag = Math.round((Date.now() - backAt) / 1000);
+    console.log(`      run outcomes: ${JSON.stringify(outcomes)}; all ended ${lag} s after the database returned`);
+    const succeeded = ended.filter((run) => run.status === "succeeded").map((run) => run.id);
+    expect([...chargedRuns].sort()).to.deep.equal([...succeeded].sort());
+  });
+});

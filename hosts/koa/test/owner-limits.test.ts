@@ -1,0 +1,124 @@
+import { type Client, makeClient, waitForRun } from "@gleaner/conformance";
+import { type RunningHost, startHost } from "@gleaner/koa";
+import { MemoryRunQueueLive, MemoryStoreLive } from "@gleaner/memory";
+import { expect } from "chai";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { pino } from "pino";
+
+/**
+ * Per-owner limits (issue 16): failed runs cost nothing, so without limits one credit buys endless
+ * fetching. Each limit answers 429 `rate_limited` with Retry-After and the usual error body, and
+ * one owner's limit never touches another owner.
+ */
+describe("per-owner limits: 429 rate_limited with Retry-After", function () {
+  this.timeout(60_000);
+  let site: Server;
+  let siteUrl: string;
+  let host: RunningHost;
+
+  before(async () => {
+    // /hang never answers (a run stays running until its deadline); /gone fails at once.
+    site = createServer((req, res) => {
+      if (req.url !== "/hang") res.writeHead(404).end();
+    });
+    await new Promise<void>((resolve) => site.listen(0, "127.0.0.1", resolve));
+    siteUrl = `http://127.0.0.1:${(site.address() as AddressInfo).port}`;
+    host = await startHost({
+      overrides: { store: MemoryStoreLive, queue: MemoryRunQueueLive() },
+      config: {
+        port: 0,
+        host: "127.0.0.1",
+        allowPrivateTargets: ["127.0.0.1"],
+        runDeadlineMs: 3_000,
+        ownerLimits: { maxActiveRuns: 2, maxRunsPerHour: 3, maxDatasets: 4 },
+      },
+      logger: pino({ level: "silent" }),
+    });
+  });
+  after(async () => {
+    site?.closeAllConnections();
+    await new Promise((resolve) => site?.close(resolve));
+    await host?.close();
+  });
+
+  const owner = async (): Promise<Client> =>
+    makeClient(host.url, await host.createKey(`limits-${globalThis.crypto.randomUUID()}`, 100));
+  const dataset = async (client: Client, path: string): Promise<string> => {
+    const created = await client.post("/v1/datasets", {
+      name: `limits ${globalThis.crypto.randomUUID().slice(0, 8)}`,
+      columns: [{ name: "text", type: "string", key: true }],
+      source: {
+        version: 1,
+        url: `${siteUrl}${path}`,
+        itemSelector: "p",
+        fields: [{ name: "text", read: { selector: "p" } }],
+        identity: { kind: "source-key", field: "text" },
+        pagination: { kind: "none" },
+        ignoreRobots: true,
+      },
+    });
+    expect(created.status, JSON.stringify(created.body)).to.equal(201);
+    return created.body.dataset.id;
+  };
+  const expectLimited = (
+    answer: { status: number; body: any; headers: Headers },
+    retryAfter: (s: number) => boolean,
+  ) => {
+    expect(answer.status, JSON.stringify(answer.body)).to.equal(429);
+    expect(answer.body.error.code).to.equal("rate_limited");
+    expect(answer.body.error.message).to.be.a("string").and.not.equal("");
+    const seconds = Number(answer.headers.get("retry-after"));
+    expect(retryAfter(seconds), `Retry-After ${seconds}`).to.equal(true);
+    expect(answer.headers.get("x-credits-remaining")).to.equal("100");
+  };
+
+  it("refuses a dataset beyond GLEANER_OWNER_MAX_DATASETS", async () => {
+    const client = await owner();
+    for (let i = 0; i < 4; i++) await dataset(client, "/gone");
+    const refused = await client.post("/v1/datasets", {
+      name: "one too many",
+      columns: [{ name: "text", type: "string", key: true }],
+      source: {
+        version: 1,
+        url: `${siteUrl}/gone`,
+        itemSelector: "p",
+        fields: [{ name: "text", read: { selector: "p" } }],
+        identity: { kind: "source-key", field: "text" },
+        pagination: { kind: "none" },
+      },
+    });
+    expectLimited(refused, (s) => s === 3600);
+    expect((await (await owner()).post("/v1/datasets", { name: "" })).status, "another owner is not limited").to.equal(
+      422,
+    );
+  });
+
+  it("refuses a run beyond GLEANER_OWNER_MAX_ACTIVE_RUNS while two are running", async () => {
+    const client = await owner();
+    const ids = [await dataset(client, "/hang"), await dataset(client, "/hang"), await dataset(client, "/hang")];
+    const started = [
+      await client.post(`/v1/datasets/${ids[0]}/runs`),
+      await client.post(`/v1/datasets/${ids[1]}/runs`),
+    ];
+    for (const answer of started) expect(answer.status).to.equal(202);
+    expectLimited(await client.post(`/v1/datasets/${ids[2]}/runs`), (s) => s > 0 && s <= 60);
+    // Another owner still gets a run in.
+    const other = await owner();
+    expect((await other.post(`/v1/datasets/${await dataset(other, "/gone")}/runs`)).status).to.equal(202);
+    // Once the deadline ends them, the slot is free again.
+    for (const answer of started) await waitForRun(client, answer.body.runId, 30_000);
+    expect((await client.post(`/v1/datasets/${ids[2]}/runs`)).status).to.equal(202);
+  });
+
+  it("refuses a run beyond GLEANER_OWNER_MAX_RUNS_PER_HOUR, failed runs included", async () => {
+    const client = await owner();
+    const id = await dataset(client, "/gone");
+    for (let i = 0; i < 3; i++) {
+      const started = await client.post(`/v1/datasets/${id}/runs`);
+      expect(started.status, JSON.stringify(started.body)).to.equal(202);
+      expect((await waitForRun(client, started.body.runId, 30_000)).status).to.not.equal("succeeded");
+    }
+    expectLimited(await client.post(`/v1/datasets/${id}/runs`), (s) => s > 3500 && s <= 3600);
+  });
+});
