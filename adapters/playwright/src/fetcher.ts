@@ -22,7 +22,7 @@ export interface PlaywrightFetcher {
 }
 
 export const makePlaywrightFetcher = (config: ResolvedConfig): PlaywrightFetcher => {
-  const keeper = new BrowserKeeper(config.browserPath);
+  const keeper = new BrowserKeeper(config.browserPath, { rendererMemoryBytes: config.maxRendererMemoryBytes });
   const openGuard = (route: Route) =>
     startGuardProxy({
       allow: config.allow,

@@ -19,6 +19,7 @@ import type { Browser, Page, Response } from "playwright-core";
 import type { BrowserKeeper } from "./browser-keeper.js";
 import type { ResolvedConfig } from "./config.js";
 import { targetKey } from "./guard-proxy.js";
+import { busyFailure, isResponsive, memoryFailure, RESPONSIVE_GRACE_MS, within } from "./render-limits.js";
 import { waitForRender } from "./render-wait.js";
 import type { OpenGuard } from "./robots-client.js";
 import { isBrowserGone, transportFailure } from "./transport-errors.js";
@@ -90,8 +91,17 @@ export const readOnce = async (
   }
   const guard = await deps.openGuard(route);
   const navigations: string[] = [];
+  const killsBefore = deps.keeper.memoryKills();
+  let crashed = false;
   let page: Page | undefined;
   let cleanup: Promise<void> = Promise.resolve();
+  /** What a crash, a busy renderer or a dead browser means for this read, if one of them happened. */
+  const limitHit = async (url: string, checkBusy: boolean): Promise<AttemptOutcome | null> => {
+    if (!browser.isConnected()) return failed("unknown", null, request.url, CRASH_MESSAGE);
+    if (crashed) return memoryFailure(config, url, deps.keeper.memoryKills() > killsBefore);
+    if (checkBusy && page && !(await isResponsive(page))) return busyFailure(config, url);
+    return null;
+  };
   try {
     const context = await browser.newContext({
       // Everything, loopback included (Chromium bypasses proxies for loopback unless told otherwise).
@@ -107,6 +117,9 @@ export const readOnce = async (
       // WebSockets are not part of reading a page; the guard would refuse a tunnel to a private target anyway.
       await context.routeWebSocket(/.*/, (socket) => socket.close());
       page = await context.newPage();
+      page.on("crash", () => {
+        crashed = true;
+      });
       const main = page.mainFrame();
       page.on("request", (r) => {
         if (r.isNavigationRequest() && r.frame() === main) navigations.push(r.url());
@@ -115,23 +128,43 @@ export const readOnce = async (
       try {
         response = await page.goto(request.url, { waitUntil: "load", timeout: Math.max(1, deadline - Date.now()) });
       } catch (error) {
-        if (!browser.isConnected() || isBrowserGone(error)) return failed("unknown", null, request.url, CRASH_MESSAGE);
         const last = navigations.at(-1) ?? request.url;
+        const limit = await limitHit(last, transportFailure(error).reason === "timeout");
+        if (limit) return limit;
+        if (isBrowserGone(error)) return failed("unknown", null, request.url, CRASH_MESSAGE);
         const record = guard.recordFor(targetKey(new URL(last)));
         if (record) return failed(record.reason, null, last, record.message);
         const transport = transportFailure(error);
         return failed(transport.reason, null, last, transport.message);
       }
       if (!response) return failed("unknown", null, request.url, "the browser reported no response for the page");
-      return await judge(deps, request, route, page, response, deadline);
+      const finalUrl = response.url();
+      // Everything after the navigation (render wait, DOM, body) is bounded by the same deadline: a page
+      // whose scripts never yield would otherwise hold page.content() forever.
+      const judged = await within(
+        judge(deps, request, route, page, response, deadline),
+        deadline - Date.now() + RESPONSIVE_GRACE_MS,
+      ).catch(async (error: unknown) => {
+        const limit = await limitHit(finalUrl, false);
+        if (limit) return { value: limit };
+        throw error;
+      });
+      if (judged) return judged.value;
+      return (
+        (await limitHit(finalUrl, true)) ??
+        failed("timeout", null, finalUrl, `the page did not finish rendering within ${config.readTimeoutMs / 1000} s`)
+      );
     } finally {
       // Closing takes ~100 ms and the result is already known: the read returns now, the context and
       // its guard proxy go away in the background (the guard last, so nothing escapes it meanwhile).
+      // Closing the context also ends a renderer stuck in a script.
       signal?.removeEventListener("abort", abandon);
       cleanup = context.close().catch(() => {});
     }
   } catch (error) {
-    if (!browser.isConnected() || isBrowserGone(error)) return failed("unknown", null, request.url, CRASH_MESSAGE);
+    const limit = await limitHit(request.url, false);
+    if (limit) return limit;
+    if (isBrowserGone(error)) return failed("unknown", null, request.url, CRASH_MESSAGE);
     return failed("unknown", null, request.url, `the browser read failed: ${String(error).split("\n")[0]}`);
   } finally {
     void cleanup.then(() => guard.close());
