@@ -71,8 +71,14 @@ export const rendererFinder = (marker: string) => {
     const alive = new Set(processes.map((p) => p.pid));
     for (const pid of isRenderer.keys()) if (!alive.has(pid)) isRenderer.delete(pid);
     for (const pid of descendantsOf(browser, processes)) {
-      if (!isRenderer.has(pid)) isRenderer.set(pid, (await cmdline(pid)).includes("--type=renderer"));
-      if (isRenderer.get(pid)) renderers.push(pid);
+      let renderer = isRenderer.get(pid);
+      if (renderer === undefined) {
+        const line = await cmdline(pid);
+        renderer = line.includes("--type=renderer");
+        // A zygote's fresh child keeps the zygote's command line until it knows what it is: ask again.
+        if (!line.includes("--type=zygote")) isRenderer.set(pid, renderer);
+      }
+      if (renderer) renderers.push(pid);
     }
     return renderers;
   };
