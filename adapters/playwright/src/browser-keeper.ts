@@ -64,11 +64,22 @@ export class BrowserKeeper {
   private closed = false;
   private readonly marker = globalThis.crypto.randomUUID();
   private watchdog: MemoryWatchdog | null = null;
+  private readsInFlight = 0;
 
   constructor(
     private readonly executablePath: string,
     private readonly limits: BrowserLimits,
   ) {}
+
+  /** Marks a read in flight (the memory watchdog only looks while there is one); call the result when done. */
+  beginRead(): () => void {
+    this.readsInFlight++;
+    let done = false;
+    return () => {
+      if (!done) this.readsInFlight--;
+      done = true;
+    };
+  }
 
   /** Renderers killed for their memory so far; a read compares the count before and after itself. */
   memoryKills(): number {
@@ -89,7 +100,11 @@ export class BrowserKeeper {
           browser.on("disconnected", () => {
             if (this.current === launching) this.current = null;
           });
-          this.watchdog ??= startMemoryWatchdog(this.marker, this.limits.rendererMemoryBytes);
+          this.watchdog ??= startMemoryWatchdog(
+            this.marker,
+            this.limits.rendererMemoryBytes,
+            () => this.readsInFlight > 0,
+          );
           return browser;
         });
       // A failed launch is not cached: the next read tries again (the binary may have been installed since).

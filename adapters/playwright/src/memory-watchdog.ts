@@ -10,24 +10,27 @@ import { readdir, readFile } from "node:fs/promises";
 
 const PAGE_BYTES = 4096;
 
-interface ProcessInfo {
-  readonly pid: number;
-  readonly ppid: number;
-}
-
-const readProcesses = async (): Promise<ProcessInfo[]> => {
-  const entries = await readdir("/proc").catch(() => [] as string[]);
-  const found: ProcessInfo[] = [];
-  await Promise.all(
-    entries
-      .filter((name) => /^\d+$/.test(name))
-      .map(async (name) => {
-        const stat = await readFile(`/proc/${name}/stat`, "utf8").catch(() => null);
-        // `pid (comm) state ppid …`; comm may contain spaces and parentheses, so split after the last ")".
-        const after = stat?.slice(stat.lastIndexOf(")") + 2).split(" ");
-        if (after?.[1] !== undefined) found.push({ pid: Number(name), ppid: Number(after[1]) });
-      }),
+/** A process's children: the union of its threads' `children` lists (a child belongs to the thread that forked it). */
+const childrenOf = async (pid: number): Promise<number[]> => {
+  const tasks = await readdir(`/proc/${pid}/task`).catch(() => [] as string[]);
+  const lists = await Promise.all(
+    tasks.map((task) => readFile(`/proc/${pid}/task/${task}/children`, "utf8").catch(() => "")),
   );
+  return lists.flatMap((list) =>
+    list
+      .split(" ")
+      .filter((word) => word !== "")
+      .map(Number),
+  );
+};
+
+const descendantsOf = async (root: number): Promise<number[]> => {
+  const found: number[] = [];
+  for (let queue = [root]; queue.length > 0; ) {
+    const next = await childrenOf(queue.shift() as number);
+    found.push(...next);
+    queue.push(...next);
+  }
   return found;
 };
 
@@ -41,36 +44,26 @@ const residentBytes = async (pid: number): Promise<number> => {
   return Number(statm.split(" ")[1] ?? 0) * PAGE_BYTES;
 };
 
-const descendantsOf = (root: number, processes: ReadonlyArray<ProcessInfo>): number[] => {
-  const children = new Map<number, number[]>();
-  for (const p of processes) children.set(p.ppid, [...(children.get(p.ppid) ?? []), p.pid]);
-  const found: number[] = [];
-  for (let queue = [root]; queue.length > 0; ) {
-    const next = children.get(queue.shift() as number) ?? [];
-    found.push(...next);
-    queue.push(...next);
-  }
-  return found;
-};
-
 /**
- * Finds the renderers of the browser whose command line carries `marker`. The browser's pid and
- * which processes are renderers are looked up once each (a command line never changes).
+ * Finds the renderers of the browser this process launched with `marker` on its command line (only
+ * this process's children are looked at). Which processes are renderers is asked once per process.
  */
 export const rendererFinder = (marker: string) => {
   let browser: number | null = null;
   const isRenderer = new Map<number, boolean>();
   return async (): Promise<number[]> => {
-    const processes = await readProcesses();
-    if (browser === null || !processes.some((p) => p.pid === browser)) {
-      const lines = await Promise.all(processes.map(async (p) => [p.pid, await cmdline(p.pid)] as const));
-      browser = lines.find(([, line]) => line.includes(marker) && !line.includes("--type="))?.[0] ?? null;
+    if (browser === null || (await cmdline(browser)) === "") {
+      browser = null;
+      for (const child of await childrenOf(process.pid)) {
+        if ((await cmdline(child)).includes(marker)) browser = child;
+      }
       if (browser === null) return [];
     }
-    const renderers: number[] = [];
-    const alive = new Set(processes.map((p) => p.pid));
+    const descendants = await descendantsOf(browser);
+    const alive = new Set(descendants);
     for (const pid of isRenderer.keys()) if (!alive.has(pid)) isRenderer.delete(pid);
-    for (const pid of descendantsOf(browser, processes)) {
+    const renderers: number[] = [];
+    for (const pid of descendants) {
       let renderer = isRenderer.get(pid);
       if (renderer === undefined) {
         const line = await cmdline(pid);
@@ -91,15 +84,21 @@ export interface MemoryWatchdog {
 }
 
 /**
- * Every `intervalMs`, kills (SIGKILL) each renderer of the marked browser whose resident memory is
- * over `capBytes`. Where /proc does not exist it does nothing (the V8 heap limit still applies).
+ * Every `intervalMs` while `active()` (a read is in flight), kills (SIGKILL) each renderer of the
+ * marked browser whose resident memory is over `capBytes`. Where /proc does not exist it does nothing
+ * (the V8 heap limit still applies).
  */
-export const startMemoryWatchdog = (marker: string, capBytes: number, intervalMs = 250): MemoryWatchdog => {
+export const startMemoryWatchdog = (
+  marker: string,
+  capBytes: number,
+  active: () => boolean,
+  intervalMs = 250,
+): MemoryWatchdog => {
   let killed = 0;
   let busy = false;
   const renderers = rendererFinder(marker);
   const sweep = async () => {
-    if (busy) return;
+    if (busy || !active()) return;
     busy = true;
     try {
       for (const pid of await renderers()) {

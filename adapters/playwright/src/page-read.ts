@@ -90,6 +90,7 @@ export const readOnce = async (
     );
   }
   const guard = await deps.openGuard(route);
+  const endRead = deps.keeper.beginRead();
   const navigations: string[] = [];
   const killsBefore = deps.keeper.memoryKills();
   let crashed = false;
@@ -167,7 +168,10 @@ export const readOnce = async (
     if (isBrowserGone(error)) return failed("unknown", null, request.url, CRASH_MESSAGE);
     return failed("unknown", null, request.url, `the browser read failed: ${String(error).split("\n")[0]}`);
   } finally {
-    void cleanup.then(() => guard.close());
+    void cleanup.then(() => {
+      endRead();
+      return guard.close();
+    });
   }
 };
 
