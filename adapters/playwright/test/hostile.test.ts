@@ -16,7 +16,7 @@ import {
 const RENDER_BUDGET_MS = 4_000;
 const MEMORY_CAP_BYTES = 384 * 1024 * 1024;
 /** How late a loopback health check may answer while the browser works (it answers in ~1 ms when idle). */
-const RESPONSIVE_BOUND_MS = 1_000;
+const RESPONSIVE_BOUND_MS = 2_000;
 
 const hostile: Record<string, string> = {
   // Blocks the parser: `load` never fires.
