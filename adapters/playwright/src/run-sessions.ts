@@ -27,6 +27,8 @@ interface Session {
   readonly guard: GuardProxy;
   busy: boolean;
   idle?: NodeJS.Timeout;
+  /** The page leaving the last read's document; the next read starts after it (or it would interrupt it). */
+  blanking?: Promise<void>;
 }
 
 /** A session nobody reads with for this long is closed (a run's next read comes within moments). */
@@ -55,6 +57,7 @@ export class RunSessions {
       clearTimeout(existing.idle);
       existing.busy = true;
       existing.guard.forget();
+      await existing.blanking;
       return this.leaseOf(existing, key);
     }
     const session = await this.open(browser, route);
@@ -84,8 +87,13 @@ export class RunSessions {
         ended = true;
         session.busy = false;
         if (key !== null && reusable && this.sessions.get(key) === session) {
-          // Popups a page opened would keep running into the run's next read.
+          // Nothing of this read may run while the session waits (the memory watchdog only looks during
+          // reads): popups are closed and the page leaves the document, stopping its scripts.
           for (const other of session.context.pages()) if (other !== session.page) void other.close().catch(() => {});
+          session.blanking = session.page.goto("about:blank").then(
+            () => {},
+            () => {},
+          );
           session.idle = setTimeout(() => {
             if (this.sessions.get(key) === session && !session.busy) {
               this.sessions.delete(key);

@@ -31,6 +31,12 @@ describe("@gleaner/playwright: one browser session per run", function () {
       if (req.url === "/whoami") return html(res, `<p id="who">cookie: ${req.headers.cookie ?? "none"}</p>`);
       if (req.url === "/leaky")
         return html(res, `<p>leaky</p><script>fetch("${victim.url}/from-reused").catch(function () {});</script>`);
+      if (req.url === "/ticking")
+        return html(
+          res,
+          `<p>ticking</p><script>setInterval(function () { fetch("/tick").catch(function () {}); }, 100);</script>`,
+        );
+      if (req.url === "/tick") return html(res, "tick");
       if (req.url === "/loop") return html(res, "<p>loop</p><script>while (true) {}</script>");
       html(res, "<p>nothing</p>", 404);
     });
@@ -56,6 +62,14 @@ describe("@gleaner/playwright: one browser session per run", function () {
       pageOf(await read(fetcher, browserRequest(`${site.url}/leaky`, { runId: "run-c" })));
     }
     expect(victim.requests).to.deep.equal([]);
+  });
+
+  it("between a run's reads its page runs nothing: the last document's scripts have stopped", async () => {
+    pageOf(await read(fetcher, browserRequest(`${site.url}/ticking`, { runId: "run-e" })));
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const ticks = site.requests.filter((path) => path === "/tick").length;
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    expect(site.requests.filter((path) => path === "/tick").length).to.equal(ticks);
   });
 
   it("a read that hit a limit does not hand its session on: the run's next read works", async () => {
