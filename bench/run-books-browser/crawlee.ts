@@ -21,7 +21,12 @@ const crawler = new PlaywrightCrawler(
     maxRequestRetries: 0,
     headless: true,
     // playwright-core's launcher: no `playwright` package, no browser download.
-    launchContext: { launcher: chromium, launchOptions: { executablePath: browserPath, args: [...CHROMIUM_ARGS] } },
+    // Gleaner's flags minus the dead default proxy: Gleaner gives each read a context whose proxy is
+    // its SSRF guard; Crawlee's pages live in the default context and would go nowhere.
+    launchContext: {
+      launcher: chromium,
+      launchOptions: { executablePath: browserPath, args: CHROMIUM_ARGS.filter((arg) => !arg.startsWith("--proxy-")) },
+    },
     async requestHandler({ page, request, enqueueLinks }) {
       pages++;
       const url = request.loadedUrl ?? request.url;

@@ -20,8 +20,16 @@ export interface PlaywrightFetcherConfig {
   /** GLEANER_PROXY_URLS: http/https proxies, credentials allowed. */
   readonly proxyUrls?: string | ReadonlyArray<string>;
   readonly userAgent?: string;
-  /** One attempt: navigation, load and the wait for the page to render. */
+  /**
+   * The render budget of one attempt: navigation, load, the wait for the page to render and reading
+   * the DOM. A page whose scripts keep the renderer busy past it fails `limit_exceeded` (not retried).
+   */
   readonly readTimeoutMs?: number;
+  /**
+   * Resident memory one renderer process may use (JavaScript heap capped at half of it). A page over
+   * it is killed and the read fails `limit_exceeded`.
+   */
+  readonly maxRendererMemoryBytes?: number;
   /** How long the network must stay silent for the page to count as rendered. */
   readonly quietMs?: number;
   /** Largest document accepted, in bytes (the rendered HTML). */
@@ -39,6 +47,7 @@ export interface ResolvedConfig {
   readonly proxies: ReadonlyArray<ProxyEndpoint>;
   readonly userAgent: string;
   readonly readTimeoutMs: number;
+  readonly maxRendererMemoryBytes: number;
   readonly quietMs: number;
   readonly maxBodyBytes: number;
   readonly maxRedirects: number;
@@ -57,7 +66,8 @@ export const resolveConfig = (config: PlaywrightFetcherConfig = {}): ResolvedCon
   allow: parseAllowList(config.allowPrivateTargets),
   proxies: parseProxyUrls(config.proxyUrls),
   userAgent: config.userAgent ?? gleanerUserAgent(),
-  readTimeoutMs: config.readTimeoutMs ?? 60_000,
+  readTimeoutMs: config.readTimeoutMs ?? 30_000,
+  maxRendererMemoryBytes: config.maxRendererMemoryBytes ?? 1024 * 1024 * 1024,
   quietMs: config.quietMs ?? 500,
   maxBodyBytes: config.maxBodyBytes ?? 10 * 1024 * 1024,
   maxRedirects: config.maxRedirects ?? 10,

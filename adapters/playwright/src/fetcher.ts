@@ -14,6 +14,7 @@ import { type PlaywrightFetcherConfig, type ResolvedConfig, resolveConfig } from
 import { startGuardProxy } from "./guard-proxy.js";
 import { readOnce } from "./page-read.js";
 import { playwrightRobotsClient } from "./robots-client.js";
+import { RunSessions } from "./run-sessions.js";
 
 export interface PlaywrightFetcher {
   readonly service: FetcherService;
@@ -22,7 +23,7 @@ export interface PlaywrightFetcher {
 }
 
 export const makePlaywrightFetcher = (config: ResolvedConfig): PlaywrightFetcher => {
-  const keeper = new BrowserKeeper(config.browserPath);
+  const keeper = new BrowserKeeper(config.browserPath, { rendererMemoryBytes: config.maxRendererMemoryBytes });
   const openGuard = (route: Route) =>
     startGuardProxy({
       allow: config.allow,
@@ -31,7 +32,8 @@ export const makePlaywrightFetcher = (config: ResolvedConfig): PlaywrightFetcher
       connectTimeoutMs: Math.min(10_000, config.readTimeoutMs),
     });
   const robots = new RobotsGate(new RobotsCache(), config.now, config.allow, playwrightRobotsClient(config, openGuard));
-  const deps = { config, keeper, robots, openGuard };
+  const sessions = new RunSessions(config, openGuard);
+  const deps = { config, keeper, robots, sessions };
   let turn = 0;
 
   const read = readWithAttempts({
@@ -43,7 +45,11 @@ export const makePlaywrightFetcher = (config: ResolvedConfig): PlaywrightFetcher
     attempt: (request, route, signal) => readOnce(deps, request, route, signal),
   });
 
-  return { service: { read }, keeper, close: () => keeper.close() };
+  const close = async () => {
+    await sessions.closeAll();
+    await keeper.close();
+  };
+  return { service: { read }, keeper, close };
 };
 
 /**

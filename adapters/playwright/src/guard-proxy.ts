@@ -19,7 +19,8 @@ import tls from "node:tls";
  * with route() alone). Every connection the browser makes goes through this proxy instead (the context's
  * proxy with bypass `<-loopback>`), which applies the core target policy to each one, connects to the
  * address it checked (DNS pinned, no rebinding window), and chains to GLEANER_PROXY_URLS when the read's
- * route says so. One proxy per read (and per robots.txt fetch), so what it saw is that read's alone.
+ * route says so. One proxy per run and route (run-sessions.ts; per read without a run id) and per
+ * robots.txt fetch; its records are forgotten between reads, so what it reports is that read's alone.
  */
 
 /** Something the proxy refused or could not reach, keyed by `host:port` (all a CONNECT tunnel shows). */
@@ -34,6 +35,8 @@ export interface GuardProxy {
   readonly server: string;
   /** The last record about `host:port` (see targetKey), if any. */
   readonly recordFor: (target: string) => GuardRecord | undefined;
+  /** Drops every record: the next read through this proxy starts with none of the last one's. */
+  readonly forget: () => void;
   readonly close: () => Promise<void>;
 }
 
@@ -237,6 +240,7 @@ export const startGuardProxy = async (options: GuardOptions): Promise<GuardProxy
   return {
     server: `http://127.0.0.1:${port}`,
     recordFor: (target) => records.get(target),
+    forget: () => records.clear(),
     close: () =>
       new Promise<void>((resolve) => {
         for (const socket of sockets) socket.destroy();

@@ -15,19 +15,20 @@ import {
   resolveSafeAddress,
   UnsafeTargetError,
 } from "@gleaner/core";
-import type { Browser, Page, Response } from "playwright-core";
+import type { Browser, Page, Request, Response } from "playwright-core";
 import type { BrowserKeeper } from "./browser-keeper.js";
 import type { ResolvedConfig } from "./config.js";
-import { targetKey } from "./guard-proxy.js";
+import { type GuardProxy, targetKey } from "./guard-proxy.js";
+import { busyFailure, isResponsive, memoryFailure, RESPONSIVE_GRACE_MS, within } from "./render-limits.js";
 import { waitForRender } from "./render-wait.js";
-import type { OpenGuard } from "./robots-client.js";
+import type { Lease, RunSessions } from "./run-sessions.js";
 import { isBrowserGone, transportFailure } from "./transport-errors.js";
 
 export interface ReadDeps {
   readonly config: ResolvedConfig;
   readonly keeper: BrowserKeeper;
   readonly robots: RobotsGate;
-  readonly openGuard: OpenGuard;
+  readonly sessions: RunSessions;
 }
 
 const failed = failedAttempt;
@@ -88,54 +89,106 @@ export const readOnce = async (
       `Chromium could not be started (${config.browserPath}): ${String(error)}`,
     );
   }
-  const guard = await deps.openGuard(route);
-  const navigations: string[] = [];
-  let page: Page | undefined;
-  let cleanup: Promise<void> = Promise.resolve();
+  const endRead = deps.keeper.beginRead();
+  const killsBefore = deps.keeper.memoryKills();
+  let lease: Lease | undefined;
+  let crashed = false;
+  let outcome: AttemptOutcome | undefined;
+  /** What a crash, a busy renderer or a dead browser means for this read, if one of them happened. */
+  const limitHit = async (url: string, checkBusy: boolean): Promise<AttemptOutcome | null> => {
+    if (!browser.isConnected()) return failed("unknown", null, request.url, CRASH_MESSAGE);
+    if (crashed) return memoryFailure(config, url, deps.keeper.memoryKills() > killsBefore);
+    if (checkBusy && lease && !(await isResponsive(lease.page))) return busyFailure(config, url);
+    return null;
+  };
+  const onCrash = () => {
+    crashed = true;
+  };
   try {
-    const context = await browser.newContext({
-      // Everything, loopback included (Chromium bypasses proxies for loopback unless told otherwise).
-      proxy: { server: guard.server, bypass: "<-loopback>" },
-      userAgent: config.userAgent,
-      serviceWorkers: "block",
-      acceptDownloads: false,
-    });
+    lease = await deps.sessions.lease(browser, request.runId, route);
+    const { page, guard } = lease;
     // An interrupted read (host shutting down, run cancelled) closes its context: goto fails at once.
-    const abandon = () => void context.close().catch(() => {});
+    const abandon = () => void lease?.context.close().catch(() => {});
     signal?.addEventListener("abort", abandon, { once: true });
+    const navigations: string[] = [];
+    const main = page.mainFrame();
+    const onRequest = (r: Request) => {
+      if (r.isNavigationRequest() && r.frame() === main) navigations.push(r.url());
+    };
+    page.on("crash", onCrash);
+    page.on("request", onRequest);
     try {
-      // WebSockets are not part of reading a page; the guard would refuse a tunnel to a private target anyway.
-      await context.routeWebSocket(/.*/, (socket) => socket.close());
-      page = await context.newPage();
-      const main = page.mainFrame();
-      page.on("request", (r) => {
-        if (r.isNavigationRequest() && r.frame() === main) navigations.push(r.url());
-      });
-      let response: Response | null;
-      try {
-        response = await page.goto(request.url, { waitUntil: "load", timeout: Math.max(1, deadline - Date.now()) });
-      } catch (error) {
-        if (!browser.isConnected() || isBrowserGone(error)) return failed("unknown", null, request.url, CRASH_MESSAGE);
-        const last = navigations.at(-1) ?? request.url;
-        const record = guard.recordFor(targetKey(new URL(last)));
-        if (record) return failed(record.reason, null, last, record.message);
-        const transport = transportFailure(error);
-        return failed(transport.reason, null, last, transport.message);
-      }
-      if (!response) return failed("unknown", null, request.url, "the browser reported no response for the page");
-      return await judge(deps, request, route, page, response, deadline);
+      outcome = await navigateAndJudge(deps, request, route, page, guard, navigations, deadline, limitHit);
+      return outcome;
     } finally {
-      // Closing takes ~100 ms and the result is already known: the read returns now, the context and
-      // its guard proxy go away in the background (the guard last, so nothing escapes it meanwhile).
       signal?.removeEventListener("abort", abandon);
-      cleanup = context.close().catch(() => {});
+      page.off("crash", onCrash);
+      page.off("request", onRequest);
     }
   } catch (error) {
-    if (!browser.isConnected() || isBrowserGone(error)) return failed("unknown", null, request.url, CRASH_MESSAGE);
+    outcome = (await limitHit(request.url, false)) ?? undefined;
+    if (outcome) return outcome;
+    if (isBrowserGone(error)) return failed("unknown", null, request.url, CRASH_MESSAGE);
     return failed("unknown", null, request.url, `the browser read failed: ${String(error).split("\n")[0]}`);
   } finally {
-    void cleanup.then(() => guard.close());
+    // The result is already known: the read returns now, and the session either waits for the run's
+    // next read or closes in the background. Closing also ends a renderer stuck in a script.
+    const reusable = !crashed && !signal?.aborted && outcome !== undefined && reusableAfter(outcome);
+    lease?.end(reusable);
+    endRead();
   }
+};
+
+const withoutFragment = (url: string): string => url.split("#")[0] ?? url;
+
+/** A session that saw a limit, a crash or a timeout may be in any state: the run's next read starts afresh. */
+const reusableAfter = (outcome: AttemptOutcome): boolean =>
+  outcome.ok || !["limit_exceeded", "unknown", "timeout", "cancelled"].includes(outcome.failure.reason);
+
+/** goto, then the render wait and the judgement, all within the deadline. Never throws a limit. */
+const navigateAndJudge = async (
+  deps: ReadDeps,
+  request: FetchRequest,
+  route: Route,
+  page: Page,
+  guard: GuardProxy,
+  navigations: string[],
+  deadline: number,
+  limitHit: (url: string, checkBusy: boolean) => Promise<AttemptOutcome | null>,
+): Promise<AttemptOutcome> => {
+  const { config } = deps;
+  let response: Response | null;
+  try {
+    // A run's page that shows this document already would only scroll to the fragment: start afresh.
+    if (withoutFragment(page.url()) === withoutFragment(request.url)) await page.goto("about:blank");
+    response = await page.goto(request.url, { waitUntil: "load", timeout: Math.max(1, deadline - Date.now()) });
+  } catch (error) {
+    const last = navigations.at(-1) ?? request.url;
+    const limit = await limitHit(last, transportFailure(error).reason === "timeout");
+    if (limit) return limit;
+    if (isBrowserGone(error)) return failed("unknown", null, request.url, CRASH_MESSAGE);
+    const record = guard.recordFor(targetKey(new URL(last)));
+    if (record) return failed(record.reason, null, last, record.message);
+    const transport = transportFailure(error);
+    return failed(transport.reason, null, last, transport.message);
+  }
+  if (!response) return failed("unknown", null, request.url, "the browser reported no response for the page");
+  const finalUrl = response.url();
+  // Everything after the navigation (render wait, DOM, body) is bounded by the same deadline: a page
+  // whose scripts never yield would otherwise hold page.content() forever.
+  const judged = await within(
+    judge(deps, request, route, page, response, deadline),
+    deadline - Date.now() + RESPONSIVE_GRACE_MS,
+  ).catch(async (error: unknown) => {
+    const limit = await limitHit(finalUrl, false);
+    if (limit) return { value: limit };
+    throw error;
+  });
+  if (judged) return judged.value;
+  return (
+    (await limitHit(finalUrl, true)) ??
+    failed("timeout", null, finalUrl, `the page did not finish rendering within ${config.readTimeoutMs / 1000} s`)
+  );
 };
 
 const judge = async (

@@ -1,11 +1,13 @@
 import { expect } from "chai";
 import { after, before, describe, it } from "mocha";
+import dgram from "node:dgram";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Body } from "../bodies.js";
 import { booksDataset, columnId, runToEnd } from "../books.js";
 import type { Owner, SuiteContext } from "../context.js";
 import { type BooksSite, startBooksSite } from "../sites/index.js";
+import { browserHostileCases } from "./browser-hostile.js";
 
 /** A browser run of the 50-page site takes tens of seconds on a loaded CI machine. */
 const RUN_TIMEOUT_MS = 180_000;
@@ -124,13 +126,24 @@ export const browserCases = (ctx: SuiteContext): void => {
       // 127.0.0.2 is loopback but outside the suite's allow list (127.0.0.1/32): an internal service.
       let victim: Recorder;
       let page: Recorder;
+      // A STUN/TURN server on the refused address: WebRTC must not send it a single datagram.
+      let stun: dgram.Socket;
+      let datagrams = 0;
       before(async () => {
         victim = await serve("127.0.0.2", () => "<ol><li class='item'><b>secret</b></li></ol>");
+        stun = dgram.createSocket("udp4").on("message", () => void datagrams++);
+        await new Promise<void>((resolve) => stun.bind(0, "127.0.0.2", () => resolve()));
+        const ice = `127.0.0.2:${stun.address().port}`;
         page = await serve(
           "127.0.0.1",
           () => `<!doctype html><html><body><ol id="list"></ol><img src="${victim.url}/pixel.gif">
           <script>
             fetch("${victim.url}/xhr").catch(function () {});
+            try {
+              var pc = new RTCPeerConnection({ iceServers: [{ urls: ["stun:${ice}", "turn:${ice}"], username: "u", credential: "p" }] });
+              pc.createDataChannel("d");
+              pc.createOffer().then(function (offer) { return pc.setLocalDescription(offer); }).catch(function () {});
+            } catch (e) {}
             ["a", "b"].forEach(function (name) {
               var li = document.createElement("li"); li.className = "item";
               var b = document.createElement("b"); b.textContent = name; li.appendChild(b);
@@ -142,6 +155,7 @@ export const browserCases = (ctx: SuiteContext): void => {
       after(async () => {
         await victim.close();
         await page.close();
+        await new Promise<void>((resolve) => stun.close(() => resolve()));
       });
 
       const dataset = (url: string): Body => ({
@@ -159,13 +173,14 @@ export const browserCases = (ctx: SuiteContext): void => {
         },
       });
 
-      it("a page's requests to a refused address never reach it; the page itself is read", async () => {
+      it("a page's requests to a refused address never reach it, WebRTC's neither; the page itself is read", async () => {
         const owner = await ctx.owner(10);
         const created = await create(owner, dataset(`${page.url}/list.html`));
         const run = await runToEnd(owner, created.id, RUN_TIMEOUT_MS);
         expect(run.status, JSON.stringify(run)).to.equal("succeeded");
         expect(run.rowDeltas).to.deep.equal({ new: 2, changed: 0, gone: 0 });
         expect(victim.paths).to.deep.equal([]);
+        expect(datagrams, "WebRTC datagrams to the refused address").to.equal(0);
       });
 
       // The rule refuses a literal private start address when the dataset is created (AllowedTargets),
@@ -178,5 +193,7 @@ export const browserCases = (ctx: SuiteContext): void => {
         expect(victim.paths).to.deep.equal([]);
       });
     });
+
+    browserHostileCases(ctx);
   });
 };

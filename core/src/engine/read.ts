@@ -100,6 +100,8 @@ export const readSource = Effect.fn("run.read")(function* (
         proxy: source.proxy,
         ignoreRobots: source.ignoreRobots,
         waitForSelector: source.itemSelector,
+        // One attempt's reads share a browser session (context, guard proxy, page) when rendering.
+        runId: trace.attemptId,
       }),
     );
     const finished = yield* Clock.currentTimeMillis;

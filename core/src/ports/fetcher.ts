@@ -10,6 +10,11 @@ export interface FetchRequest {
   readonly ignoreRobots: boolean;
   /** For `render: browser`: the run's item selector, a signal that the page has rendered its list. */
   readonly waitForSelector?: string;
+  /**
+   * The run this read is part of. A fetcher may share state between the reads of one run (the browser
+   * fetcher shares one context and guard proxy), never between runs. Absent: nothing is shared.
+   */
+  readonly runId?: string;
 }
 
 /** A page that was read successfully: never a challenge, a login page or an error page. */
