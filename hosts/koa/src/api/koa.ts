@@ -1,13 +1,15 @@
 import Router from "@koa/router";
 import { bodyParser } from "@koa/bodyparser";
 import { NotFound } from "@gleaner/core";
+import { Schema } from "effect";
 import type { Middleware } from "koa";
 import { HttpError } from "../http/errors.js";
 import { type GleanerState, requireJsonBody, requireOwner } from "../http/middleware.js";
 import { type GleanerRuntime, runUseCase } from "../http/runtime.js";
 import { isRaw, type Route } from "./route.js";
 
-const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** Path ids are core's UUIDs; anything else names nothing (404, like an unknown id). */
+const isUuid = Schema.is(Schema.UUID);
 
 /** `/v1/datasets/{datasetId}` -> `/v1/datasets/:datasetId` */
 export const koaPath = (path: string): string => path.replace(/\{([^}]+)\}/g, ":$1");
@@ -38,7 +40,7 @@ export const buildRouter = (routes: ReadonlyArray<Route>, { runtime, bodyLimitBy
       const params: Record<string, string> = {};
       for (const [name, param] of Object.entries(route.pathParams ?? {})) {
         const value = ctx.params[name];
-        if (!value || !uuid.test(value)) {
+        if (!value || !isUuid(value)) {
           throw HttpError.fromApiError(new NotFound({ resource: param.resource, id: value ?? "" }));
         }
         params[name] = value.toLowerCase();

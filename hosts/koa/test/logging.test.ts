@@ -1,0 +1,72 @@
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { Writable } from "node:stream";
+import { MemoryStoreLive } from "@gleaner/memory";
+import { expect } from "chai";
+import { pino } from "pino";
+import { type RunningHost, startHost } from "@gleaner/koa";
+
+/** One log format: the core's run lifecycle lines reach the host's pino logger with their fields. */
+describe("logs", function () {
+  this.timeout(60_000);
+  let host: RunningHost;
+  let site: Server;
+  const lines: Array<Record<string, unknown>> = [];
+  before(async () => {
+    site = createServer((_request, response) => {
+      response.writeHead(200, { "content-type": "text/html" });
+      response.end('<ul><li class="item"><b>one</b></li><li class="item"><b>two</b></li></ul>');
+    }).listen(0, "127.0.0.1");
+    await new Promise((resolve) => site.once("listening", resolve));
+    const sink = new Writable({
+      write(chunk, _encoding, done) {
+        for (const line of String(chunk).split("\n").filter(Boolean)) lines.push(JSON.parse(line));
+        done();
+      },
+    });
+    host = await startHost({
+      overrides: { store: MemoryStoreLive },
+      config: { port: 0, host: "127.0.0.1", allowPrivateTargets: ["127.0.0.1/32"] },
+      logger: pino({ level: "debug" }, sink),
+    });
+  });
+  after(async () => {
+    await host.close();
+    site.close();
+  });
+
+  it("logs a run queued, started (with the pid), each page read at debug, and accepted with counts and credits", async () => {
+    const key = await host.createKey("logged", 5);
+    const headers = { authorization: `Bearer ${key}`, "content-type": "application/json" };
+    const url = `http://127.0.0.1:${(site.address() as AddressInfo).port}/list.html`;
+    const created = await fetch(`${host.url}/v1/datasets`, {
+      method: "POST",
+      headers,
+      body: JSON.stringify({
+        name: "Logged",
+        columns: [{ name: "label", type: "string", key: true }],
+        source: {
+          version: 1,
+          url,
+          itemSelector: "li.item",
+          fields: [{ name: "label", read: { selector: "b" } }],
+          identity: { kind: "source-key", field: "label" },
+          pagination: { kind: "none" },
+        },
+      }),
+    });
+    const datasetId = ((await created.json()) as { dataset: { id: string } }).dataset.id;
+    const started = await fetch(`${host.url}/v1/datasets/${datasetId}/runs`, { method: "POST", headers });
+    const { runId } = (await started.json()) as { runId: string };
+    const find = (msg: string) => lines.find((l) => l.msg === msg && l.runId === runId);
+    for (let i = 0; i < 200 && !find("run accepted"); i++) await new Promise((r) => setTimeout(r, 50));
+
+    expect(find("run queued")).to.include({ datasetId, level: 30 });
+    expect(find("run started")).to.include({ pid: process.pid, datasetId });
+    expect(find("page read")).to.include({ url, records: 2, level: 20 });
+    expect(find("run accepted")).to.include({ new: 2, changed: 0, gone: 0, pages: 1, creditsCharged: 1 });
+    // The HTTP lines share the logger and never carry the key.
+    expect(lines.some((l) => l.msg === "request" && l.path === "/v1/datasets")).to.equal(true);
+    expect(JSON.stringify(lines)).not.to.contain(key);
+  });
+});
