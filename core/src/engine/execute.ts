@@ -4,18 +4,17 @@ import type { Fetcher } from "../ports/fetcher.js";
 import type { RunJob } from "../ports/run-queue.js";
 import { Storage } from "../ports/storage.js";
 import type { RunEvidence, RunRecord } from "../run-domain.js";
+import { blockingReasons } from "../reading/refusals.js";
+import { newId } from "../schema/ids.js";
 import type { CheckResult } from "../schema/run.js";
+import { nowIso } from "../time.js";
 import { runChecks } from "./checks.js";
 import { observePages, runEvidence } from "./evidence.js";
 import { type ReadOutcome, readSource } from "./read.js";
 import { reconcile } from "./reconcile.js";
 import { TraceRecorder } from "./trace.js";
 
-/** Reasons that mean the site refused us (SPEC.md's `blocked`), as opposed to a fault on our side. */
-const refusals = new Set(["challenge", "forbidden", "rate_limited", "login_redirect", "empty_body"]);
 const maxAcceptAttempts = 5;
-
-const iso = (ms: number) => new Date(ms).toISOString();
 
 const traceOf = (run: RunRecord, recorder: TraceRecorder, completedAt: string): RunEvidence["trace"] => {
   const { steps, phases, truncated } = recorder.snapshot();
@@ -41,10 +40,10 @@ const traceOf = (run: RunRecord, recorder: TraceRecorder, completedAt: string): 
 export const executeRun = (job: RunJob, redelivered: boolean) =>
   Effect.gen(function* () {
     const storage = yield* Storage;
-    const claimed = yield* storage.claimRun(job.runId, iso(yield* Clock.currentTimeMillis), redelivered);
+    const claimed = yield* storage.claimRun(job.runId, yield* nowIso, redelivered);
     if (Option.isNone(claimed)) return;
     const run = claimed.value;
-    const recorder = new TraceRecorder(globalThis.crypto.randomUUID());
+    const recorder = new TraceRecorder(newId());
 
     const finish = (
       status: "failed" | "blocked" | "held",
@@ -53,7 +52,7 @@ export const executeRun = (job: RunJob, redelivered: boolean) =>
       read: ReadOutcome | null,
     ) =>
       Effect.gen(function* () {
-        const completedAt = iso(yield* Clock.currentTimeMillis);
+        const completedAt = yield* nowIso;
         const finished: RunRecord = { ...run, status, checks, error, completedAt };
         const empty: ReadOutcome = {
           pages: [],
@@ -86,7 +85,7 @@ export const executeRun = (job: RunJob, redelivered: boolean) =>
       if (
         read.pages.length === 0 &&
         read.failures.length > 0 &&
-        read.failures.every((f) => refusals.has(f.failure.reason))
+        read.failures.every((f) => blockingReasons.has(f.failure.reason))
       ) {
         const [first] = read.failures;
         const checks = runChecks(source, columns, read.records, read.coverage);
@@ -112,7 +111,7 @@ export const executeRun = (job: RunJob, redelivered: boolean) =>
       return yield* Effect.gen(function* () {
         const pages = new Set(read.pages.map((p) => p.page.finalUrl)).size;
         for (let attempt = 1; attempt <= maxAcceptAttempts; attempt++) {
-          const completedAt = iso(yield* Clock.currentTimeMillis);
+          const completedAt = yield* nowIso;
           const observations = observePages(read, run.datasetId, run.id, completedAt);
           const observationByPage = new Map(observations.map((o) => [o.sourceUrl, o.id]));
           const current = yield* storage.loadRows(run.datasetId);
@@ -154,7 +153,7 @@ export const executeRun = (job: RunJob, redelivered: boolean) =>
             rows: plan.rows,
             revisions: plan.revisions,
             observations,
-            charge: { ownerId: run.ownerId, pages, entryId: globalThis.crypto.randomUUID() },
+            charge: { ownerId: run.ownerId, pages, entryId: newId() },
             evidence,
           });
           if (outcome._tag !== "RowsChanged") return outcome;

@@ -1,4 +1,6 @@
 import { Clock, Effect } from "effect";
+import { newId } from "../schema/ids.js";
+import { isoAt } from "../time.js";
 import type { ResearchPhase, RunTracePhase, RunTraceStep } from "../schema/run.js";
 
 const maxSteps = 1000;
@@ -13,7 +15,7 @@ export class TraceRecorder {
   constructor(readonly attemptId: string) {}
 
   add(step: Omit<RunTraceStep, "stepId" | "attemptId">): void {
-    this.steps.push({ stepId: globalThis.crypto.randomUUID(), attemptId: this.attemptId, ...step });
+    this.steps.push({ stepId: newId(), attemptId: this.attemptId, ...step });
     if (this.steps.length > maxSteps) {
       this.steps.shift();
       this.dropped++;
@@ -29,7 +31,7 @@ export class TraceRecorder {
       this.add({
         phase,
         status: exit._tag === "Success" ? "succeeded" : "failed",
-        startedAt: new Date(started).toISOString(),
+        startedAt: isoAt(started),
         durationMs: Math.max(0, Math.round(ended - started)),
         ...extra,
       });

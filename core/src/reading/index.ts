@@ -11,3 +11,5 @@ export * from "./user-agent.js";
 export * from "./read-attempts.js";
 export * from "./resolve-target.js";
 export * from "./robots-gate.js";
+export * from "./refusals.js";
+export * from "./fetcher-settings.js";

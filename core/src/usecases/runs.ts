@@ -1,11 +1,11 @@
-import { Clock, Effect, Option, Schema } from "effect";
+import { Effect, Option, Schema } from "effect";
 import { decodeQuery } from "../decode.js";
 import { InsufficientCredits, NotFound } from "../errors.js";
 import { Credits } from "../ports/credits.js";
 import { RunQueue } from "../ports/run-queue.js";
 import { Storage } from "../ports/storage.js";
 import type { RunRecord } from "../run-domain.js";
-import type { DatasetId, OwnerId, RunId } from "../schema/ids.js";
+import { type DatasetId, newId, type OwnerId, type RunId } from "../schema/ids.js";
 import type { Run } from "../schema/run.js";
 import { nowIso } from "../time.js";
 import { findDataset } from "./datasets.js";
@@ -34,7 +34,7 @@ export const createRun = (ownerId: OwnerId, datasetId: string, trigger: RunRecor
     if (balance < 1) return yield* Effect.fail(new InsufficientCredits({ balance, required: 1 }));
     const storage = yield* Storage;
     const run: RunRecord = {
-      id: globalThis.crypto.randomUUID() as RunId,
+      id: newId<RunId>(),
       datasetId: dataset.record.id,
       ownerId,
       status: "queued",
@@ -52,7 +52,7 @@ export const createRun = (ownerId: OwnerId, datasetId: string, trigger: RunRecor
     yield* (yield* RunQueue).enqueue({ runId: run.id, datasetId: run.datasetId }).pipe(
       Effect.tapError((error) =>
         Effect.gen(function* () {
-          const now = new Date(yield* Clock.currentTimeMillis).toISOString();
+          const now = yield* nowIso;
           const claimed = yield* storage.claimRun(run.id, now, false);
           if (Option.isSome(claimed)) {
             yield* storage.finishRun(

@@ -4,9 +4,8 @@ import { parseArgs } from "node:util";
 import { type ApiError, type Credits, createApiKey, grantCredits, type Storage } from "@gleaner/core";
 import { type Effect, ManagedRuntime } from "effect";
 import { readConfig } from "./config.js";
-import { serviceLayer } from "./layers.js";
+import { serviceLayer, storeLayer } from "./layers.js";
 import { startHost } from "./host.js";
-import { select, storePlugins } from "./plugins.js";
 import { runUseCase } from "./runtime.js";
 
 const usage = `Usage: gleaner <command> [options]
@@ -42,8 +41,11 @@ const admin = async <A>(
         "Use `gleaner serve --dev-key` for a development key, or a durable store (GLEANER_STORAGE=postgres).",
     );
   }
-  const runtime = ManagedRuntime.make(select(storePlugins, config.storage, "GLEANER_STORAGE").layer(config));
+  const runtime = ManagedRuntime.make(storeLayer(config));
   try {
+    // Start the store first, so an unreachable database is reported as such (naming its variable),
+    // not as the use case's internal error.
+    await runtime.runtime();
     return await runUseCase(runtime, run(config));
   } finally {
     await runtime.dispose();
