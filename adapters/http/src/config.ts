@@ -1,12 +1,12 @@
 import {
-  type DnsLookup,
+  everyAddress,
   type FetcherSettings,
   type ResolvedFetcherSettings,
   resolveFetcherSettings,
 } from "@gleaner/core";
-import { lookup as dnsLookup } from "node:dns/promises";
+import { lookup } from "node:dns/promises";
 
-export type { DnsLookup };
+export type { DnsLookup } from "@gleaner/core";
 
 /** Core's fetcher settings plus undici's timeouts. */
 export interface HttpFetcherConfig extends FetcherSettings {
@@ -27,11 +27,9 @@ export interface ResolvedConfig extends ResolvedFetcherSettings {
   readonly attemptTimeoutMs: number;
 }
 
-const systemLookup: DnsLookup = (hostname) => dnsLookup(hostname, { all: true, order: "verbatim" });
-
 /** Applies defaults; throws InvalidReadingConfig when an allow-list or proxy entry is unusable. */
 export const resolveConfig = (config: HttpFetcherConfig = {}): ResolvedConfig => ({
-  ...resolveFetcherSettings(config, systemLookup),
+  ...resolveFetcherSettings(config, everyAddress(lookup)),
   connectTimeoutMs: config.connectTimeoutMs ?? 10_000,
   headersTimeoutMs: config.headersTimeoutMs ?? 20_000,
   bodyTimeoutMs: config.bodyTimeoutMs ?? 20_000,

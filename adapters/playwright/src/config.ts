@@ -1,12 +1,12 @@
 import {
-  type DnsLookup,
+  everyAddress,
   type FetcherSettings,
   type ResolvedFetcherSettings,
   resolveFetcherSettings,
 } from "@gleaner/core";
-import { lookup as dnsLookup } from "node:dns/promises";
+import { lookup } from "node:dns/promises";
 
-export type { DnsLookup };
+export type { DnsLookup } from "@gleaner/core";
 
 /** Core's fetcher settings (maxBodyBytes bounds the rendered HTML) plus the browser's own. */
 export interface PlaywrightFetcherConfig extends FetcherSettings {
@@ -26,11 +26,9 @@ export interface ResolvedConfig extends ResolvedFetcherSettings {
 
 export const DEFAULT_BROWSER_PATH = "/usr/bin/chromium";
 
-const systemLookup: DnsLookup = (hostname) => dnsLookup(hostname, { all: true, order: "verbatim" });
-
 /** Applies defaults; throws InvalidReadingConfig when an allow-list or proxy entry is unusable. */
 export const resolveConfig = (config: PlaywrightFetcherConfig = {}): ResolvedConfig => ({
-  ...resolveFetcherSettings(config, systemLookup),
+  ...resolveFetcherSettings(config, everyAddress(lookup)),
   browserPath: config.browserPath || DEFAULT_BROWSER_PATH,
   readTimeoutMs: config.readTimeoutMs ?? 60_000,
   quietMs: config.quietMs ?? 500,

@@ -31,6 +31,12 @@ export interface ResolvedFetcherSettings {
   readonly now: () => number;
 }
 
+/** The platform resolver (node:dns/promises `lookup`, which core cannot import) as the SSRF guard asks it: every address, in the resolver's order. */
+export const everyAddress =
+  (lookup: (hostname: string, options: { all: true; order: "verbatim" }) => ReturnType<DnsLookup>): DnsLookup =>
+  (hostname) =>
+    lookup(hostname, { all: true, order: "verbatim" });
+
 /**
  * Applies the defaults every fetcher shares; `systemLookup` is the platform's resolver, which core
  * cannot import. Throws InvalidReadingConfig when an allow-list or proxy entry is unusable.

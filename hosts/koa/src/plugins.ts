@@ -54,12 +54,14 @@ const mongodbUrl = () => urlOf("GLEANER_MONGODB_URL", "mongodb://host1,host2/gle
 const namingVariable = <Provides>(variable: string, layer: Layer.Layer<Provides, unknown>) =>
   Layer.catchAll(layer, (cause) => Layer.fail(startupError(variable, cause)));
 
+/** A plugin that reads no variable of its own. */
+const withoutSettings = <const Name extends string, Provides>(
+  name: Name,
+  load: () => Promise<Layer.Layer<Provides, unknown>>,
+): Plugin<Name, Provides, object> => plugin({ name, config: Config.succeed({}), layer: () => lazily(load) });
+
 export const storePlugins = [
-  plugin({
-    name: "memory",
-    config: Config.succeed({}),
-    layer: () => lazily(async () => (await import("@gleaner/memory")).MemoryStoreLive),
-  }),
+  withoutSettings("memory", async () => (await import("@gleaner/memory")).MemoryStoreLive),
   plugin({
     name: "postgres",
     config: Config.all({ url: postgresUrl() }),
@@ -119,11 +121,7 @@ const agendaConfig = Config.all({
 );
 
 export const queuePlugins = [
-  plugin({
-    name: "memory",
-    config: Config.succeed({}),
-    layer: () => lazily(async () => (await import("@gleaner/memory")).MemoryRunQueueLive()),
-  }),
+  withoutSettings("memory", async () => (await import("@gleaner/memory")).MemoryRunQueueLive()),
   plugin({
     name: "agenda",
     config: agendaConfig,
@@ -138,16 +136,8 @@ export const queuePlugins = [
 ] as const satisfies ReadonlyArray<AnyPlugin<RunQueue>>;
 
 export const parserPlugins = [
-  plugin({
-    name: "htmlparser2",
-    config: Config.succeed({}),
-    layer: () => lazily(async () => (await import("@gleaner/htmlparser2")).Htmlparser2ParserLive),
-  }),
-  plugin({
-    name: "jsdom",
-    config: Config.succeed({}),
-    layer: () => lazily(async () => (await import("@gleaner/jsdom")).JsdomParserLive),
-  }),
+  withoutSettings("htmlparser2", async () => (await import("@gleaner/htmlparser2")).Htmlparser2ParserLive),
+  withoutSettings("jsdom", async () => (await import("@gleaner/jsdom")).JsdomParserLive),
 ] as const satisfies ReadonlyArray<AnyPlugin<DocumentParser>>;
 
 export type StorePlugin = (typeof storePlugins)[number];
