@@ -4,23 +4,11 @@ import { InsufficientCredits, NotFound } from "../errors.js";
 import { Credits } from "../ports/credits.js";
 import { RunQueue } from "../ports/run-queue.js";
 import { Storage } from "../ports/storage.js";
-import type { RunRecord } from "../run-domain.js";
+import { type RunRecord, toRun } from "../run-domain.js";
 import { type DatasetId, newId, type OwnerId, type RunId } from "../schema/ids.js";
 import type { Run } from "../schema/run.js";
 import { nowIso } from "../time.js";
 import { findDataset } from "./datasets.js";
-
-export const toRun = (r: RunRecord): Run => ({
-  id: r.id,
-  datasetId: r.datasetId,
-  status: r.status,
-  checks: r.checks,
-  rowDeltas: r.rowDeltas,
-  error: r.error,
-  queuedAt: r.queuedAt,
-  startedAt: r.startedAt,
-  completedAt: r.completedAt,
-});
 
 /**
  * Endpoint 10: stores a queued run, then enqueues its job. Needs a balance of at least 1 (the
