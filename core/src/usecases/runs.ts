@@ -6,7 +6,6 @@ import { RunQueue } from "../ports/run-queue.js";
 import { Storage } from "../ports/storage.js";
 import { type RunRecord, toRun } from "../run-domain.js";
 import { type DatasetId, newId, type OwnerId, type RunId } from "../schema/ids.js";
-import type { Run } from "../schema/run.js";
 import { nowIso } from "../time.js";
 import { findDataset } from "./datasets.js";
 
