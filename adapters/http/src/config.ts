@@ -1,9 +1,4 @@
-import {
-  everyAddress,
-  type FetcherSettings,
-  type ResolvedFetcherSettings,
-  resolveFetcherSettings,
-} from "@gleaner/core";
+import { type FetcherSettings, type ResolvedFetcherSettings, resolveFetcherSettings } from "@gleaner/core";
 import { lookup } from "node:dns/promises";
 
 export type { DnsLookup } from "@gleaner/core";
@@ -29,7 +24,7 @@ export interface ResolvedConfig extends ResolvedFetcherSettings {
 
 /** Applies defaults; throws InvalidReadingConfig when an allow-list or proxy entry is unusable. */
 export const resolveConfig = (config: HttpFetcherConfig = {}): ResolvedConfig => ({
-  ...resolveFetcherSettings(config, everyAddress(lookup)),
+  ...resolveFetcherSettings(config, lookup),
   connectTimeoutMs: config.connectTimeoutMs ?? 10_000,
   headersTimeoutMs: config.headersTimeoutMs ?? 20_000,
   bodyTimeoutMs: config.bodyTimeoutMs ?? 20_000,

@@ -1,9 +1,4 @@
-import {
-  everyAddress,
-  type FetcherSettings,
-  type ResolvedFetcherSettings,
-  resolveFetcherSettings,
-} from "@gleaner/core";
+import { type FetcherSettings, type ResolvedFetcherSettings, resolveFetcherSettings } from "@gleaner/core";
 import { lookup } from "node:dns/promises";
 
 export type { DnsLookup } from "@gleaner/core";
@@ -28,7 +23,7 @@ export const DEFAULT_BROWSER_PATH = "/usr/bin/chromium";
 
 /** Applies defaults; throws InvalidReadingConfig when an allow-list or proxy entry is unusable. */
 export const resolveConfig = (config: PlaywrightFetcherConfig = {}): ResolvedConfig => ({
-  ...resolveFetcherSettings(config, everyAddress(lookup)),
+  ...resolveFetcherSettings(config, lookup),
   browserPath: config.browserPath || DEFAULT_BROWSER_PATH,
   readTimeoutMs: config.readTimeoutMs ?? 60_000,
   quietMs: config.quietMs ?? 500,

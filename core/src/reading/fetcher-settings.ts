@@ -31,19 +31,17 @@ export interface ResolvedFetcherSettings {
   readonly now: () => number;
 }
 
-/** The platform resolver (node:dns/promises `lookup`, which core cannot import) as the SSRF guard asks it: every address, in the resolver's order. */
-export const everyAddress =
-  (lookup: (hostname: string, options: { all: true; order: "verbatim" }) => ReturnType<DnsLookup>): DnsLookup =>
-  (hostname) =>
-    lookup(hostname, { all: true, order: "verbatim" });
+/** The platform's resolver (node:dns/promises `lookup`, which core cannot import). */
+export type PlatformLookup = (hostname: string, options: { all: true; order: "verbatim" }) => ReturnType<DnsLookup>;
 
 /**
- * Applies the defaults every fetcher shares; `systemLookup` is the platform's resolver, which core
- * cannot import. Throws InvalidReadingConfig when an allow-list or proxy entry is unusable.
+ * Applies the defaults every fetcher shares; without an injected `lookup`, the platform's resolver
+ * is asked for every address, in its own order (the SSRF guard checks them all). Throws
+ * InvalidReadingConfig when an allow-list or proxy entry is unusable.
  */
 export const resolveFetcherSettings = (
   settings: FetcherSettings,
-  systemLookup: DnsLookup,
+  platformLookup: PlatformLookup,
 ): ResolvedFetcherSettings => ({
   allow: parseAllowList(settings.allowPrivateTargets),
   proxies: parseProxyUrls(settings.proxyUrls),
@@ -51,6 +49,6 @@ export const resolveFetcherSettings = (
   maxBodyBytes: settings.maxBodyBytes ?? 10 * 1024 * 1024,
   maxRedirects: settings.maxRedirects ?? 10,
   retry: { ...defaultRetryPolicy, ...settings.retry },
-  lookup: settings.lookup ?? systemLookup,
+  lookup: settings.lookup ?? ((hostname) => platformLookup(hostname, { all: true, order: "verbatim" })),
   now: settings.now ?? Date.now,
 });
