@@ -12,3 +12,5 @@ export * from "./read-attempts.js";
 export * from "./resolve-target.js";
 export * from "./robots-gate.js";
 export * from "./allowed-targets.js";
+export * from "./refusals.js";
+export * from "./fetcher-settings.js";
