@@ -12,7 +12,7 @@ module.exports = {
       from: { path: "^core/src" },
       to: {
         dependencyTypes: ["npm", "npm-dev", "npm-peer", "npm-optional", "npm-no-pkg", "npm-unknown"],
-        pathNot: "node_modules/(effect|css-what|ipaddr\\.js|robots-parser|cron-parser)/",
+        pathNot: "node_modules/(effect|css-what|ipaddr\\.js|robots-parser|cron-parser|html-encoding-sniffer)/",
       },
     },
     {

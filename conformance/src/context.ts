@@ -1,5 +1,7 @@
 import type { RunningHost } from "@gleaner/koa";
+import type { Layer } from "effect";
 import { type Client, makeClient } from "./client.js";
+import type { AdapterSet } from "./suite.js";
 
 /** What a capability file gets: the running host and a way to make fresh, isolated owners. */
 export interface SuiteContext {
@@ -31,6 +33,41 @@ export interface Supports {
   /** The host renders pages in Chromium (`render: browser`, GLEANER_BROWSER_PATH). */
   readonly browser?: boolean;
 }
+
+/**
+ * What every contract takes (suite, storeContract, parserContract), after Keyv's and
+ * abstract-level's test suites: a name for the titles, a factory for the Layer under test, and
+ * what the adapter supports.
+ */
+export interface UnderTest<Provides> {
+  /** Shown in the test titles, e.g. "memory" or "postgres + agenda(postgres)". */
+  readonly name: string;
+  /** The Layer under test; the contract builds it once. */
+  readonly layer: () => Layer.Layer<Provides, unknown>;
+  readonly supports?: Supports;
+}
+
+/** A capability a set may lack, with the default when the set does not say, and why a case needs it. */
+export interface Requirement {
+  readonly flag: keyof Supports;
+  readonly byDefault: boolean;
+  readonly why: string;
+}
+
+/**
+ * One area of SPEC.md as a case module declares it: the cases it registers and the capabilities
+ * they need. An adapter author can run one alone: `suite(set, [capabilities.rows])`.
+ */
+export interface Capability {
+  readonly name: string;
+  readonly requires?: ReadonlyArray<Requirement>;
+  /** Registers the mocha cases; `set` is there for capabilities that start hosts of their own (research). */
+  readonly register: (ctx: SuiteContext, set: AdapterSet) => void;
+}
+
+/** The first requirement the set does not meet, or null. */
+export const missingRequirement = (capability: Capability, supports: Supports): Requirement | null =>
+  capability.requires?.find((r) => (supports[r.flag] ?? r.byDefault) !== true) ?? null;
 
 export const makeOwnerFactory =
   (host: () => RunningHost) =>

@@ -3,28 +3,33 @@
  * tests): selection in the CSS subset, text, attributes, excerpts and URL resolution, on the real
  * books.toscrape.com listing page.
  */
-import {
-  DOCUMENT_MAX_DEPTH,
-  DOCUMENT_MAX_ELEMENTS,
-  type DocumentParserService,
-  type ParsedDocument,
-} from "@gleaner/core";
+import { DOCUMENT_MAX_DEPTH, DOCUMENT_MAX_ELEMENTS, DocumentParser, type ParsedDocument } from "@gleaner/core";
 import { expect } from "chai";
-import { Effect } from "effect";
+import { Effect, ManagedRuntime } from "effect";
 import { after, before, describe, it } from "mocha";
 import { readFileSync } from "node:fs";
+import type { UnderTest } from "./context.js";
 
 const booksPage = readFileSync(new URL("../fixtures/books/index.html", import.meta.url), "utf8");
 const pageUrl = "http://books.local:8080/index.html";
 
-export const parserContract = (name: string, parser: DocumentParserService) =>
-  describe(`${name}: DocumentParser contract`, () => {
+/** The suite's shape: a name and the DocumentParser layer factory (built once). */
+export type ParserUnderTest = UnderTest<DocumentParser>;
+
+export const parserContract = (subject: ParserUnderTest) =>
+  describe(`${subject.name}: DocumentParser contract`, () => {
+    const runtime = ManagedRuntime.make(subject.layer());
+    let parser: DocumentParser["Type"];
     let doc: ParsedDocument;
     const parse = (html: string, url = pageUrl) => Effect.runSync(parser.parse(html, url));
-    before(() => {
+    before(async () => {
+      parser = await runtime.runPromise(DocumentParser);
       doc = parse(booksPage);
     });
-    after(() => doc.dispose());
+    after(async () => {
+      doc.dispose();
+      await runtime.dispose();
+    });
 
     it("selects the 20 books of the listing, in document order", () => {
       const items = doc.root.select("article.product_pod");

@@ -1,8 +1,8 @@
-import type { DatasetColumn } from "./schema/column.js";
-import type { DatasetStatus, RunSummary, ScheduleState } from "./schema/dataset.js";
-import type { DatasetId, OwnerId } from "./schema/ids.js";
-import type { HistoricalSchema } from "./schema/row.js";
-import type { Source } from "./schema/source.js";
+import { Schema, Struct } from "effect";
+import { Dataset, type RunSummary } from "./schema/dataset.js";
+import { type DatasetId, DateTime, OwnerId } from "./schema/ids.js";
+import { HistoricalSchema } from "./schema/row.js";
+import { Source } from "./schema/source.js";
 
 /** An account. Every resource is scoped to exactly one owner. */
 export interface Owner {
@@ -19,35 +19,28 @@ export interface ApiKeyRecord {
 }
 
 /** A recipe version pinned for runs: the decoded Source with every default applied. */
-export interface RecipeVersion {
-  readonly version: number;
-  readonly source: Source;
-  readonly createdAt: string;
-}
+export const RecipeVersion = Schema.Struct({
+  version: Schema.Int.pipe(Schema.greaterThanOrEqualTo(1)),
+  source: Source,
+  createdAt: DateTime,
+});
+export type RecipeVersion = typeof RecipeVersion.Type;
 
 /**
  * A dataset as stored. `revision` is an optimistic-concurrency counter: every update names the
  * revision it read, so two concurrent PATCHes cannot silently overwrite each other.
  */
-export interface DatasetRecord {
-  readonly id: DatasetId;
-  readonly ownerId: OwnerId;
-  readonly name: string;
-  readonly question: string | null;
-  readonly columns: ReadonlyArray<DatasetColumn>;
-  readonly schemaVersion: number;
-  readonly status: DatasetStatus;
-  readonly schedule: string | null;
-  readonly scheduleState: ScheduleState | null;
+export const DatasetRecord = Schema.Struct({
+  ...Struct.omit(Dataset.fields, "rowCount", "lastRun"),
+  ownerId: OwnerId,
   /** The dataset's single bot: the identity that runs its recipe. */
-  readonly botId: string;
-  readonly recipes: ReadonlyArray<RecipeVersion>;
+  botId: Schema.String,
+  recipes: Schema.Array(RecipeVersion),
   /** Every schema the dataset has had, oldest first; the last one is current. */
-  readonly schemas: ReadonlyArray<HistoricalSchema>;
-  readonly createdAt: string;
-  readonly updatedAt: string;
-  readonly revision: number;
-}
+  schemas: Schema.Array(HistoricalSchema),
+  revision: Schema.Int.pipe(Schema.greaterThanOrEqualTo(1)),
+});
+export type DatasetRecord = typeof DatasetRecord.Type;
 
 /** A stored dataset plus the figures the API shows beside it. */
 export interface StoredDataset {

@@ -1,4 +1,5 @@
 export * from "./decode.js";
+export * from "./digest.js";
 export * from "./domain.js";
 export * from "./errors.js";
 export * from "./ports/credits.js";
@@ -6,6 +7,7 @@ export * from "./ports/document-parser.js";
 export * from "./ports/fetcher.js";
 export * from "./ports/fetcher-by-render.js";
 export * from "./ports/storage.js";
+export * from "./rules/acceptance.js";
 export * from "./rules/api-keys.js";
 export * from "./rules/cursor.js";
 export * from "./rules/dataset-rules.js";

@@ -1,6 +1,7 @@
+import { Schema, Struct } from "effect";
 import type { ResearchRecipe } from "./schema/research.js";
-import type { CheckResult, RowDeltas, RunStatus, RunTrace } from "./schema/run.js";
-import type { DatasetId, OwnerId, RevisionId, RowId, RunId } from "./schema/ids.js";
+import { Run, type RunTrace } from "./schema/run.js";
+import { type DatasetId, OwnerId, type RevisionId, type RowId, type RunId } from "./schema/ids.js";
 import type {
   CellOverrides,
   FieldEvidence,
@@ -14,23 +15,21 @@ import type {
 } from "./schema/row.js";
 
 /** A run as stored: the API's Run plus what the engine needs to execute and account for it. */
-export interface RunRecord {
-  readonly id: RunId;
-  readonly datasetId: DatasetId;
-  readonly ownerId: OwnerId;
-  readonly status: RunStatus;
-  readonly trigger: "manual" | "schedule";
-  readonly checks: ReadonlyArray<CheckResult>;
-  readonly rowDeltas: RowDeltas;
-  readonly error: string | null;
-  readonly queuedAt: string;
-  readonly startedAt: string | null;
-  readonly completedAt: string | null;
+export const RunRecord = Schema.Struct({
+  ...Run.fields,
+  ownerId: OwnerId,
+  trigger: Schema.Literal("manual", "schedule"),
   /** Deliveries of this run to a worker; more than one means a retry after a crash or timeout. */
-  readonly attempts: number;
+  attempts: Schema.Int.pipe(Schema.greaterThanOrEqualTo(0)),
   /** Pages charged when the run was accepted; null otherwise. */
-  readonly chargedPages: number | null;
-}
+  chargedPages: Schema.NullOr(Schema.Int.pipe(Schema.greaterThanOrEqualTo(0))),
+});
+export type RunRecord = typeof RunRecord.Type;
+
+const runKeys = Object.keys(Run.fields) as ReadonlyArray<keyof Run>;
+
+/** The API view of a stored run: the Run schema's fields, nothing else. */
+export const toRun = (record: RunRecord): Run => Struct.pick(record, ...runKeys);
 
 /**
  * A body recorded at a boundary (endpoints 12/13): a page as read (deterministic runs), or the

@@ -1,4 +1,7 @@
 import { Clock, Effect } from "effect";
 
 /** Now as the API shows it. Time comes from Effect's Clock so tests can run on TestClock. */
-export const nowIso: Effect.Effect<string> = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms).toISOString());
+/** A Clock reading (epoch milliseconds) as the API shows it. */
+export const isoAt = (ms: number): string => new Date(ms).toISOString();
+
+export const nowIso: Effect.Effect<string> = Effect.map(Clock.currentTimeMillis, isoAt);

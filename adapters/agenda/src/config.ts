@@ -58,22 +58,3 @@ export const defaults = {
   staleTickMs: 60_000,
   routineConcurrency: 4,
 } as const;
-
-/** Reads the optional tuning variables (used by the host; nothing reads the environment on import). */
-export const agendaTuningFromEnv = (env: Record<string, string | undefined>): AgendaTuning => {
-  const ms = (name: string): number | undefined => {
-    const text = env[name];
-    if (text === undefined || text === "") return undefined;
-    const value = Number(text);
-    if (!Number.isInteger(value) || value < 100) {
-      throw new Error(`Invalid configuration: ${name} must be a whole number of milliseconds >= 100 (got ${text}).`);
-    }
-    return value;
-  };
-  const lockLifetimeMs = ms("GLEANER_AGENDA_LOCK_LIFETIME_MS");
-  const processEvery = ms("GLEANER_AGENDA_PROCESS_EVERY_MS");
-  return {
-    ...(lockLifetimeMs === undefined ? {} : { lockLifetimeMs }),
-    ...(processEvery === undefined ? {} : { processEvery }),
-  };
-};

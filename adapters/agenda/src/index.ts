@@ -1,9 +1,8 @@
-export {
-  type AgendaMongoConfig,
-  type AgendaPostgresConfig,
-  type AgendaQueueConfig,
-  type AgendaTuning,
-  agendaTuningFromEnv,
+export type {
+  AgendaMongoConfig,
+  AgendaPostgresConfig,
+  AgendaQueueConfig,
+  AgendaTuning,
 } from "./config.js";
 export { routineJob, runJob } from "./job-names.js";
 export { AgendaRunQueueLive } from "./run-queue.js";

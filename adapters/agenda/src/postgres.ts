@@ -5,6 +5,7 @@ import {
   PostgresBackend,
 } from "@agendajs/postgres-backend";
 import { createHash } from "node:crypto";
+import { schemaSetupLockKey } from "@gleaner/core";
 import pg from "pg";
 import type { AgendaPostgresConfig } from "./config.js";
 import { routineJob, runJob } from "./job-names.js";
@@ -17,17 +18,6 @@ const checkedName = (what: string, name: string): string => {
   }
   return name;
 };
-
-/**
- * The advisory lock @gleaner/postgres takes while it migrates `schema` (same derivation). Taking
- * the same lock serialises our setup with the store's: concurrent CREATE SCHEMA IF NOT EXISTS is
- * not race-safe in PostgreSQL (duplicate key on pg_namespace), and the two share the schema.
- */
-const schemaLockKey = (schema: string): string =>
-  BigInt.asIntN(
-    64,
-    BigInt(`0x${createHash("sha256").update(`gleaner:migrations:${schema}`).digest("hex").slice(0, 16)}`),
-  ).toString();
 
 export interface PreparedPostgres {
   readonly backend: PostgresBackend;
@@ -47,7 +37,8 @@ const ensureSchema = async (pool: pg.Pool, schema: string, table: string): Promi
   client.on("error", dropped);
   try {
     await client.query("begin");
-    await client.query("select pg_advisory_xact_lock($1::bigint)", [schemaLockKey(schema)]);
+    // Core's schema setup lock, the one @gleaner/postgres migrates under: the two share the schema.
+    await client.query("select pg_advisory_xact_lock($1::bigint)", [await schemaSetupLockKey(schema)]);
     await client.query(`create schema if not exists "${schema}"`);
     await client.query(getCreateTableSQL(table));
     for (const sql of getCreateIndexesSQL(table)) await client.query(sql);

@@ -1,4 +1,4 @@
-import { parseWithHtmlparser2 } from "../src/index.js";
 import { parserContract } from "@gleaner/conformance";
+import { Htmlparser2ParserLive } from "../src/index.js";
 
-parserContract("htmlparser2", { parse: parseWithHtmlparser2 });
+parserContract({ name: "htmlparser2", layer: () => Htmlparser2ParserLive });

@@ -1,4 +1,4 @@
-import { parseWithJsdom } from "../src/index.js";
 import { parserContract } from "@gleaner/conformance";
+import { JsdomParserLive } from "../src/index.js";
 
-parserContract("jsdom", { parse: parseWithJsdom });
+parserContract({ name: "jsdom", layer: () => JsdomParserLive });

@@ -1,4 +1,12 @@
-import { type AcceptanceOutcome, conflicts, type RunAcceptance, type RunRecord, type RunStorage } from "@gleaner/core";
+import {
+  type AcceptanceOutcome,
+  acceptanceOutcome,
+  conflicts,
+  decideAcceptance,
+  type RunAcceptance,
+  type RunRecord,
+  type RunStorage,
+} from "@gleaner/core";
 import { Effect, Option } from "effect";
 import type { MemoryState } from "./state.js";
 
@@ -8,44 +16,35 @@ const newestRunFirst = (a: RunRecord, b: RunRecord): number =>
 export const latestRun = (state: MemoryState, datasetId: string): RunRecord | null =>
   [...state.runs.values()].filter((r) => r.datasetId === datasetId).sort(newestRunFirst)[0] ?? null;
 
+/** Gathers the facts core's acceptance rule needs and applies its decision, in one synchronous block. */
 const accept = (state: MemoryState, acceptance: RunAcceptance): AcceptanceOutcome => {
-  const current = state.runs.get(acceptance.run.id);
-  if (current?.status !== "running") {
-    return { _tag: "AlreadyFinished", run: current ?? acceptance.run };
-  }
-  const rows = state.rowsOf(acceptance.run.datasetId);
-  for (const { row, expectedRevisionId } of acceptance.rows) {
+  const { run } = acceptance;
+  const rows = state.rowsOf(run.datasetId);
+  const rowHeads = new Map<string, string | null>();
+  for (const { row } of acceptance.rows) {
     const stored = rows.get(row.id);
-    if (expectedRevisionId === "absent" ? stored !== undefined : stored?.revisionId !== expectedRevisionId) {
-      return { _tag: "RowsChanged" };
-    }
+    if (stored) rowHeads.set(row.id, stored.revisionId);
   }
-  const { ownerId, pages, entryId } = acceptance.charge;
-  const alreadyCharged = state.ledger.some((e) => e.kind === "charge" && e.runId === acceptance.run.id);
-  if (!alreadyCharged && state.balanceOf(ownerId) < pages) {
-    state.runs.set(acceptance.heldRun.id, acceptance.heldRun);
-    state.evidence.set(acceptance.heldRun.id, acceptance.heldEvidence);
-    return { _tag: "Held", run: acceptance.heldRun };
+  const decision = decideAcceptance(acceptance, {
+    storedRun: state.runs.get(run.id) ?? null,
+    rowHeads,
+    alreadyCharged: state.ledger.some((e) => e.kind === "charge" && e.runId === run.id),
+    balance: state.balanceOf(acceptance.charge.ownerId),
+  });
+  if (decision._tag === "Held") {
+    state.runs.set(decision.run.id, decision.run);
+    state.evidence.set(decision.run.id, acceptance.heldEvidence);
   }
-  if (!alreadyCharged) {
-    state.ledger.push({
-      id: entryId as never,
-      ownerId,
-      kind: "charge",
-      amount: -pages,
-      runId: acceptance.run.id,
-      datasetId: acceptance.run.datasetId,
-      pages,
-      createdAt: acceptance.run.completedAt ?? acceptance.run.queuedAt,
-    });
+  if (decision._tag === "Accepted") {
+    if (decision.charge) state.ledger.push({ ...decision.charge, ownerId: acceptance.charge.ownerId });
+    for (const observation of acceptance.observations) state.observations.set(observation.id, observation);
+    const revisions = state.revisionsOf(run.datasetId);
+    for (const revision of acceptance.revisions) revisions.push({ ...revision, sequence: revisions.length + 1 });
+    for (const { row } of acceptance.rows) state.putRow(row);
+    state.runs.set(run.id, run);
+    state.evidence.set(run.id, acceptance.evidence);
   }
-  for (const observation of acceptance.observations) state.observations.set(observation.id, observation);
-  const revisions = state.revisionsOf(acceptance.run.datasetId);
-  for (const revision of acceptance.revisions) revisions.push({ ...revision, sequence: revisions.length + 1 });
-  for (const { row } of acceptance.rows) state.putRow(row);
-  state.runs.set(acceptance.run.id, acceptance.run);
-  state.evidence.set(acceptance.run.id, acceptance.evidence);
-  return { _tag: "Accepted", run: acceptance.run };
+  return acceptanceOutcome(decision);
 };
 
 export const makeMemoryRuns = (state: MemoryState): RunStorage => ({

@@ -1,4 +1,13 @@
-import type { AcceptanceOutcome, LedgerEntry, LedgerEntryId, RunAcceptance, StorageFailure } from "@gleaner/core";
+import {
+  type AcceptanceFacts,
+  type AcceptanceOutcome,
+  acceptanceOutcome,
+  decideAcceptance,
+  type LedgerEntry,
+  type RunAcceptance,
+  rowHeadsMatch,
+  type StorageFailure,
+} from "@gleaner/core";
 import { Effect } from "effect";
 import { type ClientSession, ObjectId } from "mongodb";
 import { fromUuid, fromUuidOrNull, toUuid } from "./bson.js";
@@ -10,27 +19,30 @@ import { writeEvidence, writeRun } from "./run-writes.js";
 import type { Collections } from "./schema.js";
 import { allocateSequences } from "./sequences.js";
 
+/** Core's rule, kept under this name for the adapter's own tests. */
+export const headsMatch = rowHeadsMatch;
+
 /**
- * acceptRun as one transaction, mirroring the memory store step for step:
+ * acceptRun as one transaction: read core's acceptance facts, let core decide, apply the decision.
  *
  * 1. lock the run: a write to it ($set of a fresh `txLock`) only while it is `running`. A second
  *    delivery accepting the same run conflicts here, is retried by the driver, then finds it
- *    finished and answers AlreadyFinished: nothing is charged or written twice;
- * 2. each row's head revision against the one the engine read, else RowsChanged. An edit that
- *    commits after this transaction's snapshot writes a row this transaction writes too, so one
- *    of them conflicts and is retried against the other's result;
- * 3. charge, unless the run was already charged (the unique per-run charge index backs this):
- *    decrement the owner's account only where balance >= pages. No match means the balance is
- *    short: store `heldRun` and its evidence, nothing else. Two runs of one owner both write the
- *    account document, so they cannot both spend the same credits;
- * 4. observations, revisions (sequences from the dataset's counter), rows, the run, evidence.
+ *    finished and is answered AlreadyFinished: nothing is charged or written twice;
+ * 2. each row's head revision, for core's RowsChanged check. An edit that commits after this
+ *    transaction's snapshot writes a row this transaction writes too, so one of them conflicts
+ *    and is retried against the other's result;
+ * 3. whether the run is already charged (the unique per-run charge index backs this) and the
+ *    owner's balance. A charge writes the owner's account document, so two runs of one owner
+ *    cannot both spend the same credits: the second conflicts and is retried on the new balance;
+ * 4. as decided: the held run and its evidence, or the charge, observations, revisions (sequences
+ *    from the dataset's counter), rows, the run, evidence.
  *
  * RowsChanged commits the lock field on the run; it is meaningless outside this function and is
  * dropped when the run is next replaced.
  */
 export const acceptRun = (mongo: Mongo, acceptance: RunAcceptance): Effect.Effect<AcceptanceOutcome, StorageFailure> =>
   // The account is created outside the transaction (an idempotent upsert) so that the
-  // conditional decrement below can tell "short balance" from "no account yet".
+  // transaction only ever updates it.
   ensureAccount(mongo, acceptance.charge.ownerId).pipe(
     Effect.zipRight(mongo.transaction("acceptRun", (session) => accept(mongo.collections, session, acceptance))),
   );
@@ -40,47 +52,65 @@ const accept = async (
   session: ClientSession,
   acceptance: RunAcceptance,
 ): Promise<AcceptanceOutcome> => {
-  const { run, charge } = acceptance;
+  const decision = decideAcceptance(acceptance, await readFacts(collections, session, acceptance));
+  if (decision._tag === "Held") {
+    await writeRun(collections, session, decision.run);
+    await writeEvidence(collections, session, decision.run.id, acceptance.heldEvidence);
+  }
+  if (decision._tag === "Accepted") await writeAccepted(collections, session, acceptance, decision.charge);
+  return acceptanceOutcome(decision);
+};
+
+const readFacts = async (
+  collections: Collections,
+  session: ClientSession,
+  { run, charge, rows }: RunAcceptance,
+): Promise<AcceptanceFacts> => {
   const runId = toUuid(run.id);
   const locked = await collections.runs.findOneAndUpdate(
     { _id: runId, status: "running" },
     { $set: { txLock: new ObjectId() } },
-    { session, projection: { _id: 1 } },
+    { session, returnDocument: "after" },
   );
-  if (!locked) {
-    const current = await collections.runs.findOne({ _id: runId }, { session });
-    return { _tag: "AlreadyFinished", run: current ? runFromDoc(current) : run };
-  }
-
-  if (!(await rowHeadsUnchanged(collections, session, acceptance))) return { _tag: "RowsChanged" };
-
+  const stored = locked ?? (await collections.runs.findOne({ _id: runId }, { session }));
+  const heads =
+    rows.length === 0
+      ? []
+      : await collections.rows
+          .find(
+            { datasetId: toUuid(run.datasetId), _id: { $in: rows.map(({ row }) => toUuid(row.id)) } },
+            { session, projection: { _id: 1, revisionId: 1 } },
+          )
+          .toArray();
   const alreadyCharged = await collections.ledger.findOne(
     { runId, kind: "charge" },
     { session, projection: { _id: 1 } },
   );
-  if (!alreadyCharged) {
+  const account = await collections.accounts.findOne({ _id: toUuid(charge.ownerId) }, { session });
+  return {
+    storedRun: stored ? runFromDoc(stored) : null,
+    rowHeads: new Map(heads.map((doc) => [fromUuid(doc._id), fromUuidOrNull(doc.revisionId)])),
+    alreadyCharged: alreadyCharged !== null,
+    balance: account?.balance ?? 0,
+  };
+};
+
+const writeAccepted = async (
+  collections: Collections,
+  session: ClientSession,
+  acceptance: RunAcceptance,
+  charge: LedgerEntry | null,
+): Promise<void> => {
+  const { run } = acceptance;
+  if (charge) {
     const account = await collections.accounts.findOneAndUpdate(
-      { _id: toUuid(charge.ownerId), balance: { $gte: charge.pages } },
-      { $inc: { balance: -charge.pages, ledgerSeq: 1 } },
+      { _id: toUuid(acceptance.charge.ownerId) },
+      { $inc: { balance: charge.amount, ledgerSeq: 1 } },
       { session, returnDocument: "after" },
     );
-    if (!account) {
-      await writeRun(collections, session, acceptance.heldRun);
-      await writeEvidence(collections, session, acceptance.heldRun.id, acceptance.heldEvidence);
-      return { _tag: "Held", run: acceptance.heldRun };
-    }
-    const entry: LedgerEntry = {
-      id: charge.entryId as LedgerEntryId,
-      kind: "charge",
-      amount: -charge.pages,
-      runId: run.id,
-      datasetId: run.datasetId,
-      pages: charge.pages,
-      createdAt: run.completedAt ?? run.queuedAt,
-    };
-    await collections.ledger.insertOne(ledgerToDoc(charge.ownerId, account.ledgerSeq, entry), { session });
+    if (!account) throw new Error(`the credit account of ${acceptance.charge.ownerId} disappeared`);
+    await collections.ledger.insertOne(ledgerToDoc(acceptance.charge.ownerId, account.ledgerSeq, charge), { session });
   }
-
   if (acceptance.observations.length > 0) {
     await collections.observations.bulkWrite(
       acceptance.observations.map((observation) => {
@@ -108,29 +138,4 @@ const accept = async (
   }
   await writeRun(collections, session, run);
   await writeEvidence(collections, session, run.id, acceptance.evidence);
-  return { _tag: "Accepted", run };
 };
-
-/** Memory's rule: "absent" means no stored row; otherwise the stored head must equal the expected one. */
-const rowHeadsUnchanged = async (
-  collections: Collections,
-  session: ClientSession,
-  acceptance: RunAcceptance,
-): Promise<boolean> => {
-  if (acceptance.rows.length === 0) return true;
-  const stored = await collections.rows
-    .find(
-      { datasetId: toUuid(acceptance.run.datasetId), _id: { $in: acceptance.rows.map(({ row }) => toUuid(row.id)) } },
-      { session, projection: { _id: 1, revisionId: 1 } },
-    )
-    .toArray();
-  const heads = new Map(stored.map((doc) => [fromUuid(doc._id), fromUuidOrNull(doc.revisionId)]));
-  return headsMatch(heads, acceptance.rows);
-};
-
-export const headsMatch = (heads: ReadonlyMap<string, string | null>, rows: RunAcceptance["rows"]): boolean =>
-  rows.every(({ row, expectedRevisionId }) =>
-    expectedRevisionId === "absent"
-      ? !heads.has(row.id)
-      : heads.has(row.id) && heads.get(row.id) === expectedRevisionId,
-  );

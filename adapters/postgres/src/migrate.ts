@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { schemaSetupLockKey } from "@gleaner/core";
 import type pg from "pg";
 
 /** One versioned SQL file, `NNNN_name.sql`. */
@@ -43,13 +44,6 @@ export const assertSchemaName = (schema: string): string => {
   return schema;
 };
 
-/** A 64-bit advisory lock key per schema, so two stores in different schemas never wait on each other. */
-const lockKey = (schema: string): string =>
-  BigInt.asIntN(
-    64,
-    BigInt(`0x${createHash("sha256").update(`gleaner:migrations:${schema}`).digest("hex").slice(0, 16)}`),
-  ).toString();
-
 export interface MigrationReport {
   /** Versions applied by this call (empty when the schema was already current). */
   readonly applied: ReadonlyArray<number>;
@@ -74,7 +68,7 @@ export const applyMigrations = async (
   let broken: Error | undefined;
   try {
     await client.query("begin");
-    await client.query("select pg_advisory_xact_lock($1::bigint)", [lockKey(schema)]);
+    await client.query("select pg_advisory_xact_lock($1::bigint)", [await schemaSetupLockKey(schema)]);
     await client.query(`create schema if not exists ${ident}`);
     await client.query(`set local search_path to ${ident}`);
     await client.query(

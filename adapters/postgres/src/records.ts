@@ -1,25 +1,25 @@
-import type {
-  CellOverrides,
-  CheckResult,
-  DatasetId,
-  FieldEvidence,
-  FieldId,
-  MissingReasons,
-  NewRevision,
-  OwnerId,
-  Presence,
-  ResearchRowIdentity,
-  RevisionId,
-  RowData,
-  RowDeltas,
-  RowId,
-  RowRecord,
-  RowStatus,
-  RunId,
+import {
+  type CellOverrides,
+  type CheckResult,
+  type DatasetId,
+  type FieldEvidence,
+  type FieldId,
+  type MissingReasons,
+  type NewRevision,
+  type Presence,
+  type ResearchRowIdentity,
+  type RevisionId,
+  type RowData,
+  type RowDeltas,
+  type RowId,
+  type RowRecord,
+  type RowStatus,
+  type RunId,
   RunRecord,
-  RunStatus,
-  StoredRevision,
+  type RunStatus,
+  type StoredRevision,
 } from "@gleaner/core";
+import { Schema } from "effect";
 import { iso, isoOrNull } from "./db.js";
 
 // Table rows as pg returns them (snake_case, timestamptz as Date, jsonb parsed) and their mapping
@@ -44,21 +44,25 @@ export interface RunRow {
 export const runColumns =
   "id, dataset_id, owner_id, status, trigger, checks, row_deltas, error, queued_at, started_at, completed_at, attempts, charged_pages";
 
-export const toRun = (row: RunRow): RunRecord => ({
-  id: row.id as RunId,
-  datasetId: row.dataset_id as DatasetId,
-  ownerId: row.owner_id as OwnerId,
-  status: row.status,
-  trigger: row.trigger,
-  checks: row.checks,
-  rowDeltas: row.row_deltas,
-  error: row.error,
-  queuedAt: iso(row.queued_at),
-  startedAt: isoOrNull(row.started_at),
-  completedAt: isoOrNull(row.completed_at),
-  attempts: row.attempts,
-  chargedPages: row.charged_pages,
-});
+const decodeRun = Schema.decodeUnknownSync(RunRecord);
+
+/** Decoded with core's RunRecord schema: the brands are checked, not asserted. */
+export const toRun = (row: RunRow): RunRecord =>
+  decodeRun({
+    id: row.id,
+    datasetId: row.dataset_id,
+    ownerId: row.owner_id,
+    status: row.status,
+    trigger: row.trigger,
+    checks: row.checks,
+    rowDeltas: row.row_deltas,
+    error: row.error,
+    queuedAt: iso(row.queued_at),
+    startedAt: isoOrNull(row.started_at),
+    completedAt: isoOrNull(row.completed_at),
+    attempts: row.attempts,
+    chargedPages: row.charged_pages,
+  });
 
 /** $1…$13 in runColumns order. */
 export const runValues = (run: RunRecord): ReadonlyArray<unknown> => [

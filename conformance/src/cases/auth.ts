@@ -2,7 +2,7 @@ import { expect } from "chai";
 import { describe, it } from "mocha";
 import { makeClient } from "../client.js";
 import { validDataset } from "../bodies.js";
-import type { SuiteContext } from "../context.js";
+import type { Capability, SuiteContext } from "../context.js";
 
 export const authCases = (ctx: SuiteContext): void => {
   describe("authentication", () => {
@@ -65,4 +65,9 @@ export const authCases = (ctx: SuiteContext): void => {
       expect(answer.headers.has("x-credits-remaining")).to.equal(true);
     });
   });
+};
+
+export const authCapability: Capability = {
+  name: "auth",
+  register: authCases,
 };

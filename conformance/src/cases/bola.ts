@@ -1,7 +1,7 @@
 import { expect } from "chai";
 import { after, before, describe, it } from "mocha";
 import { booksDataset, runToEnd } from "../books.js";
-import type { Owner, SuiteContext } from "../context.js";
+import type { Capability, Owner, SuiteContext } from "../context.js";
 import { type BooksSite, loadBooks, startBooksSite } from "../sites/index.js";
 
 type Json = Record<string, any>;
@@ -108,4 +108,9 @@ export const bolaCases = (ctx: SuiteContext): void => {
       expect((await alice.get(`/v1/datasets/${aliceIds.datasetId}/runs`)).body.data).to.have.length(1);
     });
   });
+};
+
+export const bolaCapability: Capability = {
+  name: "bola",
+  register: bolaCases,
 };

@@ -5,7 +5,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Body } from "../bodies.js";
 import { booksDataset, columnId, runToEnd } from "../books.js";
-import type { Owner, SuiteContext } from "../context.js";
+import type { Capability, Owner, SuiteContext } from "../context.js";
 import { type BooksSite, startBooksSite } from "../sites/index.js";
 import { browserHostileCases } from "./browser-hostile.js";
 
@@ -196,4 +196,16 @@ export const browserCases = (ctx: SuiteContext): void => {
 
     browserHostileCases(ctx);
   });
+};
+
+export const browserCapability: Capability = {
+  name: "browser",
+  requires: [
+    {
+      flag: "browser",
+      byDefault: false,
+      why: "render: browser cases need Chromium (supports.browser, GLEANER_BROWSER_PATH)",
+    },
+  ],
+  register: browserCases,
 };

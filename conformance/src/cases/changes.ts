@@ -2,7 +2,7 @@ import { expect } from "chai";
 import { after, before, describe, it } from "mocha";
 import type { Body } from "../bodies.js";
 import { columnId } from "../books.js";
-import type { Owner, SuiteContext } from "../context.js";
+import type { Capability, Owner, SuiteContext } from "../context.js";
 import type { BooksSite } from "../sites/index.js";
 import { allRows, createBooks, rowOf, runSucceeds, startSmallBooksSite } from "./rows.js";
 
@@ -326,4 +326,9 @@ export const changeCases = (ctx: SuiteContext): void => {
       }
     });
   });
+};
+
+export const changesCapability: Capability = {
+  name: "changes",
+  register: changeCases,
 };

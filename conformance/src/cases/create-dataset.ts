@@ -1,7 +1,7 @@
 import { expect } from "chai";
 import { describe, it } from "mocha";
 import { type Body, bend, validDataset } from "../bodies.js";
-import type { SuiteContext } from "../context.js";
+import type { Capability, SuiteContext } from "../context.js";
 
 type Edit = (b: Body) => void;
 const s = (b: Body) => b.source;
@@ -426,4 +426,9 @@ export const createDatasetCases = (ctx: SuiteContext): void => {
       }
     });
   });
+};
+
+export const createDatasetCapability: Capability = {
+  name: "createDataset",
+  register: createDatasetCases,
 };

@@ -4,7 +4,7 @@ import { Schema } from "effect";
 import { after, before, describe, it } from "mocha";
 import type { Body } from "../bodies.js";
 import { booksDataset, columnId, runToEnd } from "../books.js";
-import type { Owner, SuiteContext } from "../context.js";
+import type { Capability, Owner, SuiteContext } from "../context.js";
 import { type BooksSite, startBooksSite } from "../sites/index.js";
 
 /** The books dataset plus an `isbn` column the listing pages never show: a field missing everywhere. */
@@ -202,4 +202,9 @@ export const diagnosticsCases = (ctx: SuiteContext): void => {
       expect(d.sources[0]).to.deep.include({ outcome: "refused", records: 0 });
     });
   });
+};
+
+export const diagnosticsCapability: Capability = {
+  name: "diagnostics",
+  register: diagnosticsCases,
 };

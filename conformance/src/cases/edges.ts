@@ -1,7 +1,7 @@
 import { expect } from "chai";
 import { describe, it } from "mocha";
 import { bend, validDataset } from "../bodies.js";
-import type { SuiteContext } from "../context.js";
+import type { Capability, SuiteContext } from "../context.js";
 
 /** Clear errors at the edges: malformed numbers, media types, run bodies, private sources, hostile bodies. */
 export const edgeCases = (ctx: SuiteContext): void => {
@@ -130,4 +130,9 @@ export const edgeCases = (ctx: SuiteContext): void => {
       expect(few.body.error.truncatedDetails).to.be.above(0);
     });
   });
+};
+
+export const edgesCapability: Capability = {
+  name: "edges",
+  register: edgeCases,
 };

@@ -4,7 +4,7 @@ import { parquetReadObjects } from "hyparquet";
 import { after, before, describe, it } from "mocha";
 import type { Body } from "../bodies.js";
 import { columnId } from "../books.js";
-import type { Owner, SuiteContext } from "../context.js";
+import type { Capability, Owner, SuiteContext } from "../context.js";
 import type { BooksSite } from "../sites/index.js";
 import { FeedConsumer } from "./changes.js";
 import { allRows, createBooks, rowOf, runSucceeds, startSmallBooksSite } from "./rows.js";
@@ -189,4 +189,9 @@ export const exportCases = (ctx: SuiteContext): void => {
       expect(answer.body.error.code).to.equal("not_found");
     });
   });
+};
+
+export const exportsCapability: Capability = {
+  name: "exports",
+  register: exportCases,
 };

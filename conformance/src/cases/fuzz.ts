@@ -2,7 +2,7 @@ import { expect } from "chai";
 import fc from "fast-check";
 import { before, describe, it } from "mocha";
 import { validDataset } from "../bodies.js";
-import type { Owner, SuiteContext } from "../context.js";
+import type { Capability, Owner, SuiteContext } from "../context.js";
 
 type Json = Record<string, any>;
 
@@ -93,4 +93,9 @@ export const fuzzCases = (ctx: SuiteContext): void => {
       expect(sent).to.equal(runsPerOperation * operations.length);
     });
   });
+};
+
+export const fuzzCapability: Capability = {
+  name: "fuzz",
+  register: fuzzCases,
 };

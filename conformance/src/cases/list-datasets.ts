@@ -1,7 +1,7 @@
 import { expect } from "chai";
 import { describe, it } from "mocha";
 import { validDataset } from "../bodies.js";
-import type { Owner, SuiteContext } from "../context.js";
+import type { Capability, Owner, SuiteContext } from "../context.js";
 
 const createMany = async (owner: Owner, n: number): Promise<string[]> => {
   const ids: string[] = [];
@@ -98,4 +98,9 @@ export const listDatasetsCases = (ctx: SuiteContext): void => {
       expect(answer.body.error.code).to.equal("bad_request");
     });
   });
+};
+
+export const listDatasetsCapability: Capability = {
+  name: "listDatasets",
+  register: listDatasetsCases,
 };

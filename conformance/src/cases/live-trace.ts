@@ -1,7 +1,7 @@
 import { expect } from "chai";
 import { after, before, describe, it } from "mocha";
 import { booksDataset, waitForRun } from "../books.js";
-import type { SuiteContext } from "../context.js";
+import type { Capability, SuiteContext } from "../context.js";
 import { type BooksSite, loadBooks, startBooksSite } from "../sites/index.js";
 
 /** Runs you can watch: the trace is written while the run works, not only at the end. */
@@ -56,4 +56,9 @@ export const liveTraceCases = (ctx: SuiteContext): void => {
       expect(final.steps.filter((s: { phase: string }) => s.phase === "read")).to.have.length(8);
     });
   });
+};
+
+export const liveTraceCapability: Capability = {
+  name: "live trace",
+  register: liveTraceCases,
 };

@@ -8,7 +8,7 @@ import { pino } from "pino";
 import type { Body } from "../bodies.js";
 import { columnId, waitForRun } from "../books.js";
 import { makeClient } from "../client.js";
-import type { Owner, SuiteContext } from "../context.js";
+import type { Capability, Owner, SuiteContext } from "../context.js";
 import { failingScriptFor, publishersDataset, scriptFor } from "../research-script.js";
 import { type ResearchSite, startResearchSite, startSearxngStub } from "../sites/research-site.js";
 import type { AdapterSet } from "../suite.js";
@@ -314,4 +314,9 @@ export const researchCases = (ctx: SuiteContext, set: AdapterSet): void => {
       expect(recipe.searchEngine).to.equal("searxng");
     });
   });
+};
+
+export const researchCapability: Capability = {
+  name: "research",
+  register: researchCases,
 };

@@ -2,7 +2,7 @@ import { expect } from "chai";
 import { after, before, describe, it } from "mocha";
 import type { Body } from "../bodies.js";
 import { booksDataset, columnId } from "../books.js";
-import type { Owner, SuiteContext } from "../context.js";
+import type { Capability, Owner, SuiteContext } from "../context.js";
 import type { BooksSite } from "../sites/index.js";
 import { allRows, createBooks, rowOf, runSucceeds, startSmallBooksSite } from "./rows.js";
 
@@ -287,4 +287,9 @@ export const rowEditCases = (ctx: SuiteContext): void => {
       expect((await readRow(row.id)).revisionId).to.equal(row.revisionId);
     });
   });
+};
+
+export const rowEditsCapability: Capability = {
+  name: "rowEdits",
+  register: rowEditCases,
 };

@@ -2,7 +2,7 @@ import { expect } from "chai";
 import { after, before, describe, it } from "mocha";
 import type { Body } from "../bodies.js";
 import { booksDataset, columnId, runToEnd } from "../books.js";
-import type { Owner, SuiteContext } from "../context.js";
+import type { Capability, Owner, SuiteContext } from "../context.js";
 import { type BooksSite, loadBooks, startBooksSite } from "../sites/index.js";
 
 /** A 60-book, 3-page catalogue: every row rule shows on it, and a run costs 3 credits. */
@@ -211,4 +211,9 @@ export const rowCases = (ctx: SuiteContext): void => {
       }
     });
   });
+};
+
+export const rowsCapability: Capability = {
+  name: "rows",
+  register: rowCases,
 };

@@ -2,7 +2,7 @@ import { expect } from "chai";
 import { after, before, describe, it } from "mocha";
 import type { Body } from "../bodies.js";
 import { booksDataset, columnId, runToEnd, waitForRun } from "../books.js";
-import type { Owner, SuiteContext } from "../context.js";
+import type { Capability, Owner, SuiteContext } from "../context.js";
 import { type BooksSite, startBooksSite } from "../sites/index.js";
 
 const create = async (owner: Owner, body: Body): Promise<Body> => {
@@ -295,4 +295,9 @@ export const runCases = (ctx: SuiteContext): void => {
       });
     });
   });
+};
+
+export const runsCapability: Capability = {
+  name: "runs",
+  register: runCases,
 };

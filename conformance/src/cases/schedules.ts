@@ -4,7 +4,7 @@ import { after, before, describe, it } from "mocha";
 import type { Body } from "../bodies.js";
 import { booksDataset, waitForRun } from "../books.js";
 import { makeClient } from "../client.js";
-import type { Owner, SuiteContext } from "../context.js";
+import type { Capability, Owner, SuiteContext } from "../context.js";
 import { type BooksSite, startBooksSite } from "../sites/index.js";
 
 const minute = 60_000;
@@ -156,4 +156,16 @@ export const scheduleCases = (ctx: SuiteContext): void => {
       expect(await runs(o, d.id)).to.have.length(0);
     });
   });
+};
+
+export const schedulesCapability: Capability = {
+  name: "schedules",
+  requires: [
+    {
+      flag: "virtualTime",
+      byDefault: true,
+      why: "schedule cases advance a virtual clock (TestClock) and this set's scheduler fires on real time (supports.virtualTime: false); its adapter tests cover routines",
+    },
+  ],
+  register: scheduleCases,
 };

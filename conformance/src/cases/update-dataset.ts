@@ -1,7 +1,7 @@
 import { expect } from "chai";
 import { describe, it } from "mocha";
 import { type Body, validDataset } from "../bodies.js";
-import type { Owner, SuiteContext } from "../context.js";
+import type { Capability, Owner, SuiteContext } from "../context.js";
 
 const created = async (owner: Owner): Promise<Body> => {
   const answer = await owner.post("/v1/datasets", validDataset());
@@ -194,4 +194,9 @@ export const updateDatasetCases = (ctx: SuiteContext): void => {
       }
     });
   });
+};
+
+export const updateDatasetCapability: Capability = {
+  name: "updateDataset",
+  register: updateDatasetCases,
 };

@@ -1,6 +1,6 @@
 import { expect } from "chai";
 import { describe, it } from "mocha";
-import type { SuiteContext } from "../context.js";
+import type { Capability, SuiteContext } from "../context.js";
 
 export const usageCases = (ctx: SuiteContext): void => {
   describe("GET /v1/usage", () => {
@@ -32,4 +32,9 @@ export const usageCases = (ctx: SuiteContext): void => {
       expect(answer.credits).to.equal(15);
     });
   });
+};
+
+export const usageCapability: Capability = {
+  name: "usage",
+  register: usageCases,
 };

@@ -1,13 +1,12 @@
 import { Credits, type OwnerId, type RevisionId, Storage, type StorageService } from "@gleaner/core";
 import { expect } from "chai";
-import { Effect, Either, type Layer, ManagedRuntime, Option } from "effect";
+import { Effect, Either, ManagedRuntime, Option } from "effect";
 import { after, before, describe, it } from "mocha";
+import type { UnderTest } from "../context.js";
 import { aDataset, anAcceptance, anEdit, anOwner, aQueuedRun, evidenceOf } from "./fixtures.js";
 
-export interface StoreUnderTest {
-  readonly name: string;
-  /** The Storage + Credits layer under test; built once for the whole contract. */
-  readonly layer: () => Layer.Layer<Storage | Credits, unknown>;
+/** The suite's shape: a name, the Storage + Credits layer factory (built once), supports. */
+export interface StoreUnderTest extends UnderTest<Storage | Credits> {
   /** Runs after the store is disposed (drop a schema or database). */
   readonly cleanup?: () => Promise<void>;
 }

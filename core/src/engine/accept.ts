@@ -1,6 +1,7 @@
 import { Clock, Effect } from "effect";
 import { Storage } from "../ports/storage.js";
 import type { AcceptanceOutcome, RunPlanRecord, RunRecord } from "../run-domain.js";
+import { newId } from "../schema/ids.js";
 import type { CheckResult } from "../schema/run.js";
 import { observePages, runEvidence } from "./evidence.js";
 import { iso, type Pinned, traceOf } from "./phases.js";
@@ -75,7 +76,7 @@ export const acceptPhase = Effect.fn("run.accept")(function* (input: AcceptInput
       rows: reconciliation.rows,
       revisions: reconciliation.revisions,
       observations,
-      charge: { ownerId: run.ownerId, pages, entryId: globalThis.crypto.randomUUID() },
+      charge: { ownerId: run.ownerId, pages, entryId: newId() },
       evidence,
       heldEvidence: { ...evidence, trace: traceOf(run, recorder, completedAt, { ...step, status: "failed" }) },
     });

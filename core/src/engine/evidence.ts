@@ -1,23 +1,15 @@
-import { Effect } from "effect";
 import type { RecordFact, RunArtifact, RunEvidence, RunPlanRecord } from "../run-domain.js";
-import type { DatasetId, ObservationId, RunId } from "../schema/ids.js";
+import { type DatasetId, newId, type ObservationId, type RunId } from "../schema/ids.js";
 import type { SourceObservation } from "../schema/row.js";
 import type { ReadOutcome } from "./read.js";
 
 export const artifactBodyLimit = 64 * 1024;
 
-/** The hex SHA-256 of a page body, taken once when the page is read. */
-export const sha256Hex = (text: string) =>
-  Effect.promise(async () => {
-    const digest = await globalThis.crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
-    return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
-  });
-
 /** Page observations (one per page read) with their content digests and item entries. */
 export const observePages = (read: ReadOutcome, datasetId: DatasetId, runId: RunId, now: string) =>
   read.pages.map(
     (p): SourceObservation => ({
-      id: globalThis.crypto.randomUUID() as ObservationId,
+      id: newId<ObservationId>(),
       sourceUrl: p.page.finalUrl,
       observedAt: now,
       contentDigest: `sha256:${p.sha256}`,
@@ -41,7 +33,7 @@ export const runEvidence = (
   for (const p of read.pages) {
     const size = new TextEncoder().encode(p.page.body).byteLength;
     artifacts.push({
-      id: globalThis.crypto.randomUUID(),
+      id: newId(),
       runId,
       kind: "page",
       url: p.page.finalUrl,

@@ -1,20 +1,20 @@
-import { Cause, Clock, Effect, Option } from "effect";
+import { Cause, Effect, Option } from "effect";
 import { isStorageUnavailable } from "../errors.js";
 import type { DocumentParser } from "../ports/document-parser.js";
 import type { Fetcher } from "../ports/fetcher.js";
 import type { RunJob } from "../ports/run-queue.js";
 import { Storage } from "../ports/storage.js";
 import type { RunPlanRecord, RunRecord } from "../run-domain.js";
+import { blockingReasons } from "../reading/refusals.js";
+import { newId } from "../schema/ids.js";
 import type { CheckResult } from "../schema/run.js";
+import { nowIso } from "../time.js";
 import { acceptPhase } from "./accept.js";
 import { runEvidence } from "./evidence.js";
-import { emptyPlan, iso, pinnedRecipe, pinPhase, traceOf, validatePhase } from "./phases.js";
+import { emptyPlan, pinnedRecipe, pinPhase, traceOf, validatePhase } from "./phases.js";
 import { type ReadOutcome, readSource } from "./read.js";
 import { executeResearchRun } from "./research/execute.js";
 import { TraceRecorder } from "./trace.js";
-
-/** Reasons that mean the site refused us (SPEC.md's `blocked`), as opposed to a fault on our side. */
-const refusals = new Set(["challenge", "forbidden", "rate_limited", "login_redirect", "empty_body"]);
 
 const nothingRead: ReadOutcome = { pages: [], records: [], failures: [], coverage: { complete: true } };
 
@@ -30,7 +30,7 @@ const finishPhase = Effect.fn("run.finish")(function* (
     readonly plan: RunPlanRecord;
   },
 ) {
-  const completedAt = iso(yield* Clock.currentTimeMillis);
+  const completedAt = yield* nowIso;
   const { status, checks, error, read, plan } = ending;
   const finished: RunRecord = { ...run, status, checks, error, completedAt };
   const evidence = runEvidence(read ?? nothingRead, run.id, completedAt, traceOf(run, recorder, completedAt), plan);
@@ -70,7 +70,7 @@ const runPhases = Effect.fn("run.phases")(function* (run: RunRecord, recorder: T
   const checks = outcome.results;
   const plan: RunPlanRecord = { ...pinnedPlan, checks: outcome.names };
 
-  const refused = read.failures.length > 0 && read.failures.every((f) => refusals.has(f.failure.reason));
+  const refused = read.failures.length > 0 && read.failures.every((f) => blockingReasons.has(f.failure.reason));
   if (read.pages.length === 0 && refused) {
     const [first] = read.failures;
     const error = `The site refused every read: ${first?.url} answered ${first?.failure.reason}.`;
@@ -97,14 +97,14 @@ const runPhases = Effect.fn("run.phases")(function* (run: RunRecord, recorder: T
 export const executeRun = Effect.fn("run.execute")(function* (job: RunJob, redelivered: boolean) {
   if (job.kind === "research") return yield* executeResearchRun(job, redelivered);
   const storage = yield* Storage;
-  const claimed = yield* storage.claimRun(job.runId, iso(yield* Clock.currentTimeMillis), redelivered);
+  const claimed = yield* storage.claimRun(job.runId, yield* nowIso, redelivered);
   if (Option.isNone(claimed)) return;
   const run = claimed.value;
   yield* Effect.logInfo("run started").pipe(
     Effect.annotateLogs({ runId: run.id, datasetId: run.datasetId, redelivered }),
   );
   // The trace is published while the run works, so GET /v1/runs/{id}/trace shows its steps so far.
-  const recorder: TraceRecorder = new TraceRecorder(globalThis.crypto.randomUUID(), () =>
+  const recorder: TraceRecorder = new TraceRecorder(newId(), () =>
     storage.saveTraceProgress(run.id, traceOf(run, recorder, null)).pipe(Effect.ignore),
   );
   yield* runPhases(run, recorder).pipe(

@@ -7,8 +7,10 @@ import type { Source } from "../schema/source.js";
 import { type CheckOutcome, runChecks } from "./checks.js";
 import type { ReadOutcome } from "./read.js";
 import type { TraceRecorder } from "./trace.js";
+import { isoAt } from "../time.js";
 
-export const iso = (ms: number) => new Date(ms).toISOString();
+/** Kept for the phase modules; the one rule is core/src/time.ts. */
+export const iso = isoAt;
 
 /** The trace as stored: timing metadata of the steps so far, plus an optional final step. */
 export const traceOf = (

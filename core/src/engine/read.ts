@@ -6,8 +6,9 @@ import type { DatasetColumn } from "../schema/column.js";
 import type { ObservationEntry } from "../schema/row.js";
 import type { ReadFailure } from "../schema/run.js";
 import type { Source } from "../schema/source.js";
+import { isoAt } from "../time.js";
+import { sha256Hex } from "../digest.js";
 import type { Coverage } from "./checks.js";
-import { sha256Hex } from "./evidence.js";
 import { type ExtractedRecord, extractPage } from "./extract.js";
 import type { TraceRecorder } from "./trace.js";
 
@@ -107,7 +108,7 @@ export const readSource = Effect.fn("run.read")(function* (
     const finished = yield* Clock.currentTimeMillis;
     trace.end(reading);
     const timing = {
-      startedAt: new Date(started).toISOString(),
+      startedAt: isoAt(started),
       durationMs: Math.max(0, Math.round(finished - started)),
     };
     // A page that fetched but cannot be parsed (over the document limits) fails its read alike.

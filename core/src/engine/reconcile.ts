@@ -1,7 +1,7 @@
 import { Effect } from "effect";
 import type { NewRevision, ReconciliationRecord, RowRecord } from "../run-domain.js";
 import type { DatasetColumn } from "../schema/column.js";
-import type { DatasetId, ObservationId, RevisionId, RowId, RunId } from "../schema/ids.js";
+import { type DatasetId, newId, type ObservationId, type RevisionId, type RowId, type RunId } from "../schema/ids.js";
 import type { CellOverrides, FieldEvidence, MissingReasons, RowData } from "../schema/row.js";
 import type { RowDeltas } from "../schema/run.js";
 import type { ExtractedRecord } from "./extract.js";
@@ -76,7 +76,7 @@ export const reconcile = (input: ReconcileInput): Reconciliation => {
     kind: NewRevision["kind"],
     changedFieldIds: string[],
   ): RowRecord => {
-    const id = globalThis.crypto.randomUUID() as RevisionId;
+    const id = newId<RevisionId>();
     revisions.push({
       id,
       datasetId: input.datasetId,
@@ -114,7 +114,7 @@ export const reconcile = (input: ReconcileInput): Reconciliation => {
       const data: Record<string, RowData[string]> = { ...view.values };
       for (const c of userColumns) data[c.id] = null;
       const row: RowRecord = {
-        id: globalThis.crypto.randomUUID() as RowId,
+        id: newId<RowId>(),
         datasetId: input.datasetId,
         rowKey: record.rowKey,
         ...identity,

@@ -1,4 +1,6 @@
 import { Clock, Effect } from "effect";
+import { newId } from "../schema/ids.js";
+import { isoAt } from "../time.js";
 import type { ResearchPhase, RunTracePhase, RunTraceStep } from "../schema/run.js";
 
 const maxSteps = 1000;
@@ -38,7 +40,7 @@ export class TraceRecorder {
 
   /** Records a finished step; returns its id (diagnostics cite it as evidence). */
   add(step: Omit<RunTraceStep, "stepId" | "attemptId">): string {
-    const stepId = globalThis.crypto.randomUUID();
+    const stepId = newId();
     this.steps.push({ stepId, attemptId: this.attemptId, ...step });
     if (this.steps.length > maxSteps) {
       this.steps.shift();
@@ -51,8 +53,8 @@ export class TraceRecorder {
   /** Marks a step as in progress (published as `running`); `end` it before `add`ing its result. */
   begin(phase: ResearchPhase, extra: Partial<RunTraceStep> = {}) {
     return Effect.gen(this, function* () {
-      const startedAt = new Date(yield* Clock.currentTimeMillis).toISOString();
-      const key = globalThis.crypto.randomUUID();
+      const startedAt = isoAt(yield* Clock.currentTimeMillis);
+      const key = newId();
       this.inFlight.set(key, { stepId: key, attemptId: this.attemptId, phase, status: "running", startedAt, ...extra });
       yield* this.progress(phase, false);
       return key;
@@ -66,7 +68,7 @@ export class TraceRecorder {
   timed<A, E, R>(phase: ResearchPhase, effect: Effect.Effect<A, E, R>, extra: Partial<RunTraceStep> = {}) {
     return Effect.gen(this, function* () {
       const started = yield* Clock.currentTimeMillis;
-      const startedAt = new Date(started).toISOString();
+      const startedAt = isoAt(started);
       const key = yield* this.begin(phase, extra);
       const exit = yield* Effect.exit(effect);
       const ended = yield* Clock.currentTimeMillis;
@@ -93,7 +95,7 @@ export class TraceRecorder {
    * the store decides (accepted or held).
    */
   snapshot(last?: Omit<RunTraceStep, "stepId" | "attemptId">): TraceSnapshot {
-    const final = last ? [{ stepId: globalThis.crypto.randomUUID(), attemptId: this.attemptId, ...last }] : [];
+    const final = last ? [{ stepId: newId(), attemptId: this.attemptId, ...last }] : [];
     const steps = [...this.steps, ...this.inFlight.values(), ...final].slice(-maxSteps);
     const phases = new Map<ResearchPhase, RunTracePhase>();
     for (const step of steps) {

@@ -13,3 +13,5 @@ export * from "./resolve-target.js";
 export * from "./robots-gate.js";
 export * from "./allowed-targets.js";
 export * from "./document-limits.js";
+export * from "./refusals.js";
+export * from "./fetcher-settings.js";

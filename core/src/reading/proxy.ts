@@ -1,5 +1,4 @@
 import type { ProxyMode } from "../schema/source.js";
-import type { ReadFailureReason } from "../schema/run.js";
 import { InvalidReadingConfig, splitSetting } from "./target-policy.js";
 
 /**
@@ -48,14 +47,6 @@ export const parseProxyUrls = (value: string | ReadonlyArray<string> | undefined
   });
 
 export type Route = { readonly kind: "direct" } | { readonly kind: "proxy"; readonly proxy: ProxyEndpoint };
-
-/** Failures that mean "this site refuses us", after which `auto` tries again through a proxy. */
-export const blockedReasons: ReadonlySet<ReadFailureReason> = new Set([
-  "forbidden",
-  "challenge",
-  "rate_limited",
-  "connection_reset",
-]);
 
 export type RoutePlan =
   | { readonly ok: true; readonly routes: ReadonlyArray<Route> }

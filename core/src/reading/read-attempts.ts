@@ -3,7 +3,8 @@ import { type FetchedPage, Fetcher, type FetcherService, type FetchRequest, Read
 import type { ReadFailure, ReadFailureReason } from "../schema/run.js";
 import type { RenderMode } from "../schema/source.js";
 import { originOnly } from "./origin.js";
-import { blockedReasons, planRoutes, type ProxyEndpoint, type Route } from "./proxy.js";
+import { planRoutes, type ProxyEndpoint, type Route } from "./proxy.js";
+import { proxyRetryReasons } from "./refusals.js";
 import { type RetryPolicy, retryDelayMs } from "./retry.js";
 import { InvalidReadingConfig } from "./target-policy.js";
 
@@ -28,7 +29,7 @@ export const failedAttempt = (
 
 /** After a failure on one route, is the next route (a proxy) worth trying? */
 export const shouldSwitchRoute = (failure: ReadFailure, route: Route): boolean =>
-  blockedReasons.has(failure.reason) ||
+  proxyRetryReasons.has(failure.reason) ||
   (route.kind === "proxy" && (failure.reason === "network" || failure.reason === "timeout"));
 
 /** Proxy URLs carry credentials; no message that leaves a fetcher may contain them. */

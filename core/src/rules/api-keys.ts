@@ -1,12 +1,11 @@
+import { sha256HexOf } from "../digest.js";
+
 /**
  * API keys are `gl_` followed by 43 base64url characters (32 random bytes). Only the SHA-256 hash
  * is stored; a presented key is hashed and the hashes compared in constant time.
  * Web Crypto keeps this usable in any JavaScript runtime.
  */
 export const apiKeyPrefix = "gl_";
-
-const hex = (bytes: ArrayBuffer): string =>
-  Array.from(new Uint8Array(bytes), (b) => b.toString(16).padStart(2, "0")).join("");
 
 export const newApiKey = (): string => {
   const bytes = globalThis.crypto.getRandomValues(new Uint8Array(32));
@@ -17,8 +16,7 @@ export const newApiKey = (): string => {
   return `${apiKeyPrefix}${b64}`;
 };
 
-export const hashApiKey = async (key: string): Promise<string> =>
-  hex(await globalThis.crypto.subtle.digest("SHA-256", new TextEncoder().encode(key)));
+export const hashApiKey = (key: string): Promise<string> => sha256HexOf(key);
 
 /** Equal-length hex digests compared without an early exit, so timing reveals nothing. */
 export const digestsEqual = (a: string, b: string): boolean => {

@@ -1,4 +1,4 @@
-import { Effect, Option } from "effect";
+import { Effect, Option, Struct } from "effect";
 import type { DatasetRecord, StoredDataset } from "../domain.js";
 import { decodeBody, decodeQuery } from "../decode.js";
 import { NotFound, ValidationError } from "../errors.js";
@@ -8,27 +8,17 @@ import { decodeCursor, encodeCursor } from "../rules/cursor.js";
 import { createDatasetProblems, sourceTargetProblems } from "../rules/dataset-rules.js";
 import { AllowedTargets } from "../reading/allowed-targets.js";
 import type { DatasetColumn } from "../schema/column.js";
-import { CreateDatasetRequest, type Dataset, DatasetListQuery, UpdateDatasetRequest } from "../schema/dataset.js";
+import { CreateDatasetRequest, Dataset, DatasetListQuery, UpdateDatasetRequest } from "../schema/dataset.js";
 import { type DatasetId, type FieldId, newId, type OwnerId, type SchemaId } from "../schema/ids.js";
 import { nowIso } from "../time.js";
 import { applyDatasetUpdate } from "./dataset-update.js";
 import { syncRoutine } from "./routines.js";
 
-/** The API view of a stored dataset. */
-export const toDataset = ({ record, rowCount, lastRun }: StoredDataset): Dataset => ({
-  id: record.id,
-  name: record.name,
-  question: record.question,
-  columns: record.columns,
-  schemaVersion: record.schemaVersion,
-  status: record.status,
-  schedule: record.schedule,
-  scheduleState: record.scheduleState,
-  rowCount,
-  lastRun,
-  createdAt: record.createdAt,
-  updatedAt: record.updatedAt,
-});
+const datasetKeys = Object.keys(Dataset.fields) as ReadonlyArray<keyof Dataset>;
+
+/** The API view of a stored dataset: the Dataset schema's fields, in its order, nothing else. */
+export const toDataset = ({ record, rowCount, lastRun }: StoredDataset): Dataset =>
+  Struct.pick({ ...record, rowCount, lastRun }, ...datasetKeys);
 
 const invalid = (details: ValidationError["details"]) =>
   new ValidationError({ message: `The dataset is invalid: ${details[0]?.path} ${details[0]?.message}.`, details });

@@ -4,7 +4,8 @@ import { Conflict, type ErrorDetail, ValidationError } from "../errors.js";
 import { Storage } from "../ports/storage.js";
 import type { RowRecord, StoredRevision } from "../run-domain.js";
 import type { DatasetColumn } from "../schema/column.js";
-import type { DatasetId, FieldId, OwnerId, RevisionId } from "../schema/ids.js";
+import { sha256HexOf } from "../digest.js";
+import { type DatasetId, type FieldId, newId, type OwnerId, type RevisionId } from "../schema/ids.js";
 import { EditRowRequest } from "../schema/requests-rows.js";
 import type { CellOverrides, FieldEvidence, MissingReasons, RowData, RowRevision, Scalar } from "../schema/row.js";
 import { nowIso } from "../time.js";
@@ -55,8 +56,7 @@ export const editRequestHash = (rowId: string, request: EditRowRequest) =>
       values: request.values ?? {},
       resetFieldIds: [...(request.resetFieldIds ?? [])].sort(),
     });
-    const digest = await globalThis.crypto.subtle.digest("SHA-256", new TextEncoder().encode(payload));
-    return `sha256:${Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("")}`;
+    return `sha256:${await sha256HexOf(payload)}`;
   });
 
 const typeProblem = (column: DatasetColumn, value: Scalar): string | null => {
@@ -212,7 +212,7 @@ export const editRow = (ownerId: OwnerId, datasetId: string, rowId: string, body
     // The fields the edit names, in column order: each is an explicit act on that cell.
     const named = new Set([...Object.keys(request.values ?? {}), ...(request.resetFieldIds ?? [])]);
     const changedFieldIds = dataset.columns.filter((c) => named.has(c.id)).map((c) => c.id as FieldId);
-    const revisionId = globalThis.crypto.randomUUID() as RevisionId;
+    const revisionId = newId<RevisionId>();
     const updated: RowRecord = { ...row, ...next, revisionId, updatedAt: now };
     const storage = yield* Storage;
     const stored = yield* storage

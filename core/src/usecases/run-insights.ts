@@ -5,6 +5,7 @@ import type { RunArtifact } from "../run-domain.js";
 import type { RunId } from "../schema/ids.js";
 import type { OwnerId } from "../schema/ids.js";
 import type { RunTrace } from "../schema/run.js";
+import { isoAt } from "../time.js";
 import { emptyTrace, findRun } from "./runs.js";
 
 const retentionMs = 30 * 24 * 60 * 60 * 1000;
@@ -29,7 +30,7 @@ const retained = (ownerId: OwnerId, runId: string) =>
   Effect.gen(function* () {
     const run = yield* findRun(ownerId, runId);
     const evidence = yield* (yield* Storage).getRunEvidence(run.id as RunId);
-    const cutoff = new Date((yield* Clock.currentTimeMillis) - retentionMs).toISOString();
+    const cutoff = isoAt((yield* Clock.currentTimeMillis) - retentionMs);
     const artifacts = Option.match(evidence, { onNone: () => [], onSome: (e) => e.artifacts }).filter(
       (a) => a.createdAt >= cutoff,
     );

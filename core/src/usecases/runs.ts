@@ -1,31 +1,21 @@
-import { Clock, Effect, Option, Schema } from "effect";
+import { Effect, Option, Schema } from "effect";
 import { decodeBody, decodeQuery } from "../decode.js";
 import { InsufficientCredits, NotFound, ResearchUnavailable, ValidationError } from "../errors.js";
 import { Credits } from "../ports/credits.js";
 import { LanguageModel } from "../ports/language-model.js";
 import { RunQueue } from "../ports/run-queue.js";
 import { Storage } from "../ports/storage.js";
-import type { RunRecord } from "../run-domain.js";
-import type { DatasetId, OwnerId, RunId } from "../schema/ids.js";
+import { type RunRecord, toRun } from "../run-domain.js";
+import { type DatasetId, newId, type OwnerId, type RunId } from "../schema/ids.js";
 import { CreateRunRequest } from "../schema/requests-runs.js";
 import type { RunKind } from "../schema/research.js";
-import type { Run } from "../schema/run.js";
 import { nowIso } from "../time.js";
 import { findDataset } from "./datasets.js";
 import { QueryInt } from "../schema/query.js";
 import { checkRunLimits } from "./owner-limits.js";
 
-export const toRun = (r: RunRecord): Run => ({
-  id: r.id,
-  datasetId: r.datasetId,
-  status: r.status,
-  checks: r.checks,
-  rowDeltas: r.rowDeltas,
-  error: r.error,
-  queuedAt: r.queuedAt,
-  startedAt: r.startedAt,
-  completedAt: r.completedAt,
-});
+/** The API view of a stored run (the one rule is in run-domain.ts). */
+export { toRun };
 
 /** No body (or an empty one) keeps the deterministic run of SPEC.md. */
 const decodeRunKind = (body: unknown) =>
@@ -71,7 +61,7 @@ export const createRun = (
     yield* checkRunLimits(ownerId);
     const storage = yield* Storage;
     const run: RunRecord = {
-      id: globalThis.crypto.randomUUID() as RunId,
+      id: newId<RunId>(),
       datasetId: dataset.record.id,
       ownerId,
       status: "queued",
@@ -91,7 +81,7 @@ export const createRun = (
       .pipe(
         Effect.tapError((error) =>
           Effect.gen(function* () {
-            const now = new Date(yield* Clock.currentTimeMillis).toISOString();
+            const now = yield* nowIso;
             const claimed = yield* storage.claimRun(run.id, now, false);
             if (Option.isSome(claimed)) {
               yield* storage.finishRun(

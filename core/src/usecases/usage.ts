@@ -2,6 +2,7 @@ import { Clock, Effect } from "effect";
 import { Credits } from "../ports/credits.js";
 import type { OwnerId } from "../schema/ids.js";
 import type { Usage } from "../schema/usage.js";
+import { isoAt } from "../time.js";
 
 const ledgerWindowMs = 30 * 24 * 60 * 60 * 1000;
 
@@ -9,7 +10,7 @@ const ledgerWindowMs = 30 * 24 * 60 * 60 * 1000;
 export const getUsage = (ownerId: OwnerId) =>
   Effect.gen(function* () {
     const credits = yield* Credits;
-    const since = new Date((yield* Clock.currentTimeMillis) - ledgerWindowMs).toISOString();
+    const since = isoAt((yield* Clock.currentTimeMillis) - ledgerWindowMs);
     const [balance, entries] = yield* Effect.all([credits.balance(ownerId), credits.ledger(ownerId, since)]);
     return { balance, entries } satisfies Usage;
   });

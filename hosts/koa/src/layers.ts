@@ -3,6 +3,7 @@ import {
   type Credits,
   type DocumentParser,
   Fetcher,
+  type FetcherService,
   fetcherByRender,
   OwnerLimits,
   type RunQueue,
@@ -11,11 +12,9 @@ import {
   parseAllowList,
   type Storage,
 } from "@gleaner/core";
-import { HttpFetcherLive } from "@gleaner/http";
-import { PlaywrightFetcherLive } from "@gleaner/playwright";
-import { Context, Effect, Layer, TestClock, TestContext } from "effect";
+import { Context, Effect, Layer, type Scope, TestClock, TestContext } from "effect";
 import type { HostConfig } from "./config.js";
-import { parserPlugins, queuePlugins, select, storePlugins } from "./plugins.js";
+import { parserPlugins, pluginLayer, queuePlugins, select, storePlugins } from "./plugins.js";
 import { type ResearchOverrides, researchLayer } from "./research-plugins.js";
 
 export type GleanerServices = Storage | Credits | RunQueue | Fetcher | DocumentParser;
@@ -31,23 +30,44 @@ export interface LayerOverrides {
   readonly search?: ResearchOverrides["search"];
 }
 
+const fetcherOf = (layer: Layer.Layer<Fetcher, unknown>, scope: Scope.Scope) =>
+  Effect.map(Layer.buildWithScope(layer, scope), (context) => Context.get(context, Fetcher));
+
 /**
- * One Fetcher routing by `render`: static reads on undici, browser reads in Chromium. Chromium is only
- * launched by the first browser read, so a host whose sources never render never starts it.
+ * A Fetcher whose adapter is imported and built by its first read, in the host's scope: a host
+ * whose sources never render never loads playwright-core, let alone starts Chromium.
+ */
+const onFirstRead = (load: () => Promise<Layer.Layer<Fetcher, unknown>>) =>
+  Effect.gen(function* () {
+    const scope = yield* Effect.scope;
+    const built = yield* Effect.cached(
+      Effect.flatMap(Effect.promise(load), (layer) => fetcherOf(layer, scope)).pipe(Effect.orDie),
+    );
+    return { read: (request) => Effect.flatMap(built, (fetcher) => fetcher.read(request)) } satisfies FetcherService;
+  });
+
+/**
+ * One Fetcher routing by `render`: static reads on undici (built at start, so a bad
+ * GLEANER_PROXY_URLS or GLEANER_ALLOW_PRIVATE_TARGETS stops the start), browser reads in Chromium.
  */
 const fetcherLayer = (config: HostConfig): Layer.Layer<Fetcher, unknown> => {
   const reading = { allowPrivateTargets: config.allowPrivateTargets, proxyUrls: config.proxyUrls };
-  const built = (layer: Layer.Layer<Fetcher, unknown>) =>
-    Effect.map(Layer.build(layer), (context) => Context.get(context, Fetcher));
   return Layer.scoped(
     Fetcher,
     Effect.gen(function* () {
-      const staticFetcher = yield* built(HttpFetcherLive(reading));
-      const browserFetcher = yield* built(PlaywrightFetcherLive({ ...reading, browserPath: config.browserPath }));
+      const { HttpFetcherLive } = yield* Effect.promise(() => import("@gleaner/http"));
+      const staticFetcher = yield* fetcherOf(HttpFetcherLive(reading), yield* Effect.scope);
+      const browserFetcher = yield* onFirstRead(async () =>
+        (await import("@gleaner/playwright")).PlaywrightFetcherLive({ ...reading, browserPath: config.browserPath }),
+      );
       return fetcherByRender(staticFetcher, browserFetcher);
     }),
   );
 };
+
+/** The configured store alone (the CLI's administrative commands need nothing else). */
+export const storeLayer = (config: HostConfig): Layer.Layer<Storage | Credits, unknown> =>
+  pluginLayer(select(storePlugins, config.storage, "GLEANER_STORAGE"), config.variables);
 
 /**
  * The whole service graph for one process: the configured adapters and, when `worker` is on,
@@ -59,10 +79,10 @@ export const serviceLayer = (
   worker = true,
 ): Layer.Layer<GleanerServices, unknown> => {
   const adapters = Layer.mergeAll(
-    overrides.store ?? select(storePlugins, config.storage, "GLEANER_STORAGE").layer(config),
-    overrides.queue ?? select(queuePlugins, config.queue, "GLEANER_QUEUE").layer(config),
+    overrides.store ?? storeLayer(config),
+    overrides.queue ?? pluginLayer(select(queuePlugins, config.queue, "GLEANER_QUEUE"), config.variables),
     overrides.fetcher ?? fetcherLayer(config),
-    overrides.parser ?? select(parserPlugins, config.parser, "GLEANER_PARSER").layer(config),
+    overrides.parser ?? pluginLayer(select(parserPlugins, config.parser, "GLEANER_PARSER"), config.variables),
     // The rules that refuse private source addresses at creation honour the same allow list as the fetchers.
     Layer.sync(AllowedTargets, () => parseAllowList(config.allowPrivateTargets)),
     researchLayer(overrides),

@@ -1,82 +1,172 @@
 import type { Credits, DocumentParser, RunQueue, Storage } from "@gleaner/core";
-import { Htmlparser2ParserLive } from "@gleaner/htmlparser2";
-import { JsdomParserLive } from "@gleaner/jsdom";
-import { AgendaRunQueueLive, agendaTuningFromEnv } from "@gleaner/agenda";
-import { MemoryRunQueueLive, MemoryStoreLive } from "@gleaner/memory";
-import { MongoStoreLive } from "@gleaner/mongodb";
-import { PostgresStoreLive } from "@gleaner/postgres";
-import type { Layer } from "effect";
-import type { HostConfig } from "./config.js";
+import { Config, ConfigError, Effect, Either, Layer, Redacted } from "effect";
+import { readFrom, startupError } from "./config-errors.js";
 
 /**
- * Adapter plugins: a name the configuration selects, and a function from the configuration to
- * the adapter's Layer. The host knows adapters only through these registries.
+ * An adapter as the host knows it: the name a GLEANER_* variable selects it by, the settings it
+ * reads (an Effect Config over the GLEANER_* variables; secrets as Config.redacted), and its Layer
+ * built from those settings. The adapter's package is imported inside `layer`, when the Layer is
+ * built, so a host never loads the drivers of adapters its configuration does not select.
  */
-export interface Plugin<Name extends string, Provides> {
+export interface Plugin<Name extends string, Provides, Settings> {
   readonly name: Name;
-  readonly layer: (config: HostConfig) => Layer.Layer<Provides, unknown>;
+  readonly config: Config.Config<Settings>;
+  readonly layer: (settings: Settings) => Layer.Layer<Provides, unknown>;
 }
 
-export type StorePlugin = Plugin<HostConfig["storage"], Storage | Credits>;
-export type QueuePlugin = Plugin<HostConfig["queue"], RunQueue>;
-export type ParserPlugin = Plugin<HostConfig["parser"], DocumentParser>;
+/** A registry holds plugins of different settings, hence `any` for them. */
+export type AnyPlugin<Provides> = Plugin<string, Provides, any>;
 
-export const storePlugins: StorePlugin[] = [
-  { name: "memory", layer: () => MemoryStoreLive },
-  {
+const plugin = <const Name extends string, Provides, Settings>(
+  definition: Plugin<Name, Provides, Settings>,
+): Plugin<Name, Provides, Settings> => definition;
+
+/** The Layer a module exports, imported when the Layer is built. */
+const lazily = <Provides>(load: () => Promise<Layer.Layer<Provides, unknown>>): Layer.Layer<Provides, unknown> =>
+  Layer.unwrapEffect(Effect.promise(load));
+
+const hasProtocol = (text: string, protocols: ReadonlyArray<string>): boolean => {
+  try {
+    return protocols.includes(new URL(text).protocol);
+  } catch {
+    return false;
+  }
+};
+
+/**
+ * A connection URL, a secret (it may carry a password): checked for its scheme before any driver
+ * sees it, and never echoed in an error.
+ */
+const urlOf = (variable: string, example: string) =>
+  Config.string(variable).pipe(
+    Config.validate({
+      message: `must be a URL like ${example}`,
+      validation: (text) => hasProtocol(text, [`${new URL(example).protocol}`, ...extraSchemes(example)]),
+    }),
+    Config.map(Redacted.make),
+  );
+const extraSchemes = (example: string): ReadonlyArray<string> =>
+  example.startsWith("postgres:") ? ["postgresql:"] : example.startsWith("mongodb:") ? ["mongodb+srv:"] : [];
+const postgresUrl = () => urlOf("GLEANER_POSTGRES_URL", "postgres://user:password@host:5432/database");
+const mongodbUrl = () => urlOf("GLEANER_MONGODB_URL", "mongodb://host1,host2/gleaner?replicaSet=rs0");
+
+/** A store that fails to start names its variable: "GLEANER_POSTGRES_URL: ... ECONNREFUSED ...". */
+const namingVariable = <Provides>(variable: string, layer: Layer.Layer<Provides, unknown>) =>
+  Layer.catchAll(layer, (cause) => Layer.fail(startupError(variable, cause)));
+
+/** A plugin that reads no variable of its own. */
+const withoutSettings = <const Name extends string, Provides>(
+  name: Name,
+  load: () => Promise<Layer.Layer<Provides, unknown>>,
+): Plugin<Name, Provides, object> => plugin({ name, config: Config.succeed({}), layer: () => lazily(load) });
+
+export const storePlugins = [
+  withoutSettings("memory", async () => (await import("@gleaner/memory")).MemoryStoreLive),
+  plugin({
     name: "postgres",
-    layer: (config) => {
-      if (!config.postgresUrl) {
-        throw new Error("GLEANER_STORAGE=postgres needs GLEANER_POSTGRES_URL (postgres://user@host:5432/database).");
-      }
-      return PostgresStoreLive({ url: config.postgresUrl });
-    },
-  },
-  {
+    config: Config.all({ url: postgresUrl() }),
+    layer: ({ url }) =>
+      namingVariable(
+        "GLEANER_POSTGRES_URL",
+        lazily(async () => (await import("@gleaner/postgres")).PostgresStoreLive({ url: Redacted.value(url) })),
+      ),
+  }),
+  plugin({
     name: "mongodb",
-    layer: (config) => {
-      if (!config.mongodbUrl) {
-        throw new Error("GLEANER_STORAGE=mongodb needs GLEANER_MONGODB_URL (a replica set's connection string).");
-      }
-      return MongoStoreLive({ url: config.mongodbUrl });
-    },
-  },
-];
-export const queuePlugins: QueuePlugin[] = [
-  { name: "memory", layer: () => MemoryRunQueueLive() },
-  // Agenda keeps its jobs in the configured durable store's database (the store's schema on PostgreSQL).
-  {
+    config: Config.all({ url: mongodbUrl() }),
+    layer: ({ url }) =>
+      namingVariable(
+        "GLEANER_MONGODB_URL",
+        lazily(async () => (await import("@gleaner/mongodb")).MongoStoreLive({ url: Redacted.value(url) })),
+      ),
+  }),
+] as const satisfies ReadonlyArray<AnyPlugin<Storage | Credits>>;
+
+const milliseconds = (variable: string) =>
+  Config.option(
+    Config.integer(variable).pipe(
+      Config.validate({ message: "must be a whole number of milliseconds >= 100", validation: (ms) => ms >= 100 }),
+    ),
+  );
+
+/** Agenda keeps its jobs in the durable store's database (the store's schema on PostgreSQL). */
+const agendaConfig = Config.all({
+  storage: Config.string("GLEANER_STORAGE").pipe(Config.withDefault("memory")),
+  postgresUrl: Config.option(postgresUrl()),
+  mongodbUrl: Config.option(mongodbUrl()),
+  lockLifetimeMs: milliseconds("GLEANER_AGENDA_LOCK_LIFETIME_MS"),
+  processEvery: milliseconds("GLEANER_AGENDA_PROCESS_EVERY_MS"),
+}).pipe(
+  Config.mapOrFail(({ storage, postgresUrl, mongodbUrl, lockLifetimeMs, processEvery }) => {
+    const tuning = {
+      ...(lockLifetimeMs._tag === "Some" ? { lockLifetimeMs: lockLifetimeMs.value } : {}),
+      ...(processEvery._tag === "Some" ? { processEvery: processEvery.value } : {}),
+    };
+    const backend: "postgres" | "mongodb" | null =
+      storage === "postgres" ? "postgres" : storage === "mongodb" ? "mongodb" : null;
+    if (!backend) {
+      return Either.left(
+        ConfigError.InvalidData(["GLEANER_STORAGE"], "GLEANER_QUEUE=agenda needs a durable store: postgres or mongodb"),
+      );
+    }
+    const url = backend === "postgres" ? postgresUrl : mongodbUrl;
+    const variable = backend === "postgres" ? "GLEANER_POSTGRES_URL" : "GLEANER_MONGODB_URL";
+    if (url._tag === "None") {
+      return Either.left(
+        ConfigError.MissingData([variable], `GLEANER_QUEUE=agenda with GLEANER_STORAGE=${backend} needs it`),
+      );
+    }
+    return Either.right({ backend, url: url.value, variable, tuning });
+  }),
+);
+
+export const queuePlugins = [
+  withoutSettings("memory", async () => (await import("@gleaner/memory")).MemoryRunQueueLive()),
+  plugin({
     name: "agenda",
-    layer: (config) => {
-      const tuning = agendaTuningFromEnv(process.env);
-      if (config.storage === "postgres") {
-        if (!config.postgresUrl)
-          throw new Error("GLEANER_QUEUE=agenda with GLEANER_STORAGE=postgres needs GLEANER_POSTGRES_URL.");
-        return AgendaRunQueueLive({ backend: "postgres", url: config.postgresUrl, ...tuning });
-      }
-      if (config.storage === "mongodb") {
-        if (!config.mongodbUrl)
-          throw new Error("GLEANER_QUEUE=agenda with GLEANER_STORAGE=mongodb needs GLEANER_MONGODB_URL.");
-        return AgendaRunQueueLive({ backend: "mongodb", url: config.mongodbUrl, ...tuning });
-      }
-      throw new Error("GLEANER_QUEUE=agenda needs a durable store: set GLEANER_STORAGE=postgres (or mongodb).");
-    },
-  },
-];
-export const parserPlugins: ParserPlugin[] = [
-  { name: "htmlparser2", layer: () => Htmlparser2ParserLive },
-  { name: "jsdom", layer: () => JsdomParserLive },
-];
+    config: agendaConfig,
+    layer: ({ backend, url, variable, tuning }) =>
+      namingVariable(
+        variable,
+        lazily(async () =>
+          (await import("@gleaner/agenda")).AgendaRunQueueLive({ backend, url: Redacted.value(url), ...tuning }),
+        ),
+      ),
+  }),
+] as const satisfies ReadonlyArray<AnyPlugin<RunQueue>>;
+
+export const parserPlugins = [
+  withoutSettings("htmlparser2", async () => (await import("@gleaner/htmlparser2")).Htmlparser2ParserLive),
+  withoutSettings("jsdom", async () => (await import("@gleaner/jsdom")).JsdomParserLive),
+] as const satisfies ReadonlyArray<AnyPlugin<DocumentParser>>;
+
+export type StorePlugin = (typeof storePlugins)[number];
+export type QueuePlugin = (typeof queuePlugins)[number];
+export type ParserPlugin = (typeof parserPlugins)[number];
+export type StoreName = StorePlugin["name"];
+export type QueueName = QueuePlugin["name"];
+export type ParserName = ParserPlugin["name"];
+
+/** The registered names, for the selection variables (GLEANER_STORAGE and friends). */
+export const namesOf = <P extends { readonly name: string }>(plugins: ReadonlyArray<P>): [P["name"], ...P["name"][]] =>
+  plugins.map((p) => p.name) as [P["name"], ...P["name"][]];
+
+/** The selected plugin's Layer, its settings read from `variables` when the Layer is built. */
+export const pluginLayer = <Provides>(
+  plugin: AnyPlugin<Provides>,
+  variables: Readonly<Record<string, string>>,
+): Layer.Layer<Provides, unknown> =>
+  Layer.unwrapEffect(Effect.try({ try: () => plugin.layer(readFrom(plugin.config, variables)), catch: (e) => e }));
 
 export const select = <P extends { readonly name: string }>(
   plugins: ReadonlyArray<P>,
   name: string,
   variable: string,
 ): P => {
-  const plugin = plugins.find((p) => p.name === name);
-  if (!plugin) {
+  const found = plugins.find((p) => p.name === name);
+  if (!found) {
     const known = plugins.map((p) => p.name).join(", ");
     throw new Error(`${variable}=${name} is not available in this build (available: ${known}).`);
   }
-  return plugin;
+  return found;
 };

@@ -1,7 +1,4 @@
 import type { LanguageModel, SearchEngine } from "@gleaner/core";
-import { JsdomMainTextLive } from "@gleaner/jsdom";
-import { OpenAiModelLive } from "@gleaner/openai";
-import { SearxngLive } from "@gleaner/searxng";
 import { Config, Effect, Layer, Option } from "effect";
 
 /**
@@ -9,7 +6,8 @@ import { Config, Effect, Layer, Option } from "effect";
  * GLEANER_MODEL_URL (an OpenAI-compatible base URL; unset = research runs unavailable),
  * GLEANER_MODEL_API_KEY (secret, redacted), GLEANER_MODEL_NAME (required with the URL) and
  * GLEANER_SEARCH_URL (a SearXNG instance; unset = site research over the dataset's declared pages).
- * Endpoints are operator configuration: they are not subject to the SSRF guard.
+ * Endpoints are operator configuration: they are not subject to the SSRF guard. Each adapter is
+ * imported only when configured, so a host without research never loads jsdom or the model client.
  */
 export const researchEnv = Config.all({
   modelUrl: Config.option(Config.nonEmptyString("GLEANER_MODEL_URL")),
@@ -33,16 +31,20 @@ export const researchLayer = (overrides: ResearchOverrides = {}): Layer.Layer<ne
       const model =
         overrides.model ??
         (Option.isSome(env.modelUrl)
-          ? OpenAiModelLive({
+          ? (yield* Effect.promise(() => import("@gleaner/openai"))).OpenAiModelLive({
               url: env.modelUrl.value,
               apiKey: Option.getOrNull(env.apiKey),
               model: yield* Config.nonEmptyString("GLEANER_MODEL_NAME"),
             })
           : null);
       const search =
-        overrides.search ?? (Option.isSome(env.searchUrl) ? SearxngLive({ url: env.searchUrl.value }) : null);
+        overrides.search ??
+        (Option.isSome(env.searchUrl)
+          ? (yield* Effect.promise(() => import("@gleaner/searxng"))).SearxngLive({ url: env.searchUrl.value })
+          : null);
+      const mainText = model ? (yield* Effect.promise(() => import("@gleaner/jsdom"))).JsdomMainTextLive : null;
       const layers: Array<Layer.Layer<never, unknown>> = [];
-      if (model) layers.push(model, JsdomMainTextLive);
+      if (model && mainText) layers.push(model, mainText);
       if (search) layers.push(search);
       return layers.length === 0 ? Layer.empty : Layer.mergeAll(...(layers as [Layer.Layer<never, unknown>]));
     }),

@@ -2,7 +2,7 @@ import { Clock, Effect } from "effect";
 import { Storage } from "../../ports/storage.js";
 import type { DatasetRecord } from "../../domain.js";
 import type { RunEvidence, RunPlanRecord, RunRecord } from "../../run-domain.js";
-import type { ObservationId } from "../../schema/ids.js";
+import { newId, type ObservationId } from "../../schema/ids.js";
 import type { SourceObservation } from "../../schema/row.js";
 import type { CheckResult } from "../../schema/run.js";
 import type { ExtractedRecord } from "../extract.js";
@@ -13,7 +13,7 @@ import type { PageValidation } from "./validate.js";
 import { researchTrace } from "./trace.js";
 
 const maxAcceptAttempts = 5;
-const iso = (ms: number) => new Date(ms).toISOString();
+import { isoAt as iso } from "../../time.js";
 
 /** One `model` observation per page read: its entries are the entity names and kept quotes. */
 const observe = (
@@ -102,7 +102,7 @@ export const acceptResearch = Effect.fn("run.research.accept")(function* (input:
       rows: reconciliation.rows,
       revisions: reconciliation.revisions,
       observations,
-      charge: { ownerId: run.ownerId, pages, entryId: globalThis.crypto.randomUUID() },
+      charge: { ownerId: run.ownerId, pages, entryId: newId() },
       evidence,
       heldEvidence: { ...evidence, trace: researchTrace(run, recorder, completedAt, { ...step, status: "failed" }) },
     });

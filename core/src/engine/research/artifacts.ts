@@ -1,7 +1,8 @@
 import { Effect } from "effect";
 import type { RunArtifact } from "../../run-domain.js";
 import type { RunId } from "../../schema/ids.js";
-import { artifactBodyLimit, sha256Hex } from "../evidence.js";
+import { sha256Hex } from "../../digest.js";
+import { artifactBodyLimit } from "../evidence.js";
 
 /**
  * Records one body at the research provider boundary. Over 64 KiB only its hash and size are kept

@@ -3,7 +3,7 @@ import type { RecordFact } from "../../run-domain.js";
 import type { EntityKind } from "../../schema/research.js";
 import type { ResearchRowIdentity } from "../../schema/row.js";
 import type { Cell } from "../coerce.js";
-import { sha256Hex } from "../evidence.js";
+import { sha256Hex } from "../../digest.js";
 import type { ExtractedRecord } from "../extract.js";
 import { nameKey } from "./grounding.js";
 import type { Candidate } from "./validate.js";

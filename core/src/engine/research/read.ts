@@ -4,7 +4,7 @@ import type { MainTextReaderService } from "../../ports/main-text.js";
 import type { DatasetColumn } from "../../schema/column.js";
 import type { Source } from "../../schema/source.js";
 import type { Coverage } from "../checks.js";
-import { sha256Hex } from "../evidence.js";
+import { sha256Hex } from "../../digest.js";
 import { type ReadOutcome, readSource } from "../read.js";
 import { TraceRecorder } from "../trace.js";
 

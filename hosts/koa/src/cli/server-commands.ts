@@ -4,8 +4,7 @@ import { type Effect, ManagedRuntime } from "effect";
 import { readConfig } from "../config.js";
 import { startHost } from "../host.js";
 import { runUseCase } from "../http/runtime.js";
-import { serviceLayer } from "../layers.js";
-import { select, storePlugins } from "../plugins.js";
+import { serviceLayer, storeLayer } from "../layers.js";
 import { fail, positiveInt } from "./args.js";
 
 // The commands that build adapters. cli.ts imports this module only when one of them runs, so
@@ -22,8 +21,11 @@ export const admin = async <A>(
         "Use `gleaner serve --dev-key` for a development key, or a durable store (GLEANER_STORAGE=postgres).",
     );
   }
-  const runtime = ManagedRuntime.make(select(storePlugins, config.storage, "GLEANER_STORAGE").layer(config));
+  const runtime = ManagedRuntime.make(storeLayer(config));
   try {
+    // Start the store first, so an unreachable database is reported as such (naming its variable),
+    // not as the use case's internal error.
+    await runtime.runtime();
     return await runUseCase(runtime, run(config));
   } finally {
     await runtime.dispose();
