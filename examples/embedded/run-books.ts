@@ -13,6 +13,8 @@ import {
   RoutinesLive,
   RunWorkerLive,
   terminalRunStatuses,
+  AllowedTargets,
+  parseAllowList,
 } from "@gleaner/core";
 import { Htmlparser2ParserLive } from "@gleaner/htmlparser2";
 import { HttpFetcherLive } from "@gleaner/http";
@@ -21,11 +23,14 @@ import { Effect, Layer, ManagedRuntime } from "effect";
 
 /** Every port the use cases need, plus the worker that executes runs (the fixture site is on loopback). */
 export const embeddedLayer = () => {
+  const allowPrivateTargets = ["127.0.0.1/32"];
   const adapters = Layer.mergeAll(
     MemoryStoreLive,
     MemoryRunQueueLive(),
-    HttpFetcherLive({ allowPrivateTargets: ["127.0.0.1/32"] }),
+    HttpFetcherLive({ allowPrivateTargets }),
     Htmlparser2ParserLive,
+    // The same list for the rule that refuses private source addresses when a dataset is created.
+    Layer.succeed(AllowedTargets, parseAllowList(allowPrivateTargets)),
   );
   return Layer.provideMerge(Layer.mergeAll(RunWorkerLive(2), RoutinesLive), adapters);
 };

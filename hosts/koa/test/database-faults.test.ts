@@ -59,8 +59,13 @@ describe("database faults: dropped connections and a database that goes away", f
         host: "127.0.0.1",
         storage: "postgres",
         queue: "agenda",
-        postgresUrl: url.href,
         allowPrivateTargets: ["127.0.0.1"],
+        variables: {
+          GLEANER_STORAGE: "postgres",
+          GLEANER_QUEUE: "agenda",
+          GLEANER_POSTGRES_URL: url.href,
+          GLEANER_AGENDA_PROCESS_EVERY_MS: "500",
+        },
       },
       logger: pino({ level: "silent" }),
     });
