@@ -22,6 +22,7 @@ export * from "./schema/source.js";
 export * from "./schema/usage.js";
 export * from "./time.js";
 export * from "./usecases/datasets.js";
+export * from "./usecases/find-dataset.js";
 export * from "./usecases/owners.js";
 export * from "./usecases/usage.js";
 export * from "./reading/index.js";

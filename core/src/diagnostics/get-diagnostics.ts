@@ -3,7 +3,7 @@ import { decodeQuery } from "../decode.js";
 import { BadRequest } from "../errors.js";
 import { Storage } from "../ports/storage.js";
 import type { OwnerId } from "../schema/ids.js";
-import { findDataset } from "../usecases/datasets.js";
+import { findDataset } from "../usecases/find-dataset.js";
 import { findRun } from "../usecases/runs.js";
 import { replayFacts } from "../engine/research/replay.js";
 import { diagnoseRun } from "./diagnose.js";

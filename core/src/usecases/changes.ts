@@ -6,7 +6,7 @@ import type { StoredRevision } from "../run-domain.js";
 import type { DatasetId, OwnerId, RowId } from "../schema/ids.js";
 import { ChangeQuery } from "../schema/requests-rows.js";
 import type { ChangePage } from "../schema/row.js";
-import { findDataset } from "./datasets.js";
+import { findDataset } from "./find-dataset.js";
 import { toRowRevision } from "./row-edit.js";
 import { citedObservations } from "./rows.js";
 

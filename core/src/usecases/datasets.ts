@@ -12,6 +12,7 @@ import { CreateDatasetRequest, Dataset, DatasetListQuery, UpdateDatasetRequest }
 import { type DatasetId, type FieldId, newId, type OwnerId, type SchemaId } from "../schema/ids.js";
 import { nowIso } from "../time.js";
 import { applyDatasetUpdate } from "./dataset-update.js";
+import { findDataset } from "./find-dataset.js";
 import { syncRoutine } from "./routines.js";
 
 const datasetKeys = Object.keys(Dataset.fields) as ReadonlyArray<keyof Dataset>;
@@ -61,15 +62,6 @@ export const createDataset = (ownerId: OwnerId, body: unknown) =>
     const storage = yield* Storage;
     yield* storage.insertDataset(record);
     return toDataset({ record, rowCount: 0, lastRun: null });
-  });
-
-/** Reads an owner's dataset; another owner's dataset is simply not found. */
-export const findDataset = (ownerId: OwnerId, id: string) =>
-  Effect.gen(function* () {
-    const storage = yield* Storage;
-    const found = yield* storage.getDataset(ownerId, id as DatasetId);
-    if (Option.isNone(found)) return yield* Effect.fail(new NotFound({ resource: "dataset", id }));
-    return found.value;
   });
 
 export const getDataset = (ownerId: OwnerId, id: string) => Effect.map(findDataset(ownerId, id), toDataset);

@@ -9,7 +9,7 @@ import type { ExportFormat } from "../schema/export.js";
 import { ExportQuery } from "../schema/export.js";
 import type { DatasetId, OwnerId, RowId } from "../schema/ids.js";
 import type { RowStatus } from "../schema/row.js";
-import { findDataset } from "./datasets.js";
+import { findDataset } from "./find-dataset.js";
 import { statusesOf } from "./rows.js";
 
 /** Rows are read from storage this many at a time, so an export holds one page, never the dataset. */

@@ -7,7 +7,7 @@ import type { RowRecord } from "../run-domain.js";
 import type { DatasetId, ObservationId, OwnerId, RowId } from "../schema/ids.js";
 import { RowListQuery } from "../schema/requests-rows.js";
 import type { CellOverrides, DatasetRow, FieldEvidence, RowDetail, RowStatus } from "../schema/row.js";
-import { findDataset } from "./datasets.js";
+import { findDataset } from "./find-dataset.js";
 
 /** The list view of a stored row. Deterministic rows have no entity identity (null). */
 export const toDatasetRow = (r: RowRecord): DatasetRow => ({

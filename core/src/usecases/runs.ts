@@ -10,7 +10,7 @@ import { type DatasetId, newId, type OwnerId, type RunId } from "../schema/ids.j
 import { CreateRunRequest } from "../schema/requests-runs.js";
 import type { RunKind } from "../schema/research.js";
 import { nowIso } from "../time.js";
-import { findDataset } from "./datasets.js";
+import { findDataset } from "./find-dataset.js";
 import { QueryInt } from "../schema/query.js";
 import { checkRunLimits } from "./owner-limits.js";
 
