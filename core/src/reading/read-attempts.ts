@@ -1,11 +1,11 @@
-import { Clock, Duration, Effect, Layer } from "effect";
+import { Clock, Effect, Either, Layer } from "effect";
 import { type FetchedPage, Fetcher, type FetcherService, type FetchRequest, ReadFailed } from "../ports/fetcher.js";
 import type { ReadFailure, ReadFailureReason } from "../schema/run.js";
 import type { RenderMode } from "../schema/source.js";
 import { originOnly } from "./origin.js";
 import { planRoutes, type ProxyEndpoint, type Route } from "./proxy.js";
 import { proxyRetryReasons } from "./refusals.js";
-import { type RetryPolicy, retryDelayMs } from "./retry.js";
+import { type RetryPolicy, retrySchedule } from "./retry.js";
 import { InvalidReadingConfig } from "./target-policy.js";
 
 /** One attempt at a page on one route, as every fetcher adapter reports it. Attempts never throw. */
@@ -75,21 +75,19 @@ export const readWithAttempts = (plan: AttemptPlan) => {
       let last: Extract<AttemptOutcome, { ok: false }> | undefined;
       for (const [index, route] of routes.routes.entries()) {
         const hasNextRoute = index + 1 < routes.routes.length;
-        for (let onRoute = 1; ; onRoute++) {
+        const attemptOnRoute = Effect.promise((signal) => {
           attempts++;
-          const outcome = yield* Effect.promise((signal) => plan.attempt(request, route, signal));
-          if (outcome.ok) {
-            const durationMs = (yield* Clock.currentTimeMillis) - startedAt;
-            return { ...outcome.page, attempts, durationMs };
-          }
-          last = outcome;
-          // A blocked direct read goes straight to the proxy: retrying it directly only burns time.
-          if (hasNextRoute && shouldSwitchRoute(outcome.failure, route)) break;
-          const delay = retryDelayMs(plan.retry, onRoute, outcome.failure, outcome.retryAfterMs);
-          if (delay === null) break;
-          yield* Effect.sleep(Duration.millis(delay));
+          return plan.attempt(request, route, signal);
+        }).pipe(Effect.flatMap((outcome) => (outcome.ok ? Effect.succeed(outcome.page) : Effect.fail(outcome))));
+        // A blocked direct read goes straight to the proxy: retrying it directly only burns time.
+        const switchesRoute = (failure: ReadFailure) => hasNextRoute && shouldSwitchRoute(failure, route);
+        const result = yield* Effect.either(Effect.retry(attemptOnRoute, retrySchedule(plan.retry, switchesRoute)));
+        if (Either.isRight(result)) {
+          const durationMs = (yield* Clock.currentTimeMillis) - startedAt;
+          return { ...result.right, attempts, durationMs };
         }
-        if (!last || !hasNextRoute || !shouldSwitchRoute(last.failure, route)) break;
+        last = result.left;
+        if (!switchesRoute(last.failure)) break;
       }
       const failure = last!;
       return yield* new ReadFailed({ failure: failure.failure, message: scrub(failure.message), attempts });

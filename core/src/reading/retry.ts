@@ -1,3 +1,4 @@
+import { Duration, Schedule } from "effect";
 import type { ReadFailure } from "../schema/run.js";
 
 /**
@@ -56,3 +57,30 @@ export const retryDelayMs = (
   }
   return jittered;
 };
+
+/** What a retry decision looks at: the failure and the Retry-After the site sent, if any. */
+export interface RetryableFailure {
+  readonly failure: ReadFailure;
+  readonly retryAfterMs: number | null;
+}
+
+/**
+ * `retryDelayMs` as an Effect Schedule over failed attempts, for `Effect.retry`: the n-th recurrence
+ * waits the delay computed for attempt n and the schedule ends where `retryDelayMs` says stop, or
+ * earlier when `stopEarly` says the failure belongs to another route.
+ */
+export const retrySchedule = (
+  policy: RetryPolicy,
+  stopEarly: (failure: ReadFailure) => boolean = () => false,
+  random: () => number = Math.random,
+) =>
+  Schedule.identity<RetryableFailure>().pipe(
+    Schedule.intersect(Schedule.count),
+    Schedule.map(([failed, recurrence]) =>
+      stopEarly(failed.failure)
+        ? null
+        : retryDelayMs(policy, recurrence + 1, failed.failure, failed.retryAfterMs, random),
+    ),
+    Schedule.whileOutput((delay) => delay !== null),
+    Schedule.addDelay((delay) => Duration.millis(delay ?? 0)),
+  );

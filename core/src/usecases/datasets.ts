@@ -1,7 +1,7 @@
-import { Effect, Option, Struct } from "effect";
+import { Effect, Struct } from "effect";
 import type { DatasetRecord, StoredDataset } from "../domain.js";
 import { decodeBody, decodeQuery } from "../decode.js";
-import { NotFound, ValidationError } from "../errors.js";
+import { ValidationError } from "../errors.js";
 import { Storage } from "../ports/storage.js";
 import { checkDatasetLimit } from "./owner-limits.js";
 import { decodeCursor, encodeCursor } from "../rules/cursor.js";
