@@ -29,3 +29,13 @@ describe("opaque cursors", () => {
     }
   });
 });
+
+describe("cursor signatures", () => {
+  it("refuses a cursor signed under another deployment's secret", () => {
+    const ours = new TextEncoder().encode("ours");
+    const theirs = new TextEncoder().encode("theirs");
+    const cursor = encodeCursor("rows", "s", ["x"], theirs);
+    expect(Either.isLeft(Effect.runSync(Effect.either(decodeCursor("rows", "s", cursor, ours))))).to.equal(true);
+    expect(Either.isRight(Effect.runSync(Effect.either(decodeCursor("rows", "s", cursor, theirs))))).to.equal(true);
+  });
+});

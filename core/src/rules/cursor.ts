@@ -1,20 +1,35 @@
-import { Effect } from "effect";
+import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
+import { Context, Effect } from "effect";
 import { BadRequest } from "../errors.js";
 
 /**
  * Opaque keyset cursors. A cursor names what it pages (`kind`) and whose list it is (`scope`:
  * owner or dataset), so a cursor from another list is refused with 400 instead of silently
- * returning the wrong page. A short checksum catches edited cursors. It is not a secret: owner
- * scoping, not the cursor, is what keeps data private.
+ * returning the wrong page. An HMAC-SHA256 under the deployment's cursor secret signs it, so an
+ * edited or invented cursor is refused (docs/decisions/0012-one-house.md). Owner scoping, not the
+ * cursor, is still what keeps data private.
  */
-const checksum = (text: string): string => {
-  // FNV-1a 32-bit: a tamper check, not a security boundary.
-  let h = 0x811c9dc5;
-  for (let i = 0; i < text.length; i++) {
-    h ^= text.charCodeAt(i);
-    h = Math.imul(h, 0x01000193) >>> 0;
-  }
-  return h.toString(36);
+
+/** Without a host-provided secret: random per process, so cursors live as long as the process. */
+const processCursorSecret: Uint8Array = randomBytes(32);
+
+/**
+ * The key cursors are signed with. Every API process of one deployment must share it (a cursor
+ * from one process is read by another); the host provides it from GLEANER_CURSOR_SECRET or derives
+ * it from its store's settings. The default suits a store that lives in one process.
+ */
+export class CursorSecret extends Context.Reference<CursorSecret>()("@gleaner/core/CursorSecret", {
+  defaultValue: (): Uint8Array => processCursorSecret,
+}) {}
+
+/** 128 bits of HMAC-SHA256, base64url. */
+const signature = (secret: Uint8Array, body: string): string =>
+  createHmac("sha256", secret).update(body).digest().subarray(0, 16).toString("base64url");
+
+const sameSignature = (a: string, b: string): boolean => {
+  const left = Buffer.from(a);
+  const right = Buffer.from(b);
+  return left.length === right.length && timingSafeEqual(left, right);
 };
 
 const toBase64Url = (text: string): string =>
@@ -28,9 +43,14 @@ const fromBase64Url = (text: string): string => {
   return new TextDecoder("utf-8", { fatal: true }).decode(Uint8Array.from(binary, (c) => c.charCodeAt(0)));
 };
 
-export const encodeCursor = (kind: string, scope: string, position: ReadonlyArray<string | number>): string => {
+export const encodeCursor = (
+  kind: string,
+  scope: string,
+  position: ReadonlyArray<string | number>,
+  secret: Uint8Array = processCursorSecret,
+): string => {
   const body = JSON.stringify([kind, scope, position]);
-  return `${toBase64Url(body)}.${checksum(body)}`;
+  return `${toBase64Url(body)}.${signature(secret, body)}`;
 };
 
 const invalid = () =>
@@ -43,6 +63,7 @@ export const decodeCursor = (
   kind: string,
   scope: string,
   cursor: string,
+  secret: Uint8Array = processCursorSecret,
 ): Effect.Effect<ReadonlyArray<string | number>, BadRequest> =>
   Effect.suspend(() => {
     const [encoded, sum, extra] = cursor.split(".");
@@ -53,7 +74,7 @@ export const decodeCursor = (
     } catch {
       return Effect.fail(invalid());
     }
-    if (checksum(body) !== sum) return Effect.fail(invalid());
+    if (!sameSignature(signature(secret, body), sum)) return Effect.fail(invalid());
     let parsed: unknown;
     try {
       parsed = JSON.parse(body);

@@ -4,7 +4,7 @@ import { decodeBody, decodeQuery } from "../decode.js";
 import { ValidationError } from "../errors.js";
 import { Storage } from "../ports/storage.js";
 import { checkDatasetLimit } from "./owner-limits.js";
-import { decodeCursor, encodeCursor } from "../rules/cursor.js";
+import { CursorSecret, decodeCursor, encodeCursor } from "../rules/cursor.js";
 import { createDatasetProblems, sourceTargetProblems } from "../rules/dataset-rules.js";
 import { AllowedTargets } from "../reading/allowed-targets.js";
 import type { DatasetColumn } from "../schema/column.js";
@@ -70,8 +70,9 @@ export const getDataset = (ownerId: OwnerId, id: string) => Effect.map(findDatas
 export const listDatasets = (ownerId: OwnerId, query: Record<string, unknown>) =>
   Effect.gen(function* () {
     const { cursor, limit } = yield* decodeQuery(DatasetListQuery, query);
+    const secret = yield* CursorSecret;
     const after = cursor
-      ? yield* Effect.map(decodeCursor("datasets", ownerId, cursor), ([createdAt, id]) => ({
+      ? yield* Effect.map(decodeCursor("datasets", ownerId, cursor, secret), ([createdAt, id]) => ({
           createdAt: String(createdAt),
           id: String(id) as DatasetId,
         }))
@@ -81,7 +82,9 @@ export const listDatasets = (ownerId: OwnerId, query: Record<string, unknown>) =
     const data = page.slice(0, limit);
     const last = data[data.length - 1];
     const nextCursor =
-      page.length > limit && last ? encodeCursor("datasets", ownerId, [last.record.createdAt, last.record.id]) : null;
+      page.length > limit && last
+        ? encodeCursor("datasets", ownerId, [last.record.createdAt, last.record.id], secret)
+        : null;
     return { data: data.map(toDataset), nextCursor };
   });
 

@@ -2,7 +2,7 @@ import { Effect, Option } from "effect";
 import { decodeQuery } from "../decode.js";
 import { BadRequest, NotFound } from "../errors.js";
 import { Storage } from "../ports/storage.js";
-import { decodeCursor, encodeCursor } from "../rules/cursor.js";
+import { CursorSecret, decodeCursor, encodeCursor } from "../rules/cursor.js";
 import type { RowRecord } from "../run-domain.js";
 import type { DatasetId, ObservationId, OwnerId, RowId } from "../schema/ids.js";
 import { RowListQuery } from "../schema/requests-rows.js";
@@ -74,8 +74,9 @@ export const listRows = (ownerId: OwnerId, datasetId: string, query: Record<stri
     const statuses = yield* statusesOf(status);
     const dataset = yield* findDataset(ownerId, datasetId);
     const id = dataset.record.id as DatasetId;
+    const secret = yield* CursorSecret;
     const after = cursor
-      ? yield* Effect.flatMap(decodeCursor("rows", id, cursor), (position) => {
+      ? yield* Effect.flatMap(decodeCursor("rows", id, cursor, secret), (position) => {
           const [updatedAt, rowId] = position;
           return typeof updatedAt === "string" && typeof rowId === "string" && position.length === 2
             ? Effect.succeed({ updatedAt, id: rowId as RowId })
@@ -92,7 +93,7 @@ export const listRows = (ownerId: OwnerId, datasetId: string, query: Record<stri
     const page = yield* (yield* Storage).listRows(id, { after, since: sinceIso, statuses, limit: limit + 1 });
     const data = page.slice(0, limit);
     const last = data[data.length - 1];
-    const nextCursor = page.length > limit && last ? encodeCursor("rows", id, [last.updatedAt, last.id]) : null;
+    const nextCursor = page.length > limit && last ? encodeCursor("rows", id, [last.updatedAt, last.id], secret) : null;
     return { data: data.map(toDatasetRow), nextCursor };
   });
 

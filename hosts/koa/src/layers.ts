@@ -1,6 +1,7 @@
 import {
   AllowedTargets,
   type Credits,
+  CursorSecret,
   type DocumentParser,
   Fetcher,
   type FetcherService,
@@ -14,6 +15,7 @@ import {
 } from "@gleaner/core";
 import { Context, Effect, Layer, type Scope, TestClock, TestContext } from "effect";
 import type { HostConfig } from "./config.js";
+import { cursorSecretFor } from "./cursor-secret.js";
 import { parserPlugins, pluginLayer, queuePlugins, select, storePlugins } from "./plugins.js";
 import { type ResearchOverrides, researchLayer } from "./research-plugins.js";
 
@@ -69,6 +71,12 @@ const fetcherLayer = (config: HostConfig): Layer.Layer<Fetcher, unknown> => {
 export const storeLayer = (config: HostConfig): Layer.Layer<Storage | Credits, unknown> =>
   pluginLayer(select(storePlugins, config.storage, "GLEANER_STORAGE"), config.variables);
 
+/** Cursors signed with the deployment's key; with none, core's per-process key stays. */
+const cursorSecretLayer = (config: HostConfig): Layer.Layer<never> => {
+  const secret = cursorSecretFor(config);
+  return secret === null ? Layer.empty : Layer.succeed(CursorSecret, secret);
+};
+
 /**
  * The whole service graph for one process: the configured adapters and, when `worker` is on,
  * the run worker consuming the queue with GLEANER_WORKER_CONCURRENCY runs at a time.
@@ -87,6 +95,7 @@ export const serviceLayer = (
     Layer.sync(AllowedTargets, () => parseAllowList(config.allowPrivateTargets)),
     researchLayer(overrides),
     Layer.succeed(OwnerLimits, config.ownerLimits),
+    cursorSecretLayer(config),
   );
   return worker
     ? Layer.provideMerge(
