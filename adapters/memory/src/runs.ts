@@ -97,7 +97,8 @@ export const makeMemoryRuns = (state: MemoryState): RunStorage => ({
         datasets: [...state.datasets.values()].filter((d) => d.ownerId === ownerId).length,
         activeRuns: runs.filter((r) => r.status === "queued" || r.status === "running").length,
         runsSince: recent.length,
-        oldestRunSince: recent.length === 0 ? null : recent.reduce((a, b) => (a < b ? a : b)),
+        // ISO timestamps sort as text: the first is the oldest.
+        oldestRunSince: [...recent].sort()[0] ?? null,
       };
     }),
 
