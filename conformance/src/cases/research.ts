@@ -2,7 +2,7 @@ import { LanguageModel, type RecordedAnswer, replayLanguageModel } from "@gleane
 import { type RunningHost, startHost } from "@gleaner/koa";
 import { SearxngLive } from "@gleaner/searxng";
 import { expect } from "chai";
-import { Layer } from "effect";
+import { Effect, Layer } from "effect";
 import { after, before, beforeEach, describe, it } from "mocha";
 import { pino } from "pino";
 import type { Body } from "../bodies.js";
@@ -28,11 +28,16 @@ export const researchCases = (ctx: SuiteContext, set: AdapterSet): void => {
   let site: ResearchSite;
   let searxng: Awaited<ReturnType<typeof startSearxngStub>>;
   let script: RecordedAnswer[] = [];
-  // The scripted model answers from whatever `script` holds when asked.
+  // The scripted model answers from whatever `script` holds when asked, reporting 120 prompt and
+  // 30 completion tokens per answer.
   const scripted = Layer.succeed(LanguageModel, {
     provider: "scripted",
     modelId: "scripted-model-1",
-    generate: (request) => replayLanguageModel(script, "scripted-model-1").generate(request),
+    generate: (request) =>
+      Effect.map(replayLanguageModel(script, "scripted-model-1").generate(request), (generation) => ({
+        ...generation,
+        usage: { inputTokens: 120, outputTokens: 30 },
+      })),
   });
   ctx.onMainHost({
     start: async () => {
@@ -205,6 +210,8 @@ export const researchCases = (ctx: SuiteContext, set: AdapterSet): void => {
         });
         expect(index.recipe.model).to.deep.equal({ provider: "scripted", modelId: "scripted-model-1" });
         expect(index.recipe.searchEngine).to.equal(null);
+        // One planning answer and one extraction per page, with the tokens the model reported.
+        expect(index.recipe.usage).to.deep.equal({ generations: 3, inputTokens: 360, outputTokens: 90 });
         expect(index.recipe.plan.entityKind).to.equal("company");
         expect(index.recipe.columns.map((c: Body) => c.name)).to.deep.equal(["publisher", "city", "titles"]);
         const cleaned = index.artifacts[1];
@@ -298,6 +305,9 @@ export const researchCases = (ctx: SuiteContext, set: AdapterSet): void => {
         "succeeded",
         "failed",
       ]);
+      // The tokens spent before the failure are still recorded: the plan and the first extraction.
+      const recipe = (await owner.get(`/v1/runs/${run.id}/artifacts`)).body.recipe;
+      expect(recipe.usage).to.deep.equal({ generations: 2, inputTokens: 240, outputTokens: 60 });
     });
 
     it("search research on the main host (the set's queue): results are normalised, de-duplicated, read and answered the same way", async () => {
