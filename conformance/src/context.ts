@@ -1,4 +1,4 @@
-import type { RunningHost } from "@gleaner/koa";
+import type { LayerOverrides, RunningHost } from "@gleaner/koa";
 import type { Layer } from "effect";
 import { type Client, makeClient } from "./client.js";
 import type { AdapterSet } from "./suite.js";
@@ -12,6 +12,11 @@ export interface SuiteContext {
   readonly supports: Supports;
   /** A second host on the same adapters whose clock is virtual (Effect's TestClock). */
   readonly virtualHost: () => Promise<RunningHost>;
+  /**
+   * Puts adapters on the main host (research's scripted model and search engine), so the
+   * capability's jobs run on the set's queue. Call it while registering, before the hooks run.
+   */
+  readonly onMainHost: (setup: HostSetup) => void;
 }
 
 export interface Owner extends Client {
@@ -63,6 +68,15 @@ export interface Capability {
   readonly requires?: ReadonlyArray<Requirement>;
   /** Registers the mocha cases; `set` is there for capabilities that start hosts of their own (research). */
   readonly register: (ctx: SuiteContext, set: AdapterSet) => void;
+}
+
+/**
+ * Adapters a capability puts on the suite's main host, so its jobs run on the set's queue (e.g.
+ * research runs queued through Agenda). `start` runs before the main host starts.
+ */
+export interface HostSetup {
+  readonly start: () => Promise<Pick<LayerOverrides, "model" | "search">>;
+  readonly close: () => Promise<void>;
 }
 
 /** The first requirement the set does not meet, or null. */

@@ -1,5 +1,5 @@
 import type { Credits, DocumentParser, RunQueue, Storage } from "@gleaner/core";
-import { type HostConfig, type RunningHost, startHost } from "@gleaner/koa";
+import { type HostConfig, type LayerOverrides, type RunningHost, startHost } from "@gleaner/koa";
 import type { Layer } from "effect";
 import { after, before, describe } from "mocha";
 import { pino } from "pino";
@@ -21,7 +21,14 @@ import { runsCapability } from "./cases/runs.js";
 import { schedulesCapability } from "./cases/schedules.js";
 import { updateDatasetCapability } from "./cases/update-dataset.js";
 import { usageCapability } from "./cases/usage.js";
-import { type Capability, makeOwnerFactory, missingRequirement, type SuiteContext, type UnderTest } from "./context.js";
+import {
+  type Capability,
+  type HostSetup,
+  makeOwnerFactory,
+  missingRequirement,
+  type SuiteContext,
+  type UnderTest,
+} from "./context.js";
 import { makeClient } from "./client.js";
 
 /** The adapters under test: the store (`layer`), and optionally a queue and a parser. */
@@ -71,9 +78,13 @@ export const suite = (set: AdapterSet, only: ReadonlyArray<Capability> = Object.
     this.timeout(60_000);
     let running: RunningHost | undefined;
     let virtual: Promise<RunningHost> | undefined;
+    // Filled in by the capabilities' HostSetups before the main host starts.
+    const setups: HostSetup[] = [];
+    let extra: Pick<LayerOverrides, "model" | "search"> = {};
     const start = (virtualClock: boolean) =>
       startHost({
         overrides: {
+          ...extra,
           store: set.layer(),
           ...(set.queue ? { queue: set.queue() } : {}),
           ...(set.parser ? { parser: set.parser() } : {}),
@@ -94,11 +105,13 @@ export const suite = (set: AdapterSet, only: ReadonlyArray<Capability> = Object.
       return running;
     };
     before(async () => {
+      for (const setup of setups) extra = { ...extra, ...(await setup.start()) };
       running = await start(false);
     });
     after(async () => {
       await running?.close();
       await (await virtual)?.close();
+      for (const setup of setups) await setup.close();
     });
     const ctx: SuiteContext = {
       host,
@@ -106,6 +119,7 @@ export const suite = (set: AdapterSet, only: ReadonlyArray<Capability> = Object.
       anonymous: () => makeClient(host().url, null),
       supports: set.supports ?? {},
       virtualHost: () => (virtual ??= start(true)),
+      onMainHost: (setup) => setups.push(setup),
     };
     for (const capability of only) {
       const missing = missingRequirement(capability, ctx.supports);

@@ -2,7 +2,7 @@ import { LanguageModel, type RecordedAnswer, replayLanguageModel } from "@gleane
 import { type RunningHost, startHost } from "@gleaner/koa";
 import { SearxngLive } from "@gleaner/searxng";
 import { expect } from "chai";
-import { Layer } from "effect";
+import { Effect, Layer } from "effect";
 import { after, before, beforeEach, describe, it } from "mocha";
 import { pino } from "pino";
 import type { Body } from "../bodies.js";
@@ -17,29 +17,52 @@ const phaseOrder = ["planning", "configure", "pin", "search", "read", "extract",
 
 /**
  * Research runs (docs/decisions/0014-research-runs.md) with scripted model answers in the replay
- * format, over a loopback fixture site and a loopback SearXNG. The research hosts use the set's
- * store with the in-process queue: a second host consuming a shared durable queue would take the
- * first host's jobs.
+ * format, over a loopback fixture site and a loopback SearXNG. Search research runs on the suite's
+ * main host, which gets the scripted model and the search engine through ctx.onMainHost,
+ * so its jobs go through the set's queue (Agenda on the agenda set). Site research (no search
+ * engine) and the no-model refusal need hosts configured otherwise: those use the set's store
+ * with the in-process queue, since a second host consuming a shared durable queue would take the
+ * main host's jobs.
  */
 export const researchCases = (ctx: SuiteContext, set: AdapterSet): void => {
+  let site: ResearchSite;
+  let searxng: Awaited<ReturnType<typeof startSearxngStub>>;
+  let script: RecordedAnswer[] = [];
+  // The scripted model answers from whatever `script` holds when asked, reporting 120 prompt and
+  // 30 completion tokens per answer.
+  const scripted = Layer.succeed(LanguageModel, {
+    provider: "scripted",
+    modelId: "scripted-model-1",
+    generate: (request) =>
+      Effect.map(replayLanguageModel(script, "scripted-model-1").generate(request), (generation) => ({
+        ...generation,
+        usage: { inputTokens: 120, outputTokens: 30 },
+      })),
+  });
+  ctx.onMainHost({
+    start: async () => {
+      site = await startResearchSite();
+      searxng = await startSearxngStub([
+        { url: site.page(1), title: "Publishers", content: "Publishers in the catalogue" },
+        { url: `${site.page(1)}#top`, title: "Publishers (again)", content: "" },
+        { url: site.page(2), title: "More publishers", content: "" },
+        { url: "ftp://files.example/publishers.txt", title: "Not a web page", content: "" },
+      ]);
+      return { model: scripted, search: SearxngLive({ url: searxng.url }) };
+    },
+    close: async () => {
+      await searxng?.close();
+      await site?.close();
+    },
+  });
   describe("research runs", () => {
-    let site: ResearchSite;
-    let searxng: Awaited<ReturnType<typeof startSearxngStub>>;
-    let script: RecordedAnswer[] = [];
     const hosts: RunningHost[] = [];
-    // The scripted model answers from whatever `script` holds when asked.
-    const scripted = Layer.succeed(LanguageModel, {
-      provider: "scripted",
-      modelId: "scripted-model-1",
-      generate: (request) => replayLanguageModel(script, "scripted-model-1").generate(request),
-    });
-    const researchHost = (search: boolean) =>
+    const researchHost = (withModel: boolean) =>
       startHost({
         overrides: {
           store: set.layer(),
           ...(set.parser ? { parser: set.parser() } : {}),
-          model: scripted,
-          ...(search ? { search: SearxngLive({ url: searxng.url }) } : {}),
+          ...(withModel ? { model: scripted } : {}),
         },
         config: {
           port: 0,
@@ -51,7 +74,7 @@ export const researchCases = (ctx: SuiteContext, set: AdapterSet): void => {
         logger: pino({ level: "silent" }),
       });
     let siteHost: RunningHost;
-    let searchHost: RunningHost;
+    let modelessHost: RunningHost;
     const ownerOn = async (host: RunningHost, credits = 100): Promise<Owner> => {
       const name = `owner-${globalThis.crypto.randomUUID()}`;
       return { name, key: "", ...makeClient(host.url, await host.createKey(name, credits)) };
@@ -71,25 +94,16 @@ export const researchCases = (ctx: SuiteContext, set: AdapterSet): void => {
     const byAnchor = (list: Body[], anchor: string) => list.find((r) => r.identity?.anchor === anchor);
 
     before(async () => {
-      site = await startResearchSite();
-      searxng = await startSearxngStub([
-        { url: site.page(1), title: "Publishers", content: "Publishers in the catalogue" },
-        { url: `${site.page(1)}#top`, title: "Publishers (again)", content: "" },
-        { url: site.page(2), title: "More publishers", content: "" },
-        { url: "ftp://files.example/publishers.txt", title: "Not a web page", content: "" },
-      ]);
-      siteHost = await researchHost(false);
+      siteHost = await researchHost(true);
       hosts.push(siteHost);
-      searchHost = await researchHost(true);
-      hosts.push(searchHost);
+      modelessHost = await researchHost(false);
+      hosts.push(modelessHost);
     });
     beforeEach(() => {
       script = scriptFor(site);
     });
     after(async () => {
       for (const host of hosts) await host.close();
-      await searxng?.close();
-      await site?.close();
     });
 
     describe("requesting one", () => {
@@ -109,7 +123,7 @@ export const researchCases = (ctx: SuiteContext, set: AdapterSet): void => {
       });
 
       it("without a language model is 422 research_unavailable naming GLEANER_MODEL_URL", async () => {
-        const owner = await ctx.owner();
+        const owner = await ownerOn(modelessHost);
         const dataset = (await owner.post("/v1/datasets", publishersDataset(site))).body.dataset;
         const refused = await owner.post(`/v1/datasets/${dataset.id}/runs`, { kind: "research" });
         expect(refused.status).to.equal(422);
@@ -196,6 +210,8 @@ export const researchCases = (ctx: SuiteContext, set: AdapterSet): void => {
         });
         expect(index.recipe.model).to.deep.equal({ provider: "scripted", modelId: "scripted-model-1" });
         expect(index.recipe.searchEngine).to.equal(null);
+        // One planning answer and one extraction per page, with the tokens the model reported.
+        expect(index.recipe.usage).to.deep.equal({ generations: 3, inputTokens: 360, outputTokens: 90 });
         expect(index.recipe.plan.entityKind).to.equal("company");
         expect(index.recipe.columns.map((c: Body) => c.name)).to.deep.equal(["publisher", "city", "titles"]);
         const cleaned = index.artifacts[1];
@@ -275,9 +291,9 @@ export const researchCases = (ctx: SuiteContext, set: AdapterSet): void => {
       expect(failed.readFailure).to.deep.include({ reason: "forbidden", status: 403 });
     });
 
-    it("the model failing mid-run fails the run: nothing written, nothing charged", async () => {
+    it("the model failing mid-run on the main host (the set's queue) fails the run: nothing written, nothing charged", async () => {
       script = failingScriptFor(site);
-      const owner = await ownerOn(siteHost, 10);
+      const owner = await ctx.owner(10);
       const dataset = await createDataset(owner, publishersDataset(site));
       const run = await research(owner, dataset.id);
       expect(run.status).to.equal("failed");
@@ -289,10 +305,13 @@ export const researchCases = (ctx: SuiteContext, set: AdapterSet): void => {
         "succeeded",
         "failed",
       ]);
+      // The tokens spent before the failure are still recorded: the plan and the first extraction.
+      const recipe = (await owner.get(`/v1/runs/${run.id}/artifacts`)).body.recipe;
+      expect(recipe.usage).to.deep.equal({ generations: 2, inputTokens: 240, outputTokens: 60 });
     });
 
-    it("search research: results are normalised, de-duplicated, read and answered the same way", async () => {
-      const owner = await ownerOn(searchHost, 10);
+    it("search research on the main host (the set's queue): results are normalised, de-duplicated, read and answered the same way", async () => {
+      const owner = await ctx.owner(10);
       const dataset = await createDataset(owner, publishersDataset(site));
       const run = await research(owner, dataset.id);
       expect(run.status, JSON.stringify(run)).to.equal("succeeded");

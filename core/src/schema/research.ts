@@ -63,5 +63,18 @@ export const ResearchRecipe = Schema.Struct({
     maxQueries: Schema.Int,
     maxRowsPerPage: Schema.Int,
   }),
+  usage: Schema.optional(
+    Schema.Struct({
+      generations: Schema.Int.annotations({ description: "Answers the language model gave this run." }),
+      inputTokens: Schema.Int.annotations({ description: "Prompt tokens the model reported, summed over the run." }),
+      outputTokens: Schema.Int.annotations({
+        description: "Completion tokens the model reported, summed over the run.",
+      }),
+    }).annotations({
+      description:
+        "Token usage the language model reported for this run's generations, up to where the run stopped " +
+        "(absent for runs recorded before usage was kept).",
+    }),
+  ),
 }).annotations({ identifier: "ResearchRecipe" });
 export type ResearchRecipe = typeof ResearchRecipe.Type;

@@ -833,6 +833,15 @@ export interface components {
         maxQueries: components["schemas"]["Int"];
         maxRowsPerPage: components["schemas"]["Int"];
       };
+      /** @description Token usage the language model reported for this run's generations, up to where the run stopped (absent for runs recorded before usage was kept). */
+      usage?: {
+        /** @description Answers the language model gave this run. */
+        generations: number;
+        /** @description Prompt tokens the model reported, summed over the run. */
+        inputTokens: number;
+        /** @description Completion tokens the model reported, summed over the run. */
+        outputTokens: number;
+      };
     };
     RunArtifactSummary: {
       id: string;

@@ -1,5 +1,5 @@
 import { Clock, Effect, Option } from "effect";
-import { LanguageModel, type ModelFailure } from "../../ports/language-model.js";
+import { LanguageModel, type LanguageModelService, type ModelFailure } from "../../ports/language-model.js";
 import { MainTextReader } from "../../ports/main-text.js";
 import type { RunJob } from "../../ports/run-queue.js";
 import { SearchEngine, type SearchResult } from "../../ports/search-engine.js";
@@ -55,8 +55,22 @@ export const executeResearchRun = Effect.fn("run.research")(function* (job: RunJ
     storage.saveTraceProgress(run.id, researchTrace(run, recorder, null)).pipe(Effect.ignore),
   );
   const recorded: Recorded = { artifacts: [], recipe: null, facts: [], failures: [], plan: emptyPlan };
+  // Tokens the model reported for this run's generations, stored with the pinned recipe.
+  const usage = { generations: 0, inputTokens: 0, outputTokens: 0 };
+  const metered = (model: LanguageModelService): LanguageModelService => ({
+    ...model,
+    generate: (request) =>
+      Effect.tap(model.generate(request), (generation) =>
+        Effect.sync(() => {
+          usage.generations += 1;
+          usage.inputTokens += generation.usage.inputTokens;
+          usage.outputTokens += generation.usage.outputTokens;
+        }),
+      ),
+  });
   const evidence = (completedAt: string): RunEvidence => ({
     ...recorded,
+    recipe: recorded.recipe && { ...recorded.recipe, usage: { ...usage } },
     trace: researchTrace(run, recorder, completedAt),
   });
   const now = Effect.map(Clock.currentTimeMillis, iso);
@@ -87,7 +101,7 @@ export const executeResearchRun = Effect.fn("run.research")(function* (job: RunJ
     recorded.plan = { ...emptyPlan, recipe: pinnedRecipe(pinned, source) };
     const question = dataset.question;
     if (question === null) return yield* finish("failed", [], "The dataset has no question to research.");
-    const model = yield* Effect.serviceOption(LanguageModel);
+    const model = Option.map(yield* Effect.serviceOption(LanguageModel), metered);
     const reader = yield* Effect.serviceOption(MainTextReader);
     const search = yield* Effect.serviceOption(SearchEngine);
     if (Option.isNone(model) || Option.isNone(reader)) {
