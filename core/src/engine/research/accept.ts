@@ -23,7 +23,7 @@ const observe = (
 ) =>
   pages.map(
     (p): SourceObservation => ({
-      id: globalThis.crypto.randomUUID() as ObservationId,
+      id: newId<ObservationId>(),
       sourceUrl: p.url,
       observedAt: now,
       contentDigest: `sha256:${p.sha256}`,

@@ -1,6 +1,6 @@
 import { Effect } from "effect";
 import type { RunArtifact } from "../../run-domain.js";
-import type { RunId } from "../../schema/ids.js";
+import { newId, type RunId } from "../../schema/ids.js";
 import { sha256Hex } from "../../digest.js";
 import { artifactBodyLimit } from "../evidence.js";
 
@@ -20,7 +20,7 @@ export const recordArtifact = (
     const size = new TextEncoder().encode(body).byteLength;
     const truncated = size > artifactBodyLimit;
     return {
-      id: globalThis.crypto.randomUUID(),
+      id: newId(),
       runId,
       kind,
       url,

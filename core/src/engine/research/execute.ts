@@ -6,6 +6,7 @@ import { SearchEngine, type SearchResult } from "../../ports/search-engine.js";
 import { Storage } from "../../ports/storage.js";
 import type { RecordFact, RunArtifact, RunEvidence, RunPlanRecord } from "../../run-domain.js";
 import { ExtractionOutput, ResearchPlan, type ResearchRecipe } from "../../schema/research.js";
+import { newId } from "../../schema/ids.js";
 import type { CheckResult } from "../../schema/run.js";
 import { emptyPlan, type Pinned, pinnedRecipe } from "../phases.js";
 import { TraceRecorder } from "../trace.js";
@@ -51,7 +52,7 @@ export const executeResearchRun = Effect.fn("run.research")(function* (job: RunJ
   if (Option.isNone(claimed)) return;
   const run = claimed.value;
   // The trace is published while the run works, like a deterministic run's.
-  const recorder: TraceRecorder = new TraceRecorder(globalThis.crypto.randomUUID(), () =>
+  const recorder: TraceRecorder = new TraceRecorder(newId(), () =>
     storage.saveTraceProgress(run.id, researchTrace(run, recorder, null)).pipe(Effect.ignore),
   );
   const recorded: Recorded = { artifacts: [], recipe: null, facts: [], failures: [], plan: emptyPlan };
