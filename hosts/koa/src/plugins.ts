@@ -1,4 +1,4 @@
-import type { Credits, DocumentParser, RunQueue, Storage } from "@gleaner/core";
+import { type Credits, type DocumentParser, QueueUnavailable, RunQueue, type Storage } from "@gleaner/core";
 import { Config, ConfigError, Effect, Either, Layer, Redacted } from "effect";
 import { readFrom, startupError } from "./config-errors.js";
 
@@ -120,6 +120,26 @@ const agendaConfig = Config.all({
   }),
 );
 
+/**
+ * A queue whose database refuses a job says which variable points at that database, so an operator
+ * reading the 503 (or the log) knows where to look: "... (the queue's database, GLEANER_POSTGRES_URL)".
+ */
+export const queueNamingVariable = (variable: string, layer: Layer.Layer<RunQueue, unknown>) =>
+  Layer.effect(
+    RunQueue,
+    Effect.map(RunQueue, (queue) => ({
+      ...queue,
+      enqueue: (job: Parameters<typeof queue.enqueue>[0]) =>
+        queue
+          .enqueue(job)
+          .pipe(
+            Effect.mapError(
+              (error) => new QueueUnavailable({ message: `${error.message} (the queue's database: ${variable})` }),
+            ),
+          ),
+    })),
+  ).pipe(Layer.provide(layer));
+
 export const queuePlugins = [
   withoutSettings("memory", async () => (await import("@gleaner/memory")).MemoryRunQueueLive()),
   plugin({
@@ -128,8 +148,11 @@ export const queuePlugins = [
     layer: ({ backend, url, variable, tuning }) =>
       namingVariable(
         variable,
-        lazily(async () =>
-          (await import("@gleaner/agenda")).AgendaRunQueueLive({ backend, url: Redacted.value(url), ...tuning }),
+        queueNamingVariable(
+          variable,
+          lazily(async () =>
+            (await import("@gleaner/agenda")).AgendaRunQueueLive({ backend, url: Redacted.value(url), ...tuning }),
+          ),
         ),
       ),
   }),
