@@ -26,6 +26,22 @@ export const validDataset = (name = `Books ${globalThis.crypto.randomUUID().slic
   },
 });
 
+/** A one-page list rendered in Chromium (`li.item > b`), for the browser cases' small fixture pages. */
+export const browserListDataset = (label: string, url: string): Body => ({
+  name: `${label} ${globalThis.crypto.randomUUID().slice(0, 8)}`,
+  columns: [{ name: "name", type: "string", key: true }],
+  source: {
+    version: 1,
+    url,
+    render: "browser",
+    ignoreRobots: true,
+    itemSelector: "li.item",
+    fields: [{ name: "name", read: { selector: "b" } }],
+    identity: { kind: "source-key", field: "name" },
+    pagination: { kind: "none" },
+  },
+});
+
 /** A deep copy of `body` changed by `edit`. */
 export const bend = (body: Body, edit: (b: Body) => void): Body => {
   const copy = structuredClone(body);

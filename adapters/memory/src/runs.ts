@@ -4,6 +4,7 @@ import {
   conflicts,
   decideAcceptance,
   type RunAcceptance,
+  type RunEvidence,
   type RunRecord,
   type RunStorage,
 } from "@gleaner/core";
@@ -12,6 +13,12 @@ import type { MemoryState } from "./state.js";
 
 const newestRunFirst = (a: RunRecord, b: RunRecord): number =>
   a.queuedAt === b.queuedAt ? (a.id < b.id ? 1 : -1) : a.queuedAt < b.queuedAt ? 1 : -1;
+
+/** A finished run's evidence; its in-flight trace has served its purpose (the final one is kept here). */
+const keepEvidence = (state: MemoryState, runId: string, evidence: RunEvidence): void => {
+  state.evidence.set(runId, evidence);
+  state.traceProgress.delete(runId);
+};
 
 export const latestRun = (state: MemoryState, datasetId: string): RunRecord | null =>
   [...state.runs.values()].filter((r) => r.datasetId === datasetId).sort(newestRunFirst)[0] ?? null;
@@ -33,7 +40,7 @@ const accept = (state: MemoryState, acceptance: RunAcceptance): AcceptanceOutcom
   });
   if (decision._tag === "Held") {
     state.runs.set(decision.run.id, decision.run);
-    state.evidence.set(decision.run.id, acceptance.heldEvidence);
+    keepEvidence(state, decision.run.id, acceptance.heldEvidence);
   }
   if (decision._tag === "Accepted") {
     if (decision.charge) state.ledger.push({ ...decision.charge, ownerId: acceptance.charge.ownerId });
@@ -42,7 +49,7 @@ const accept = (state: MemoryState, acceptance: RunAcceptance): AcceptanceOutcom
     for (const revision of acceptance.revisions) revisions.push({ ...revision, sequence: revisions.length + 1 });
     for (const { row } of acceptance.rows) state.putRow(row);
     state.runs.set(run.id, run);
-    state.evidence.set(run.id, acceptance.evidence);
+    keepEvidence(state, run.id, acceptance.evidence);
   }
   return acceptanceOutcome(decision);
 };
@@ -85,7 +92,7 @@ export const makeMemoryRuns = (state: MemoryState): RunStorage => ({
       const current = state.runs.get(run.id);
       if (current?.status !== "running") return current ?? run;
       state.runs.set(run.id, run);
-      state.evidence.set(run.id, evidence);
+      keepEvidence(state, run.id, evidence);
       return run;
     }),
   acceptRun: (acceptance) => Effect.sync(() => accept(state, acceptance)),
@@ -109,8 +116,7 @@ export const makeMemoryRuns = (state: MemoryState): RunStorage => ({
     }),
   getTraceProgress: (runId) =>
     Effect.sync(() => {
-      // Progress outlives nothing: once a run has finished, its evidence holds the final trace.
-      if (state.runs.get(runId)?.status !== "running") state.traceProgress.delete(runId);
+      if (state.runs.get(runId)?.status !== "running") return Option.none();
       return Option.fromNullable(state.traceProgress.get(runId));
     }),
   getArtifact: (runId, artifactId) =>

@@ -2,7 +2,7 @@ import { expect } from "chai";
 import { after, before, describe, it } from "mocha";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import type { Body } from "../bodies.js";
+import { type Body, browserListDataset } from "../bodies.js";
 import { runToEnd } from "../books.js";
 import type { Client } from "../client.js";
 import type { SuiteContext } from "../context.js";
@@ -20,20 +20,7 @@ const pages: Record<string, string> = {
     "<ol><li class='item'><b>never</b></li></ol><script>var kept = []; for (;;) kept.push(new Uint8Array(32 * 1024 * 1024).fill(7));</script>",
 };
 
-const dataset = (url: string): Body => ({
-  name: `Hostile ${globalThis.crypto.randomUUID().slice(0, 8)}`,
-  columns: [{ name: "name", type: "string", key: true }],
-  source: {
-    version: 1,
-    url,
-    render: "browser",
-    ignoreRobots: true,
-    itemSelector: "li.item",
-    fields: [{ name: "name", read: { selector: "b" } }],
-    identity: { kind: "source-key", field: "name" },
-    pagination: { kind: "none" },
-  },
-});
+const dataset = (url: string): Body => browserListDataset("Hostile", url);
 
 /** Asks `/healthz` every 100 ms until `work` settles; resolves to the slowest answer's time in ms. */
 const slowestHealthzWhile = async (client: Client, work: Promise<unknown>): Promise<number> => {

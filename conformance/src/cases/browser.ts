@@ -3,7 +3,7 @@ import { after, before, describe, it } from "mocha";
 import dgram from "node:dgram";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import type { Body } from "../bodies.js";
+import { type Body, browserListDataset } from "../bodies.js";
 import { booksDataset, columnId, runToEnd } from "../books.js";
 import type { Capability, Owner, SuiteContext } from "../context.js";
 import { type BooksSite, startBooksSite } from "../sites/index.js";
@@ -158,20 +158,7 @@ export const browserCases = (ctx: SuiteContext): void => {
         await new Promise<void>((resolve) => stun.close(() => resolve()));
       });
 
-      const dataset = (url: string): Body => ({
-        name: `SSRF ${globalThis.crypto.randomUUID().slice(0, 8)}`,
-        columns: [{ name: "name", type: "string", key: true }],
-        source: {
-          version: 1,
-          url,
-          render: "browser",
-          ignoreRobots: true,
-          itemSelector: "li.item",
-          fields: [{ name: "name", read: { selector: "b" } }],
-          identity: { kind: "source-key", field: "name" },
-          pagination: { kind: "none" },
-        },
-      });
+      const dataset = (url: string): Body => browserListDataset("SSRF", url);
 
       it("a page's requests to a refused address never reach it, WebRTC's neither; the page itself is read", async () => {
         const owner = await ctx.owner(10);
