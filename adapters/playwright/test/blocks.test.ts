@@ -27,6 +27,14 @@ const browserPids = (): number[] =>
     .filter(([, comm]) => comm !== undefined && /chrom/i.test(comm))
     .map(([pid]) => Number(pid));
 
+const settlesWithin = <T>(promise: Promise<T>, ms: number, what: string): Promise<T> => {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} did not settle within ${ms / 1000} s`)), ms);
+  });
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
+};
+
 describe("@gleaner/playwright: blocks and crashes", function () {
   this.timeout(60_000);
   const run = chromiumAvailable();
@@ -47,7 +55,9 @@ describe("@gleaner/playwright: blocks and crashes", function () {
     });
   });
   after(async () => {
-    await fetcher.close();
+    await settlesWithin(fetcher.close(), 30_000, "closing the browser fetcher").catch((error) =>
+      console.error(String(error)),
+    );
     await site?.close();
   });
 
@@ -71,10 +81,13 @@ describe("@gleaner/playwright: blocks and crashes", function () {
     const inFlight = read(fetcher, browserRequest(`${site.url}/slow`));
     await new Promise((resolve) => setTimeout(resolve, 700));
     for (const pid of pids) process.kill(pid, "SIGKILL");
-    const crashed = failureOf(await inFlight);
+    // Bounded: a read that never settles after a crash is the defect this test is for; say so, don't hang.
+    const crashed = failureOf(await settlesWithin(inFlight, 40_000, "the read in flight when Chromium was killed"));
     expect(crashed.failure.reason).to.equal("unknown");
     expect(crashed.message).to.equal(CRASH_MESSAGE);
-    const next = pageOf(await read(fetcher, browserRequest(`${site.url}/`)));
+    const next = pageOf(
+      await settlesWithin(read(fetcher, browserRequest(`${site.url}/`)), 40_000, "the read after the crash"),
+    );
     expect(next.body).to.contain("Welcome");
     expect(browserPids()).not.to.include.members(pids);
   });
