@@ -77,7 +77,7 @@ describe("database faults: dropped connections and a database that goes away", f
           GLEANER_AGENDA_PROCESS_EVERY_MS: "500",
         },
       },
-      logger: pino({ level: "silent" }),
+      logger: pino({ level: process.env.GLEANER_FAULT_LOG_LEVEL ?? "silent" }),
     });
     key = await host.createKey(`faults-${database}`, 10_000);
     client = makeClient(host.url, key);
@@ -157,6 +157,15 @@ describe("database faults: dropped connections and a database that goes away", f
     }
     polling = false;
     await poller;
+    if (pending.size > 0) {
+      // What a stuck run was doing, and what the database's sessions were doing meanwhile.
+      for (const id of pending) console.log(`      unfinished ${id}: ${JSON.stringify((await client.get(`/v1/runs/${id}/trace`)).body)}`);
+      const sessions = await admin(
+        `select pid, state, wait_event_type, wait_event, left(query, 120) as query, now() - state_change as for
+         from pg_stat_activity where datname = '${database}'`,
+      );
+      console.log(`      sessions: ${JSON.stringify(sessions)}`);
+    }
     console.log(
       `      answers seen (status: count): ${JSON.stringify(Object.fromEntries(statuses))}; runs started ${runIds.length}`,
     );
