@@ -4,13 +4,16 @@ import { MainTextReader } from "../../ports/main-text.js";
 import type { RunJob } from "../../ports/run-queue.js";
 import { SearchEngine, type SearchResult } from "../../ports/search-engine.js";
 import { Storage } from "../../ports/storage.js";
+import { blockingReasons } from "../../reading/refusals.js";
 import type { RecordFact, RunArtifact, RunEvidence, RunPlanRecord } from "../../run-domain.js";
 import { ExtractionOutput, ResearchPlan, type ResearchRecipe } from "../../schema/research.js";
 import { newId } from "../../schema/ids.js";
+import { isoAt as iso } from "../../time.js";
 import type { CheckResult } from "../../schema/run.js";
 import { emptyPlan, type Pinned, pinnedRecipe } from "../phases.js";
+import { acceptPhase } from "../accept.js";
+import { observePages } from "../evidence.js";
 import { TraceRecorder } from "../trace.js";
-import { acceptResearch } from "./accept.js";
 import { recordArtifact } from "./artifacts.js";
 import { ask, describeModelFailure } from "./ask.js";
 import { researchChecks } from "./checks.js";
@@ -21,9 +24,7 @@ import { pinRecipe } from "./recipe.js";
 import { researchTrace } from "./trace.js";
 import { type Candidate, type PageValidation, validatePage, validationFailures } from "./validate.js";
 
-const refusals = new Set(["challenge", "forbidden", "rate_limited", "login_redirect", "empty_body"]);
 const resultsPerQuery = 10;
-const iso = (ms: number) => new Date(ms).toISOString();
 const isModelFailure = (e: unknown): e is ModelFailure =>
   typeof e === "object" &&
   e !== null &&
@@ -184,7 +185,7 @@ export const executeResearchRun = Effect.fn("run.research")(function* (job: RunJ
     if (
       read.pages.length === 0 &&
       read.failures.length > 0 &&
-      read.failures.every((f) => refusals.has(f.failure.reason))
+      read.failures.every((f) => blockingReasons.has(f.failure.reason))
     ) {
       const first = read.failures[0];
       const coverage = {
@@ -292,17 +293,27 @@ export const executeResearchRun = Effect.fn("run.research")(function* (job: RunJ
     if (failed.length > 0) {
       return yield* finish("failed", checks, failed.map((c) => `${c.checkId}: ${c.message ?? "failed"}`).join(" | "));
     }
-    const accepted = yield* acceptResearch({
+    const accepted = yield* acceptPhase({
       run,
-      dataset,
-      checks,
+      schemaVersion: dataset.schemaVersion,
+      columns: dataset.columns,
       records,
-      pages: checked,
-      recorder,
-      evidence,
+      checks,
       plan: recorded.plan,
+      pages: new Set(checked.map((p) => p.url)).size,
+      observe: (at) =>
+        observePages(
+          checked.map((p) => ({ url: p.url, sha256: p.sha256, entries: p.validation.entries })),
+          "model",
+          run,
+          at,
+        ),
+      trace: (at, step) => researchTrace(run, recorder, at, step),
+      evidence: (at, trace, plan) => ({ ...evidence(at), trace, plan }),
     });
-    if (!accepted) yield* finish("failed", checks, "Rows kept changing while the run was accepted; run it again.");
+    if (accepted === "exhausted") {
+      yield* finish("failed", checks, "Rows kept changing while the run was accepted; run it again.");
+    }
   });
 
   yield* work.pipe(
