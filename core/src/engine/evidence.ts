@@ -1,4 +1,4 @@
-import type { RecordFact, RunArtifact, RunEvidence, RunPlanRecord } from "../run-domain.js";
+import type { RecordedFailure, RecordFact, RunArtifact, RunEvidence, RunPlanRecord } from "../run-domain.js";
 import { type DatasetId, newId, type ObservationId, type RunId } from "../schema/ids.js";
 import type { SourceObservation } from "../schema/row.js";
 import type { ReadOutcome } from "./read.js";
@@ -75,7 +75,12 @@ export const runEvidence = (
       raw: cell.raw,
     })),
   }));
-  const failures = read.failures.map((f) => ({
+  return { trace, artifacts, facts, failures: recordedFailures(read.failures), plan };
+};
+
+/** Reads that did not yield a page, as recorded for diagnostics (stage `retrieval`). */
+export const recordedFailures = (failures: ReadOutcome["failures"]): RecordedFailure[] =>
+  failures.map((f) => ({
     stage: "retrieval",
     code: f.failure.reason,
     detail: f.message,
@@ -83,5 +88,3 @@ export const runEvidence = (
     stepId: f.stepId,
     status: f.failure.status,
   }));
-  return { trace, artifacts, facts, failures, plan };
-};

@@ -8,11 +8,11 @@ import { blockingReasons } from "../../reading/refusals.js";
 import type { RecordFact, RunArtifact, RunEvidence, RunPlanRecord } from "../../run-domain.js";
 import { ExtractionOutput, ResearchPlan, type ResearchRecipe } from "../../schema/research.js";
 import { newId } from "../../schema/ids.js";
-import { isoAt as iso } from "../../time.js";
+import { isoAt as iso, nowIso } from "../../time.js";
 import type { CheckResult } from "../../schema/run.js";
 import { emptyPlan, type Pinned, pinnedRecipe } from "../phases.js";
 import { acceptPhase } from "../accept.js";
-import { observePages } from "../evidence.js";
+import { observePages, recordedFailures } from "../evidence.js";
 import { TraceRecorder } from "../trace.js";
 import { recordArtifact } from "./artifacts.js";
 import { ask, describeModelFailure } from "./ask.js";
@@ -49,7 +49,7 @@ interface Recorded {
  */
 export const executeResearchRun = Effect.fn("run.research")(function* (job: RunJob, redelivered: boolean) {
   const storage = yield* Storage;
-  const claimed = yield* storage.claimRun(job.runId, iso(yield* Clock.currentTimeMillis), redelivered);
+  const claimed = yield* storage.claimRun(job.runId, yield* nowIso, redelivered);
   if (Option.isNone(claimed)) return;
   const run = claimed.value;
   // The trace is published while the run works, like a deterministic run's.
@@ -75,11 +75,10 @@ export const executeResearchRun = Effect.fn("run.research")(function* (job: RunJ
     recipe: recorded.recipe && { ...recorded.recipe, usage: { ...usage } },
     trace: researchTrace(run, recorder, completedAt),
   });
-  const now = Effect.map(Clock.currentTimeMillis, iso);
 
   const finish = (status: "failed" | "blocked" | "held", checks: CheckResult[], error: string) =>
     Effect.gen(function* () {
-      const completedAt = yield* now;
+      const completedAt = yield* nowIso;
       return yield* storage.finishRun({ ...run, status, checks, error, completedAt }, evidence(completedAt));
     });
 
@@ -133,7 +132,7 @@ export const executeResearchRun = Effect.fn("run.research")(function* (job: RunJ
         source.url,
         JSON.stringify(planned.raw),
         "application/json",
-        yield* now,
+        yield* nowIso,
       ),
     );
 
@@ -172,16 +171,7 @@ export const executeResearchRun = Effect.fn("run.research")(function* (job: RunJ
     } else {
       read = yield* readSite(source, dataset.columns, recorder, reader.value);
     }
-    recorded.failures.push(
-      ...read.failures.map((f) => ({
-        stage: "retrieval",
-        code: f.failure.reason,
-        detail: f.message,
-        url: f.url,
-        stepId: f.stepId,
-        status: f.failure.status,
-      })),
-    );
+    recorded.failures.push(...recordedFailures(read.failures));
     if (
       read.pages.length === 0 &&
       read.failures.length > 0 &&
@@ -212,7 +202,7 @@ export const executeResearchRun = Effect.fn("run.research")(function* (job: RunJ
     const candidates: Candidate[] = [];
     for (const page of read.pages) {
       recorded.artifacts.push(
-        yield* recordArtifact(run.id, "cleaned page text", page.url, page.text, "text/plain", yield* now),
+        yield* recordArtifact(run.id, "cleaned page text", page.url, page.text, "text/plain", yield* nowIso),
       );
       const started = yield* Clock.currentTimeMillis;
       const extracted = yield* Effect.either(
@@ -251,7 +241,7 @@ export const executeResearchRun = Effect.fn("run.research")(function* (job: RunJ
           page.url,
           JSON.stringify(extracted.right.raw),
           "application/json",
-          yield* now,
+          yield* nowIso,
         ),
       );
       const validationStarted = yield* Clock.currentTimeMillis;
