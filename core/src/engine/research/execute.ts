@@ -18,7 +18,14 @@ import { recordArtifact } from "./artifacts.js";
 import { ask, describeModelFailure } from "./ask.js";
 import { researchChecks } from "./checks.js";
 import { mergeCandidates } from "./merge.js";
-import { extractionMessages, extractionSchema, maxQueries, planningMessages, planningSchema } from "./prompts.js";
+import {
+  extractionMessages,
+  extractionSchema,
+  maxQueries,
+  maxRowsPerPage,
+  planningMessages,
+  planningSchema,
+} from "./prompts.js";
 import { candidateUrls, type ResearchRead, readResults, readSite } from "./read.js";
 import { pinRecipe } from "./recipe.js";
 import { researchTrace } from "./trace.js";
@@ -231,7 +238,7 @@ export const executeResearchRun = Effect.fn("run.research")(function* (job: RunJ
       recorder.add({
         phase: "extract",
         status: "succeeded",
-        candidateRows: Math.min(25, rows),
+        candidateRows: Math.min(maxRowsPerPage, rows),
         ...(yield* timing()),
       });
       recorded.artifacts.push(
