@@ -1,6 +1,6 @@
 import { Schema, Struct } from "effect";
 import { Dataset } from "./schema/dataset.js";
-import { DatasetId, DateTime, OwnerId } from "./schema/ids.js";
+import { type DatasetId, DateTime, OwnerId } from "./schema/ids.js";
 import { HistoricalSchema } from "./schema/row.js";
 import { Source } from "./schema/source.js";
 
@@ -43,10 +43,6 @@ export const StoredDataset = Schema.Struct({
   lastRun: Dataset.fields.lastRun,
 });
 export type StoredDataset = typeof StoredDataset.Type;
-
-/** A dataset whose routine is active, as the scheduler lists them. */
-export const ActiveRoutine = Schema.Struct({ datasetId: DatasetId, ownerId: OwnerId, cron: Schema.String });
-export type ActiveRoutine = typeof ActiveRoutine.Type;
 
 /** Keyset position in the newest-first dataset listing. */
 export interface DatasetPosition {

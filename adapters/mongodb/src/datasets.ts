@@ -1,4 +1,4 @@
-import { ActiveRoutine, type DatasetStorage, type StoredDataset } from "@gleaner/core";
+import { Routine, type DatasetStorage, type StoredDataset } from "@gleaner/core";
 import { Effect, Option } from "effect";
 import { fromUuid, isUuid, toUuid } from "./bson.js";
 import {
@@ -18,7 +18,7 @@ import type { Mongo } from "./mongo.js";
 import { activeRoutines, datasetsPage, isEmptyLimit, newestDatasetsFirst, newestRunsFirst } from "./queries.js";
 import { indexNames } from "./schema.js";
 
-const decodeRoutine = decodedOrThrow(ActiveRoutine, "routine");
+const decodeRoutine = decodedOrThrow(Routine, "routine");
 
 export const makeDatasetMethods = (mongo: Mongo): DatasetStorage => {
   const { owners, apiKeys, datasets, rows, runs } = mongo.collections;

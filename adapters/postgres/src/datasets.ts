@@ -1,5 +1,5 @@
 import {
-  ActiveRoutine,
+  Routine,
   ApiKeyRecord,
   type DatasetColumn,
   type DatasetRecord,
@@ -79,7 +79,7 @@ const selectStoredDataset = `
     ) last_run on true`;
 
 const decodeApiKey = storedDecoder(ApiKeyRecord, "PostgreSQL", "API key");
-const decodeRoutine = storedDecoder(ActiveRoutine, "PostgreSQL", "routine");
+const decodeRoutine = storedDecoder(Routine, "PostgreSQL", "routine");
 const decodeDataset = storedDecoder(StoredDataset, "PostgreSQL", "dataset");
 
 const toStoredDataset = (row: DatasetRow) =>
