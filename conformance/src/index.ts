@@ -7,3 +7,5 @@ export { type ParserUnderTest, parserContract } from "./parser-contract.js";
 export { type StoreUnderTest, storeContract } from "./store/contract.js";
 export * from "./store/fixtures.js";
 export * from "./sites/index.js";
+export { publishersDataset, scriptFor } from "./research-script.js";
+export { type ResearchSite, startResearchSite } from "./sites/research-site.js";

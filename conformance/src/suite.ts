@@ -33,8 +33,13 @@ import { makeClient } from "./client.js";
 
 /** The adapters under test: the store (`layer`), and optionally a queue and a parser. */
 export interface AdapterSet extends UnderTest<Storage | Credits> {
-  /** The run queue under test; the configured default (memory) when omitted. */
-  readonly queue?: () => Layer.Layer<RunQueue, unknown>;
+  /**
+   * The run queue under test; the configured default (memory) when omitted. Called with a `name`
+   * (lower-case letters, digits and _), it gives a queue of its own by that name (e.g. its own
+   * Agenda table or collection): a capability that starts further hosts on the set (research) runs
+   * them on the set's kind of queue, without a host taking another host's jobs.
+   */
+  readonly queue?: (name?: string) => Layer.Layer<RunQueue, unknown>;
   /** The document parser under test; the configured default (htmlparser2) when omitted. */
   readonly parser?: () => Layer.Layer<DocumentParser, unknown>;
   /** Host configuration overrides (the suite always binds an ephemeral loopback port). */

@@ -1,5 +1,5 @@
 import { Effect, Either, ParseResult, Schema } from "effect";
-import { BadRequest, type ErrorDetail, ValidationError } from "./errors.js";
+import { BadRequest, type ErrorDetail, StorageFailure, ValidationError } from "./errors.js";
 
 const pointer = (path: ReadonlyArray<PropertyKey>): string =>
   path.length === 0 ? "/" : `/${path.map((p) => String(p).replace(/~/g, "~0").replace(/\//g, "~1")).join("/")}`;
@@ -95,3 +95,28 @@ export const decodeQuery = <A, I>(
     },
     onRight: Effect.succeed,
   });
+
+const storedOptions = { errors: "first" } as const;
+
+/**
+ * Decodes what a store read back with the record's schema, instead of asserting its type: ids are
+ * checked against their brands, literals and refinements hold, and defaults added to the schema
+ * since the record was written are applied. A record the schema refuses is a StorageFailure naming
+ * the record, its id and the first problem (a 500: the stored data, not the request, is wrong),
+ * never a silently wrong value. `store` prefixes the message, like the store's other failures.
+ * The answer is an Either, which is also an Effect: Effect-style stores yield it, Promise-style
+ * ones unwrap it.
+ */
+export const storedDecoder = <A, I>(schema: Schema.Schema<A, I, never>, store: string, record: string) => {
+  const decode = Schema.decodeUnknownEither(schema, storedOptions);
+  /** `id` names the record in the failure; by default the input's own `id`. */
+  return (input: unknown, id: unknown = (input as { id?: unknown } | null)?.id): Either.Either<A, StorageFailure> =>
+    Either.mapLeft(decode(input), (error) => {
+      const [first] = parseErrorDetails(error);
+      const named = typeof id === "string" ? ` ${id}` : "";
+      return new StorageFailure({
+        message: `${store}: the stored ${record}${named} is not a valid ${record}: ${first?.path ?? "/"} ${first?.message ?? "is invalid"}.`,
+        cause: error,
+      });
+    });
+};

@@ -1,22 +1,16 @@
 import { Schema, Struct } from "effect";
-import { Dataset, type RunSummary } from "./schema/dataset.js";
+import { Dataset } from "./schema/dataset.js";
 import { type DatasetId, DateTime, OwnerId } from "./schema/ids.js";
 import { HistoricalSchema } from "./schema/row.js";
 import { Source } from "./schema/source.js";
 
 /** An account. Every resource is scoped to exactly one owner. */
-export interface Owner {
-  readonly id: OwnerId;
-  readonly name: string;
-  readonly createdAt: string;
-}
+export const Owner = Schema.Struct({ id: OwnerId, name: Schema.String, createdAt: DateTime });
+export type Owner = typeof Owner.Type;
 
 /** An API key as stored: only the SHA-256 hash of the full key text. */
-export interface ApiKeyRecord {
-  readonly hash: string;
-  readonly ownerId: OwnerId;
-  readonly createdAt: string;
-}
+export const ApiKeyRecord = Schema.Struct({ hash: Schema.String, ownerId: OwnerId, createdAt: DateTime });
+export type ApiKeyRecord = typeof ApiKeyRecord.Type;
 
 /** A recipe version pinned for runs: the decoded Source with every default applied. */
 export const RecipeVersion = Schema.Struct({
@@ -43,11 +37,12 @@ export const DatasetRecord = Schema.Struct({
 export type DatasetRecord = typeof DatasetRecord.Type;
 
 /** A stored dataset plus the figures the API shows beside it. */
-export interface StoredDataset {
-  readonly record: DatasetRecord;
-  readonly rowCount: number;
-  readonly lastRun: RunSummary | null;
-}
+export const StoredDataset = Schema.Struct({
+  record: DatasetRecord,
+  rowCount: Dataset.fields.rowCount,
+  lastRun: Dataset.fields.lastRun,
+});
+export type StoredDataset = typeof StoredDataset.Type;
 
 /** Keyset position in the newest-first dataset listing. */
 export interface DatasetPosition {

@@ -1,17 +1,16 @@
 import { Schema, Struct } from "effect";
 import type { ResearchRecipe } from "./schema/research.js";
+import { RunArtifactWithBody } from "./schema/responses.js";
 import { Run, type RunTrace } from "./schema/run.js";
-import { type DatasetId, OwnerId, type RevisionId, type RowId, type RunId } from "./schema/ids.js";
-import type {
+import { DatasetId, OwnerId, type RevisionId, type RowId } from "./schema/ids.js";
+import {
   CellOverrides,
+  DatasetRow,
   FieldEvidence,
-  MissingReasons,
-  Presence,
+  ResearchRowIdentity,
   RowData,
   RowRevision,
-  ResearchRowIdentity,
-  RowStatus,
-  SourceObservation,
+  type SourceObservation,
 } from "./schema/row.js";
 
 /** A run as stored: the API's Run plus what the engine needs to execute and account for it. */
@@ -34,21 +33,12 @@ export const toRun = (record: RunRecord): Run => Struct.pick(record, ...runKeys)
 /**
  * A body recorded at a boundary (endpoints 12/13): a page as read (deterministic runs), or the
  * research provider boundary's planning output, cleaned page text and extraction output.
+ * The API's artifact, except that a stored one always names its page (for the planning output:
+ * the dataset's source URL); `body` is null when it exceeded 64 KiB (the hash and size still
+ * describe it).
  */
-export interface RunArtifact {
-  readonly id: string;
-  readonly runId: RunId;
-  readonly kind: "page" | "planning output" | "cleaned page text" | "extraction output";
-  /** The page the body is about (for the planning output: the dataset's source URL). */
-  readonly url: string;
-  readonly contentType: string;
-  readonly sha256: string;
-  readonly size: number;
-  readonly truncated: boolean;
-  /** Null when the body exceeded 64 KiB: the hash and size still describe it. */
-  readonly body: string | null;
-  readonly createdAt: string;
-}
+export const RunArtifact = Schema.Struct({ ...RunArtifactWithBody.fields, url: Schema.String });
+export type RunArtifact = typeof RunArtifact.Type;
 
 /** What was recorded about one extracted record, for diagnostics (`entity=<rowKey>`). */
 export interface RecordFact {
@@ -153,32 +143,24 @@ export interface RunEvidence {
   readonly plan?: RunPlanRecord | null;
 }
 
-/** The current state of one row. `revisionId` is the head of its revision chain. */
-export interface RowRecord {
-  readonly id: RowId;
-  readonly datasetId: DatasetId;
-  readonly rowKey: string;
+/** The current state of one row: the API's row plus what only the store keeps. `revisionId` is the head of its revision chain. */
+export const RowRecord = Schema.Struct({
+  ...Struct.omit(DatasetRow.fields, "identity"),
+  datasetId: DatasetId,
   /** The entity a research run identified; absent or null for deterministic rows. */
-  readonly identity?: ResearchRowIdentity | null;
-  readonly data: RowData;
-  readonly evidence: FieldEvidence;
-  readonly overrides: CellOverrides;
-  readonly missingReasons: MissingReasons;
-  readonly presence: Presence;
-  readonly status: RowStatus;
-  readonly firstSeenRunId: RunId;
-  readonly lastSeenRunId: RunId;
-  readonly sourceUrl: string;
-  readonly observedAt: string;
-  readonly updatedAt: string;
-  readonly revisionId: RevisionId | null;
-}
+  identity: Schema.optional(Schema.NullOr(ResearchRowIdentity)),
+  evidence: FieldEvidence,
+  overrides: CellOverrides,
+});
+export type RowRecord = typeof RowRecord.Type;
 
 /** A revision as stored: sequence assigned by the store, `before` kept for the change feed. */
-export interface StoredRevision extends RowRevision {
-  readonly before: RowData | null;
-  readonly beforeOverrides: CellOverrides | null;
-}
+export const StoredRevision = Schema.Struct({
+  ...RowRevision.fields,
+  before: Schema.NullOr(RowData),
+  beforeOverrides: Schema.NullOr(CellOverrides),
+});
+export type StoredRevision = typeof StoredRevision.Type;
 
 /** A revision to append; the store assigns the next per-dataset `sequence` atomically. */
 export type NewRevision = Omit<StoredRevision, "sequence">;

@@ -90,6 +90,19 @@ describe("research validation and merging", () => {
     columns,
   );
 
+  it("reads at most 25 candidate rows of a page; the rest of an answer is cut, not validated", () => {
+    const names = Array.from({ length: 30 }, (_, i) => `Press ${String.fromCharCode(65 + i)}`);
+    const text = names.map((name) => `${name} is in Leeds.`).join(" ");
+    const many = validatePage(
+      "http://site/3",
+      text,
+      output(names.map((name) => [name, [], "Leeds", `${name} is in Leeds`])),
+      columns,
+    );
+    expect(many.candidateRows).to.equal(25);
+    expect(many.candidates.map((c) => c.name)).to.deep.equal(names.slice(0, 25));
+  });
+
   it("rejects a candidate whose name is not on the page, and drops aliases the page does not give", () => {
     expect(one.candidateRows).to.equal(3);
     expect(one.rejectedRows).to.equal(1);

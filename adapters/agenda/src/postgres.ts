@@ -4,8 +4,7 @@ import {
   getUpdateTimestampTriggerSQL,
   PostgresBackend,
 } from "@agendajs/postgres-backend";
-import { createHash } from "node:crypto";
-import { schemaSetupLockKey } from "@gleaner/core";
+import { schemaSetupLockKey, sha256HexOf } from "@gleaner/core";
 import pg from "pg";
 import type { AgendaPostgresConfig } from "./config.js";
 import { routineJob, runJob } from "./job-names.js";
@@ -84,7 +83,7 @@ export const preparePostgres = async (config: AgendaPostgresConfig): Promise<Pre
   const backend = new PostgresBackend({
     pool,
     tableName: table,
-    channelName: `gleaner_agenda_${createHash("sha256").update(`${schema}.${table}`).digest("hex").slice(0, 16)}`,
+    channelName: `gleaner_agenda_${(await sha256HexOf(`${schema}.${table}`)).slice(0, 16)}`,
     ensureSchema: false,
   });
   const waitingRuns = async (ownerId: string): Promise<number> => {

@@ -1,23 +1,29 @@
 import { hostname } from "node:os";
 import {
-  type DatasetId,
-  type OwnerId,
   QueueUnavailable,
-  type Routine,
+  Routine,
   type RoutineTick,
+  RunJob,
   RunQueue,
-  type RunId,
-  type RunJob,
   type RunQueueService,
+  type StorageFailure,
+  storedDecoder,
 } from "@gleaner/core";
 import { Agenda, type AgendaBackend, type Job } from "agenda";
-import { Duration, Effect, Layer, Runtime } from "effect";
+import { Duration, Effect, Either, Layer, Runtime } from "effect";
 import { type AgendaQueueConfig, defaults } from "./config.js";
 import { recordDeliveries } from "./deliveries.js";
 import { InFlight } from "./in-flight.js";
 import { routineJob, runJob } from "./job-names.js";
 import { prepareMongo } from "./mongo.js";
 import { preparePostgres } from "./postgres.js";
+
+// Job data is decoded with core's schemas, not cast: a job that does not decode (written by
+// another version, or by hand) is dropped with a warning naming it, never run with wrong ids.
+const decodeRunJob = storedDecoder(RunJob, "Agenda", "run job");
+const decodeRoutine = storedDecoder(Routine, "Agenda", "routine job");
+const dropJob = (runtime: Runtime.Runtime<never>, failure: StorageFailure) =>
+  Runtime.runPromise(runtime)(Effect.logWarning(`${failure.message} The job is dropped.`));
 
 const unavailable = (cause: unknown) =>
   new QueueUnavailable({
@@ -160,17 +166,12 @@ export const AgendaRunQueueLive = (config: AgendaQueueConfig): Layer.Layer<RunQu
             agenda.define(
               runJob,
               async (job: Job<unknown>) => {
-                const data = job.attrs.data as Partial<RunJob> | undefined;
-                if (typeof data?.runId !== "string" || typeof data.datasetId !== "string") return;
                 // Unknown (not locked through getNextJobToRun): assume a redelivery, so a run left
                 // `running` by a dead worker is reclaimed; the engine's guards make that safe.
                 const redelivered = take(job.attrs._id)?.startedBefore ?? true;
-                const runJobData: RunJob = {
-                  runId: data.runId as RunId,
-                  datasetId: data.datasetId as DatasetId,
-                  ...(data.kind === "research" ? { kind: "research" as const } : {}),
-                  ...(typeof data.ownerId === "string" ? { ownerId: data.ownerId as OwnerId } : {}),
-                };
+                const decoded = decodeRunJob(job.attrs.data, String(job.attrs._id));
+                if (Either.isLeft(decoded)) return dropJob(runtime, decoded.left);
+                const runJobData = decoded.right;
                 await keepLocked(job, () =>
                   Runtime.runPromise(runtime)(Effect.uninterruptible(handler(runJobData, redelivered))),
                 );
@@ -203,18 +204,15 @@ export const AgendaRunQueueLive = (config: AgendaQueueConfig): Layer.Layer<RunQu
             agenda.define(
               routineJob,
               async (job: Job<unknown>) => {
-                const data = job.attrs.data as Partial<Routine> | undefined;
                 const dueAt = take(job.attrs._id)?.dueAt ?? null;
-                if (!data?.datasetId || !data.ownerId || !data.cron || !dueAt) return;
+                const decoded = decodeRoutine(job.attrs.data, String(job.attrs._id));
+                if (Either.isLeft(decoded)) return dropJob(runtime, decoded.left);
+                const data = decoded.right;
+                if (!dueAt) return;
                 // Agenda already moved nextRunAt to the next occurrence after now; an occurrence
                 // picked up long after it was due (downtime, a dead worker) is dropped, not replayed.
                 if (Date.now() - dueAt.getTime() > staleTickMs) return;
-                const tick: RoutineTick = {
-                  datasetId: data.datasetId as DatasetId,
-                  ownerId: data.ownerId as OwnerId,
-                  cron: data.cron,
-                  firedAt: dueAt.toISOString(),
-                };
+                const tick: RoutineTick = { ...data, firedAt: dueAt.toISOString() };
                 await keepLocked(job, () => Runtime.runPromise(runtime)(Effect.uninterruptible(handler(tick))));
               },
               { concurrency: defaults.routineConcurrency, lockLifetime: lockLifetimeMs },

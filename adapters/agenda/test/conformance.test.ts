@@ -11,7 +11,9 @@ await whenPostgresReachable("Gleaner conformance: postgres + agenda(postgres)", 
     suite({
       name: "postgres + agenda(postgres)",
       layer: () => PostgresStoreLive({ url, schema }),
-      queue: () => AgendaRunQueueLive({ backend: "postgres", url, schema }),
+      // A named queue (research's extra hosts) is a jobs table of its own in the same schema.
+      queue: (name) =>
+        AgendaRunQueueLive({ backend: "postgres", url, schema, ...(name ? { tableName: `agenda_jobs_${name}` } : {}) }),
       supports: { virtualTime: false },
     });
     after(() => dropSchema(url, schema));

@@ -85,6 +85,24 @@ await whenPostgresReachable("@gleaner/agenda on PostgreSQL", (url) => {
       expect(seen.find((j) => j.runId === plain.runId)).to.deep.equal(plain);
     });
 
+    it("drops a job whose data does not decode as a run job (an id that is not a UUID), and runs the next", async () => {
+      const producer = await open();
+      const worker = await open();
+      const seen: RunJob[] = [];
+      const stop = await worker.scoped(worker.queue.consume(2, (job) => Effect.sync(() => void seen.push(job))));
+      const malformed = { ...runJob(), runId: "run-17" as RunId };
+      const good = runJob();
+      await Effect.runPromise(producer.queue.enqueue(malformed));
+      await Effect.runPromise(producer.queue.enqueue(good));
+      await until("the good job to arrive", () => seen.length === 1, 5_000);
+      await until("the malformed job to be removed", async () => {
+        const rows = await sql(url, `select id from ${table} where data->>'runId' = $1`, [malformed.runId]);
+        return rows.length === 0;
+      });
+      await stop();
+      expect(seen).to.deep.equal([good]);
+    });
+
     it("serves owners in turn: one owner's 20 waiting runs do not hold back another owner's run", () =>
       expectOwnersServedInTurn((processEvery) => open({ processEvery })));
 

@@ -1,16 +1,15 @@
+import { isCanonicalUuid } from "@gleaner/core";
 import { type Binary, UUID } from "mongodb";
 
 // The port speaks ISO strings and UUID strings; documents hold BSON Date and BSON UUID (Binary
 // subtype 4). These are the only conversions between the two, so they are tested once, here.
-
-const canonicalUuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 /**
  * Ids are compared as strings in the memory store, so only the canonical lowercase form names a
  * stored document: a lookup by anything else finds nothing instead of matching a differently
  * spelled id (or failing to convert).
  */
-export const isUuid = (value: string): boolean => canonicalUuid.test(value);
+export const isUuid = isCanonicalUuid;
 
 /** A port id as BSON UUID. A non-canonical id is a bug in the caller: it would not read back equal. */
 export const toUuid = (id: string): UUID => {
@@ -22,15 +21,16 @@ export const toUuidOrNull = (id: string | null): UUID | null => (id === null ? n
 
 /**
  * The driver deserialises subtype 4 as UUID; a plain Binary (another driver wrote it, or
- * `promoteValues` was off) is accepted too.
+ * `promoteValues` was off) is accepted too. A plain string: the documents' decoders check the
+ * brand (core's storedDecoder), so no id is asserted here.
  */
-export const fromUuid = <A extends string = string>(value: Binary): A => {
+export const fromUuid = (value: Binary): string => {
   const uuid = value instanceof UUID ? value : value.toUUID();
-  return uuid.toHexString(true) as A;
+  return uuid.toHexString(true);
 };
 
-export const fromUuidOrNull = <A extends string = string>(value: Binary | null | undefined): A | null =>
-  value === null || value === undefined ? null : fromUuid<A>(value);
+export const fromUuidOrNull = (value: Binary | null | undefined): string | null =>
+  value === null || value === undefined ? null : fromUuid(value);
 
 /**
  * An ISO date-time as BSON Date (millisecond precision, like the port's timestamps). An

@@ -1,4 +1,4 @@
-import type { DatasetId, OwnerId, DatasetStorage, StoredDataset } from "@gleaner/core";
+import { Routine, type DatasetStorage, type StoredDataset } from "@gleaner/core";
 import { Effect, Option } from "effect";
 import { fromUuid, isUuid, toUuid } from "./bson.js";
 import {
@@ -12,10 +12,13 @@ import {
   ownerToDoc,
   runSummaryFromDoc,
 } from "./documents.js";
+import { decodedOrThrow } from "./decoded.js";
 import { ConflictSignal, conflicts } from "./errors.js";
 import type { Mongo } from "./mongo.js";
 import { activeRoutines, datasetsPage, isEmptyLimit, newestDatasetsFirst, newestRunsFirst } from "./queries.js";
 import { indexNames } from "./schema.js";
+
+const decodeRoutine = decodedOrThrow(Routine, "routine");
 
 export const makeDatasetMethods = (mongo: Mongo): DatasetStorage => {
   const { owners, apiKeys, datasets, rows, runs } = mongo.collections;
@@ -119,11 +122,11 @@ export const makeDatasetMethods = (mongo: Mongo): DatasetStorage => {
         return docs.flatMap((doc) =>
           doc.scheduleState?.status === "active"
             ? [
-                {
-                  datasetId: fromUuid<DatasetId>(doc._id),
-                  ownerId: fromUuid<OwnerId>(doc.ownerId),
+                decodeRoutine({
+                  datasetId: fromUuid(doc._id),
+                  ownerId: fromUuid(doc.ownerId),
                   cron: doc.scheduleState.cron,
-                },
+                }),
               ]
             : [],
         );

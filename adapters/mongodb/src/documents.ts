@@ -1,20 +1,17 @@
-import type {
+import {
   ApiKeyRecord,
-  DatasetColumn,
-  DatasetId,
+  type DatasetColumn,
   DatasetRecord,
-  DatasetStatus,
-  HistoricalSchema,
+  type DatasetStatus,
+  type HistoricalSchema,
   LedgerEntry,
-  LedgerEntryId,
   Owner,
-  OwnerId,
-  RecipeVersion,
-  RunId,
+  type OwnerId,
+  type RecipeVersion,
   RunRecord,
-  RunStatus,
+  type RunStatus,
   RunSummary,
-  ScheduleState,
+  type ScheduleState,
 } from "@gleaner/core";
 import type { ObjectId, UUID } from "mongodb";
 import {
@@ -27,11 +24,13 @@ import {
   toUuid,
   toUuidOrNull,
 } from "./bson.js";
+import { decodedOrThrow } from "./decoded.js";
 
 // Owners, keys, datasets, runs and ledger entries as documents, and back. Top-level ids and
 // timestamps (what is filtered, sorted or joined on) are native BSON UUID and Date. Nested
 // JSON-shaped parts (columns, recipes, schemas, checks) keep the port's shape verbatim: nothing
 // queries inside them, and a per-shape conversion would silently drift when core adds a field.
+// Back from a document, every record is decoded with core's schema (decoded.ts), never cast.
 
 export interface OwnerDoc {
   readonly _id: UUID;
@@ -45,11 +44,10 @@ export const ownerToDoc = (owner: Owner): OwnerDoc => ({
   createdAt: toDate(owner.createdAt),
 });
 
-export const ownerFromDoc = (doc: OwnerDoc): Owner => ({
-  id: fromUuid<OwnerId>(doc._id),
-  name: doc.name,
-  createdAt: fromDate(doc.createdAt),
-});
+const decodeOwner = decodedOrThrow(Owner, "owner");
+
+export const ownerFromDoc = (doc: OwnerDoc): Owner =>
+  decodeOwner({ id: fromUuid(doc._id), name: doc.name, createdAt: fromDate(doc.createdAt) });
 
 /** Keyed by the SHA-256 hash of the key text: a lookup is one _id read. */
 export interface ApiKeyDoc {
@@ -64,11 +62,10 @@ export const apiKeyToDoc = (key: ApiKeyRecord): ApiKeyDoc => ({
   createdAt: toDate(key.createdAt),
 });
 
-export const apiKeyFromDoc = (doc: ApiKeyDoc): ApiKeyRecord => ({
-  hash: doc._id,
-  ownerId: fromUuid<OwnerId>(doc.ownerId),
-  createdAt: fromDate(doc.createdAt),
-});
+const decodeApiKey = decodedOrThrow(ApiKeyRecord, "API key");
+
+export const apiKeyFromDoc = (doc: ApiKeyDoc): ApiKeyRecord =>
+  decodeApiKey({ hash: doc._id, ownerId: fromUuid(doc.ownerId), createdAt: fromDate(doc.createdAt) });
 
 /** The record's fields as stored; `lastSequence` (the revision counter) lives beside them. */
 export interface DatasetFields {
@@ -122,23 +119,26 @@ export const datasetToDoc = (record: DatasetRecord): DatasetDoc => ({
   lastSequence: 0,
 });
 
-export const datasetFromDoc = (doc: DatasetDoc): DatasetRecord => ({
-  id: fromUuid<DatasetId>(doc._id),
-  ownerId: fromUuid<OwnerId>(doc.ownerId),
-  name: doc.name,
-  question: doc.question,
-  columns: doc.columns,
-  schemaVersion: doc.schemaVersion,
-  status: doc.status,
-  schedule: doc.schedule,
-  scheduleState: doc.scheduleState,
-  botId: doc.botId,
-  recipes: doc.recipes,
-  schemas: doc.schemas,
-  createdAt: fromDate(doc.createdAt),
-  updatedAt: fromDate(doc.updatedAt),
-  revision: doc.revision,
-});
+const decodeDataset = decodedOrThrow(DatasetRecord, "dataset");
+
+export const datasetFromDoc = (doc: DatasetDoc): DatasetRecord =>
+  decodeDataset({
+    id: fromUuid(doc._id),
+    ownerId: fromUuid(doc.ownerId),
+    name: doc.name,
+    question: doc.question,
+    columns: doc.columns,
+    schemaVersion: doc.schemaVersion,
+    status: doc.status,
+    schedule: doc.schedule,
+    scheduleState: doc.scheduleState,
+    botId: doc.botId,
+    recipes: doc.recipes,
+    schemas: doc.schemas,
+    createdAt: fromDate(doc.createdAt),
+    updatedAt: fromDate(doc.updatedAt),
+    revision: doc.revision,
+  });
 
 export interface RunDoc {
   readonly _id: UUID;
@@ -183,27 +183,29 @@ export const runToDoc = (run: RunRecord): RunDoc => ({
   chargedPages: run.chargedPages,
 });
 
-export const runFromDoc = (doc: RunDoc): RunRecord => ({
-  id: fromUuid<RunId>(doc._id),
-  datasetId: fromUuid<DatasetId>(doc.datasetId),
-  ownerId: fromUuid<OwnerId>(doc.ownerId),
-  status: doc.status,
-  trigger: doc.trigger,
-  checks: doc.checks,
-  rowDeltas: doc.rowDeltas,
-  error: doc.error,
-  queuedAt: fromDate(doc.queuedAt),
-  startedAt: fromDateOrNull(doc.startedAt),
-  completedAt: fromDateOrNull(doc.completedAt),
-  attempts: doc.attempts,
-  chargedPages: doc.chargedPages,
-});
+const decodeRun = decodedOrThrow(RunRecord, "run");
 
-export const runSummaryFromDoc = (doc: Pick<RunDoc, "_id" | "status" | "completedAt">): RunSummary => ({
-  id: fromUuid<RunId>(doc._id),
-  status: doc.status,
-  completedAt: fromDateOrNull(doc.completedAt),
-});
+export const runFromDoc = (doc: RunDoc): RunRecord =>
+  decodeRun({
+    id: fromUuid(doc._id),
+    datasetId: fromUuid(doc.datasetId),
+    ownerId: fromUuid(doc.ownerId),
+    status: doc.status,
+    trigger: doc.trigger,
+    checks: doc.checks,
+    rowDeltas: doc.rowDeltas,
+    error: doc.error,
+    queuedAt: fromDate(doc.queuedAt),
+    startedAt: fromDateOrNull(doc.startedAt),
+    completedAt: fromDateOrNull(doc.completedAt),
+    attempts: doc.attempts,
+    chargedPages: doc.chargedPages,
+  });
+
+const decodeRunSummary = decodedOrThrow(RunSummary, "run");
+
+export const runSummaryFromDoc = (doc: Pick<RunDoc, "_id" | "status" | "completedAt">): RunSummary =>
+  decodeRunSummary({ id: fromUuid(doc._id), status: doc.status, completedAt: fromDateOrNull(doc.completedAt) });
 
 /**
  * One credit account per owner: the balance (always the sum of the owner's ledger, both written
@@ -242,12 +244,15 @@ export const ledgerToDoc = (ownerId: OwnerId, seq: number, entry: LedgerEntry): 
   createdAt: toDate(entry.createdAt),
 });
 
-export const ledgerFromDoc = (doc: LedgerDoc): LedgerEntry => ({
-  id: fromUuid<LedgerEntryId>(doc._id),
-  kind: doc.kind,
-  amount: doc.amount,
-  runId: fromUuidOrNull<RunId>(doc.runId),
-  datasetId: fromUuidOrNull<DatasetId>(doc.datasetId),
-  pages: doc.pages,
-  createdAt: fromDate(doc.createdAt),
-});
+const decodeLedgerEntry = decodedOrThrow(LedgerEntry, "ledger entry");
+
+export const ledgerFromDoc = (doc: LedgerDoc): LedgerEntry =>
+  decodeLedgerEntry({
+    id: fromUuid(doc._id),
+    kind: doc.kind,
+    amount: doc.amount,
+    runId: fromUuidOrNull(doc.runId),
+    datasetId: fromUuidOrNull(doc.datasetId),
+    pages: doc.pages,
+    createdAt: fromDate(doc.createdAt),
+  });

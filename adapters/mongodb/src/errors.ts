@@ -62,13 +62,16 @@ export const classifyFailure =
     return conflict ? conflict() : storageFailure(operation)(cause);
   };
 
+/** A StorageFailure thrown by our own code (a stored document that does not decode) passes as it is. */
 export const storageFailure =
   (operation: string) =>
   (cause: unknown): StorageFailure =>
-    new StorageFailure({
-      message: `MongoDB: ${operation} failed: ${cause instanceof Error ? cause.message : String(cause)}`,
-      cause,
-    });
+    cause instanceof StorageFailure
+      ? cause
+      : new StorageFailure({
+          message: `MongoDB: ${operation} failed: ${cause instanceof Error ? cause.message : String(cause)}`,
+          cause,
+        });
 
 const urlParts = /^(mongodb(?:\+srv)?):\/\/(?:[^@/]*@)?([^/?#]*)(?:\/([^?#]*))?/;
 

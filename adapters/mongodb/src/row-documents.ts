@@ -1,27 +1,24 @@
-import type {
-  CellOverrides,
-  DatasetId,
-  FieldEvidence,
-  MissingReasons,
-  NewRevision,
-  ObservationId,
-  Presence,
-  ResearchRecipe,
-  ResearchRowIdentity,
-  RevisionId,
-  RowData,
-  RowId,
+import {
+  type CellOverrides,
+  type FieldEvidence,
+  type MissingReasons,
+  type NewRevision,
+  type Presence,
+  type ResearchRecipe,
+  type ResearchRowIdentity,
+  type RowData,
   RowRecord,
-  RowRevision,
-  RowStatus,
+  type RowRevision,
+  type RowStatus,
   RunArtifact,
-  RunEvidence,
-  RunId,
+  type RunEvidence,
+  type RunId,
   SourceObservation,
   StoredRevision,
 } from "@gleaner/core";
 import type { UUID } from "mongodb";
 import { fromDate, fromUuid, fromUuidOrNull, toDate, toUuid, toUuidOrNull } from "./bson.js";
+import { decodedOrThrow } from "./decoded.js";
 
 // Rows, revisions, observations and run evidence as documents, and back. The maps keyed by field
 // id (data, evidence, overrides, missingReasons) are embedded documents whose keys are field ids:
@@ -67,24 +64,27 @@ export const rowToDoc = (row: RowRecord): RowDoc => ({
   ...(row.identity ? { identity: row.identity } : {}),
 });
 
-export const rowFromDoc = (doc: RowDoc): RowRecord => ({
-  id: fromUuid<RowId>(doc._id),
-  datasetId: fromUuid<DatasetId>(doc.datasetId),
-  rowKey: doc.rowKey,
-  data: doc.data,
-  evidence: doc.evidence,
-  overrides: doc.overrides,
-  missingReasons: doc.missingReasons,
-  presence: doc.presence,
-  status: doc.status,
-  firstSeenRunId: fromUuid<RunId>(doc.firstSeenRunId),
-  lastSeenRunId: fromUuid<RunId>(doc.lastSeenRunId),
-  sourceUrl: doc.sourceUrl,
-  observedAt: fromDate(doc.observedAt),
-  updatedAt: fromDate(doc.updatedAt),
-  revisionId: fromUuidOrNull<RevisionId>(doc.revisionId),
-  ...(doc.identity ? { identity: doc.identity } : {}),
-});
+const decodeRow = decodedOrThrow(RowRecord, "row");
+
+export const rowFromDoc = (doc: RowDoc): RowRecord =>
+  decodeRow({
+    id: fromUuid(doc._id),
+    datasetId: fromUuid(doc.datasetId),
+    rowKey: doc.rowKey,
+    data: doc.data,
+    evidence: doc.evidence,
+    overrides: doc.overrides,
+    missingReasons: doc.missingReasons,
+    presence: doc.presence,
+    status: doc.status,
+    firstSeenRunId: fromUuid(doc.firstSeenRunId),
+    lastSeenRunId: fromUuid(doc.lastSeenRunId),
+    sourceUrl: doc.sourceUrl,
+    observedAt: fromDate(doc.observedAt),
+    updatedAt: fromDate(doc.updatedAt),
+    revisionId: fromUuidOrNull(doc.revisionId),
+    ...(doc.identity ? { identity: doc.identity } : {}),
+  });
 
 export interface RevisionDoc {
   readonly _id: UUID;
@@ -135,29 +135,32 @@ export const revisionToDoc = (revision: NewRevision, sequence: number): Revision
   beforeOverrides: revision.beforeOverrides,
 });
 
-export const revisionFromDoc = (doc: RevisionDoc): StoredRevision => ({
-  id: fromUuid<RevisionId>(doc._id),
-  datasetId: fromUuid<DatasetId>(doc.datasetId),
-  rowId: fromUuid<RowId>(doc.rowId),
-  sequence: doc.sequence,
-  schemaVersion: doc.schemaVersion,
-  previousRevisionId: fromUuidOrNull<RevisionId>(doc.previousRevisionId),
-  runId: fromUuidOrNull<RunId>(doc.runId),
-  actorId: fromUuidOrNull(doc.actorId),
-  requestId: doc.requestId,
-  requestHash: doc.requestHash,
-  origin: doc.origin,
-  kind: doc.kind,
-  changedFieldIds: doc.changedFieldIds as StoredRevision["changedFieldIds"],
-  data: doc.data,
-  evidence: doc.evidence,
-  overrides: doc.overrides,
-  missingReasons: doc.missingReasons,
-  presence: doc.presence,
-  createdAt: fromDate(doc.createdAt),
-  before: doc.before,
-  beforeOverrides: doc.beforeOverrides,
-});
+const decodeRevision = decodedOrThrow(StoredRevision, "revision");
+
+export const revisionFromDoc = (doc: RevisionDoc): StoredRevision =>
+  decodeRevision({
+    id: fromUuid(doc._id),
+    datasetId: fromUuid(doc.datasetId),
+    rowId: fromUuid(doc.rowId),
+    sequence: doc.sequence,
+    schemaVersion: doc.schemaVersion,
+    previousRevisionId: fromUuidOrNull(doc.previousRevisionId),
+    runId: fromUuidOrNull(doc.runId),
+    actorId: fromUuidOrNull(doc.actorId),
+    requestId: doc.requestId,
+    requestHash: doc.requestHash,
+    origin: doc.origin,
+    kind: doc.kind,
+    changedFieldIds: doc.changedFieldIds,
+    data: doc.data,
+    evidence: doc.evidence,
+    overrides: doc.overrides,
+    missingReasons: doc.missingReasons,
+    presence: doc.presence,
+    createdAt: fromDate(doc.createdAt),
+    before: doc.before,
+    beforeOverrides: doc.beforeOverrides,
+  });
 
 type ObservationRest = Omit<SourceObservation, "id" | "observedAt" | "datasetId" | "runId">;
 
@@ -180,15 +183,17 @@ export const observationToDoc = (observation: SourceObservation): ObservationDoc
   };
 };
 
+const decodeObservation = decodedOrThrow(SourceObservation, "observation");
+
 export const observationFromDoc = (doc: ObservationDoc): SourceObservation => {
   const { _id, observedAt, datasetId, runId, ...rest } = doc;
-  return {
-    id: fromUuid<ObservationId>(_id),
+  return decodeObservation({
+    id: fromUuid(_id),
     ...dropUndefined(rest),
     observedAt: fromDate(observedAt),
-    ...(datasetId === undefined ? {} : { datasetId: fromUuid<DatasetId>(datasetId) }),
-    ...(runId === undefined ? {} : { runId: fromUuid<RunId>(runId) }),
-  };
+    ...(datasetId === undefined ? {} : { datasetId: fromUuid(datasetId) }),
+    ...(runId === undefined ? {} : { runId: fromUuid(runId) }),
+  });
 };
 
 const dropUndefined = <A extends object>(value: A): A =>
@@ -253,18 +258,21 @@ export const artifactToDoc = (runId: RunId, artifact: RunArtifact, position: num
   createdAt: toDate(artifact.createdAt),
 });
 
-export const artifactFromDoc = (doc: ArtifactDoc): RunArtifact => ({
-  id: doc.artifactId,
-  runId: fromUuid<RunId>(doc.runId),
-  kind: doc.kind,
-  url: doc.url,
-  contentType: doc.contentType,
-  sha256: doc.sha256,
-  size: doc.size,
-  truncated: doc.truncated,
-  body: doc.body,
-  createdAt: fromDate(doc.createdAt),
-});
+const decodeArtifact = decodedOrThrow(RunArtifact, "artifact");
+
+export const artifactFromDoc = (doc: ArtifactDoc): RunArtifact =>
+  decodeArtifact({
+    id: doc.artifactId,
+    runId: fromUuid(doc.runId),
+    kind: doc.kind,
+    url: doc.url,
+    contentType: doc.contentType,
+    sha256: doc.sha256,
+    size: doc.size,
+    truncated: doc.truncated,
+    body: doc.body,
+    createdAt: fromDate(doc.createdAt),
+  });
 
 export const evidenceFromDocs = (doc: EvidenceDoc, artifacts: ReadonlyArray<ArtifactDoc>): RunEvidence => ({
   trace: doc.trace,

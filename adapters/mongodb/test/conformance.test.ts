@@ -26,17 +26,24 @@ whenMongoConfigured("Gleaner conformance: mongodb", (url) => {
 whenMongoConfigured("Gleaner conformance: mongodb + agenda(mongodb)", (url) => {
   const database = freshDatabase();
   const collection = `agenda_${database}`;
+  // A named queue (research's extra hosts) is a jobs collection of its own.
+  const collections = new Set([collection]);
+  const queueNamed = (name?: string) => {
+    const named = name ? `${collection}_${name}` : collection;
+    collections.add(named);
+    return named;
+  };
   describe(`mongodb + agenda(mongodb) (database ${database}, jobs in ${collection})`, () => {
     suite({
       name: "mongodb + agenda(mongodb)",
       layer: () => MongoStoreLive({ url, database }),
-      ...(queueSet ? { queue: () => queueSet(collection) } : {}),
+      ...(queueSet ? { queue: (name?: string) => queueSet(queueNamed(name)) } : {}),
       // Agenda's scheduler fires on real time: the schedule cases (virtual time) are left out.
       supports: { virtualTime: false },
     });
     after(async () => {
       await dropDatabase(url, database);
-      await dropCollection(url, collection);
+      for (const named of collections) await dropCollection(url, named);
     });
   });
 });

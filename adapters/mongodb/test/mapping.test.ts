@@ -5,11 +5,13 @@ import {
   type ObservationId,
   type RunId,
   type SourceObservation,
+  StorageFailure,
 } from "@gleaner/core";
 import { expect } from "chai";
 import { describe, it } from "mocha";
 import { Binary, BSON, type Document, UUID } from "mongodb";
 import { fromDate, fromUuid, isUuid, toDate, toUuid } from "../src/bson.js";
+import { storageFailure } from "../src/errors.js";
 import {
   apiKeyFromDoc,
   apiKeyToDoc,
@@ -20,6 +22,7 @@ import {
   ledgerToDoc,
   ownerFromDoc,
   ownerToDoc,
+  type RunDoc,
   runFromDoc,
   runToDoc,
 } from "../src/documents.js";
@@ -32,6 +35,7 @@ import {
   observationToDoc,
   revisionFromDoc,
   revisionToDoc,
+  type RowDoc,
   rowFromDoc,
   rowToDoc,
 } from "../src/row-documents.js";
@@ -227,5 +231,30 @@ describe("mongodb: document mapping", () => {
     const chargeDoc = throughBson(ledgerToDoc(ownerId, 2, charge));
     expectUuid(chargeDoc.runId, charge.runId!);
     expect(ledgerFromDoc(chargeDoc)).to.deep.equal(charge);
+  });
+
+  it("a document the record's schema refuses throws a StorageFailure naming it and the field, never a wrong value", () => {
+    const running = { ...aQueuedRun(aDataset(anOwner().id)), status: "running" as const };
+    const row = anAcceptance(running, 1, ["a"]).rows[0]!.row;
+    const vanished = { ...throughBson(rowToDoc(row)), status: "vanished" } as unknown as RowDoc;
+    const refusal = (read: () => unknown): StorageFailure => {
+      try {
+        read();
+      } catch (error) {
+        expect(error).to.be.instanceOf(StorageFailure);
+        return error as StorageFailure;
+      }
+      return expect.fail("the document was read back");
+    };
+    const failure = refusal(() => rowFromDoc(vanished));
+    expect(failure.message).to.contain(`MongoDB: the stored row ${row.id}`).and.to.contain("/status");
+    // Passed on as it is by the store's operations, not wrapped as a driver failure.
+    expect(storageFailure("loadRows")(failure)).to.equal(failure);
+
+    const queued = aQueuedRun(aDataset(anOwner().id));
+    const checks = { ...throughBson(runToDoc(queued)), checks: [{ checkId: 7 }] } as unknown as RunDoc;
+    expect(refusal(() => runFromDoc(checks)).message)
+      .to.contain(`stored run ${queued.id}`)
+      .and.to.contain("/checks/0");
   });
 });

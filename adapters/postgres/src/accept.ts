@@ -60,7 +60,7 @@ const readFacts = (tx: Sql, { run, charge, rows }: RunAcceptance): Effect.Effect
       [run.id, charge.ownerId],
     );
     return {
-      storedRun: stored ? toRun(stored) : null,
+      storedRun: stored ? yield* toRun(stored) : null,
       rowHeads: new Map(heads.map((row) => [row.id, row.revision_id])),
       alreadyCharged: charged?.already ?? false,
       balance: Number(charged?.balance ?? 0),

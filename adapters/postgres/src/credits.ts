@@ -1,13 +1,6 @@
-import {
-  type CreditsService,
-  type DatasetId,
-  type LedgerEntry,
-  grantEntry,
-  type LedgerEntryId,
-  type RunId,
-} from "@gleaner/core";
+import { type CreditsService, grantEntry, LedgerEntry, storedDecoder } from "@gleaner/core";
 import { Effect } from "effect";
-import { type Db, isUuid, iso } from "./db.js";
+import { allDecoded, type Db, isUuid, iso } from "./db.js";
 
 interface LedgerRow {
   readonly id: string;
@@ -19,15 +12,18 @@ interface LedgerRow {
   readonly created_at: Date;
 }
 
-const toEntry = (row: LedgerRow): LedgerEntry => ({
-  id: row.id as LedgerEntryId,
-  kind: row.kind,
-  amount: row.amount,
-  runId: row.run_id as RunId | null,
-  datasetId: row.dataset_id as DatasetId | null,
-  pages: row.pages,
-  createdAt: iso(row.created_at),
-});
+const decodeEntry = storedDecoder(LedgerEntry, "PostgreSQL", "ledger entry");
+
+const toEntry = (row: LedgerRow) =>
+  decodeEntry({
+    id: row.id,
+    kind: row.kind,
+    amount: row.amount,
+    runId: row.run_id,
+    datasetId: row.dataset_id,
+    pages: row.pages,
+    createdAt: iso(row.created_at),
+  });
 
 /** The balance is always the sum of the ledger: there is no second figure to drift from it. */
 export const makeCredits = (db: Db): CreditsService => ({
@@ -63,5 +59,5 @@ export const makeCredits = (db: Db): CreditsService => ({
               order by seq desc`,
             [ownerId, since],
           )
-          .pipe(Effect.map((rows) => rows.map(toEntry))),
+          .pipe(Effect.flatMap(allDecoded(toEntry))),
 });

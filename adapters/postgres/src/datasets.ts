@@ -1,21 +1,31 @@
-import type {
+import {
+  Routine,
   ApiKeyRecord,
-  DatasetColumn,
-  DatasetId,
-  DatasetRecord,
-  DatasetStatus,
-  HistoricalSchema,
+  type DatasetColumn,
+  type DatasetRecord,
+  type DatasetStatus,
+  type DatasetStorage,
+  type HistoricalSchema,
   Owner,
-  OwnerId,
-  RecipeVersion,
-  RunId,
-  RunStatus,
-  ScheduleState,
-  DatasetStorage,
+  type RecipeVersion,
+  type RunStatus,
+  type ScheduleState,
   StoredDataset,
+  storedDecoder,
 } from "@gleaner/core";
-import { Effect, Option } from "effect";
-import { conflictsOn, type Db, isUuid, iso, isoOrNull, nameTaken, ownerExists, staleDataset } from "./db.js";
+import { Effect } from "effect";
+import {
+  allDecoded,
+  conflictsOn,
+  type Db,
+  firstDecoded,
+  isUuid,
+  iso,
+  isoOrNull,
+  nameTaken,
+  ownerExists,
+  staleDataset,
+} from "./db.js";
 
 interface OwnerRow {
   readonly id: string;
@@ -23,7 +33,9 @@ interface OwnerRow {
   readonly created_at: Date;
 }
 
-const toOwner = (row: OwnerRow): Owner => ({ id: row.id as OwnerId, name: row.name, createdAt: iso(row.created_at) });
+// Every read is decoded with core's schemas (see records.ts): a stored value they refuse fails the read.
+const decodeOwner = storedDecoder(Owner, "PostgreSQL", "owner");
+const toOwner = (row: OwnerRow) => decodeOwner({ id: row.id, name: row.name, createdAt: iso(row.created_at) });
 
 interface DatasetRow {
   readonly id: string;
@@ -66,34 +78,42 @@ const selectStoredDataset = `
        limit 1
     ) last_run on true`;
 
-const toStoredDataset = (row: DatasetRow): StoredDataset => ({
-  record: {
-    id: row.id as DatasetId,
-    ownerId: row.owner_id as OwnerId,
-    name: row.name,
-    question: row.question,
-    columns: row.columns,
-    schemaVersion: row.schema_version,
-    status: row.status,
-    schedule: row.schedule,
-    scheduleState: row.schedule_state,
-    botId: row.bot_id,
-    recipes: row.recipes,
-    schemas: row.schemas,
-    createdAt: iso(row.created_at),
-    updatedAt: iso(row.updated_at),
-    revision: row.revision,
-  },
-  rowCount: row.row_count,
-  lastRun:
-    row.last_run_id === null || row.last_run_status === null
-      ? null
-      : {
-          id: row.last_run_id as RunId,
-          status: row.last_run_status,
-          completedAt: isoOrNull(row.last_run_completed_at),
-        },
-});
+const decodeApiKey = storedDecoder(ApiKeyRecord, "PostgreSQL", "API key");
+const decodeRoutine = storedDecoder(Routine, "PostgreSQL", "routine");
+const decodeDataset = storedDecoder(StoredDataset, "PostgreSQL", "dataset");
+
+const toStoredDataset = (row: DatasetRow) =>
+  decodeDataset(
+    {
+      record: {
+        id: row.id,
+        ownerId: row.owner_id,
+        name: row.name,
+        question: row.question,
+        columns: row.columns,
+        schemaVersion: row.schema_version,
+        status: row.status,
+        schedule: row.schedule,
+        scheduleState: row.schedule_state,
+        botId: row.bot_id,
+        recipes: row.recipes,
+        schemas: row.schemas,
+        createdAt: iso(row.created_at),
+        updatedAt: iso(row.updated_at),
+        revision: row.revision,
+      },
+      rowCount: row.row_count,
+      lastRun:
+        row.last_run_id === null || row.last_run_status === null
+          ? null
+          : {
+              id: row.last_run_id,
+              status: row.last_run_status,
+              completedAt: isoOrNull(row.last_run_completed_at),
+            },
+    },
+    row.id,
+  );
 
 /** The record's columns in insert order ($1…$15), jsonb parts serialised. */
 const datasetValues = (record: DatasetRecord): ReadonlyArray<unknown> => [
@@ -123,7 +143,7 @@ export const makeDatasetMethods = (db: Db): DatasetStorage => ({
   findOwnerByName: (name) =>
     db
       .query<OwnerRow>("select id, name, created_at from owners where name = $1", [name])
-      .pipe(Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), toOwner))),
+      .pipe(Effect.flatMap(firstDecoded(toOwner))),
 
   // Memory replaces a key stored under the same hash; so does this.
   addApiKey: (key) =>
@@ -144,15 +164,13 @@ export const makeDatasetMethods = (db: Db): DatasetStorage => ({
         [hash],
       )
       .pipe(
-        Effect.map((rows) =>
-          Option.map(Option.fromNullable(rows[0]), (row) => {
-            const key: ApiKeyRecord = {
-              hash: row.hash,
-              ownerId: row.owner_id as OwnerId,
-              createdAt: iso(row.key_created_at),
-            };
-            return { key, owner: toOwner({ id: row.owner_id, name: row.name, created_at: row.owner_created_at }) };
-          }),
+        Effect.flatMap(
+          firstDecoded((row) =>
+            Effect.all({
+              key: decodeApiKey({ hash: row.hash, ownerId: row.owner_id, createdAt: iso(row.key_created_at) }),
+              owner: toOwner({ id: row.owner_id, name: row.name, created_at: row.owner_created_at }),
+            }),
+          ),
         ),
       ),
 
@@ -169,10 +187,10 @@ export const makeDatasetMethods = (db: Db): DatasetStorage => ({
 
   getDataset: (ownerId, id) =>
     !isUuid(id) || !isUuid(ownerId)
-      ? Effect.succeed(Option.none())
+      ? Effect.succeedNone
       : db
           .query<DatasetRow>(`${selectStoredDataset} where d.id = $1 and d.owner_id = $2`, [id, ownerId])
-          .pipe(Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), toStoredDataset))),
+          .pipe(Effect.flatMap(firstDecoded(toStoredDataset))),
 
   listDatasets: (ownerId, { after, limit }) =>
     !isUuid(ownerId)
@@ -186,7 +204,7 @@ export const makeDatasetMethods = (db: Db): DatasetStorage => ({
               limit $4`,
             [ownerId, after?.createdAt ?? null, after?.id ?? null, limit],
           )
-          .pipe(Effect.map((rows) => rows.map(toStoredDataset))),
+          .pipe(Effect.flatMap(allDecoded(toStoredDataset))),
 
   // Compare-and-set on revision: zero rows updated means another update won (or the dataset is gone).
   updateDataset: (next) =>
@@ -214,8 +232,8 @@ export const makeDatasetMethods = (db: Db): DatasetStorage => ({
           order by created_at, id`,
       )
       .pipe(
-        Effect.map((rows) =>
-          rows.map((row) => ({ datasetId: row.id as DatasetId, ownerId: row.owner_id as OwnerId, cron: row.cron })),
+        Effect.flatMap(
+          allDecoded((row) => decodeRoutine({ datasetId: row.id, ownerId: row.owner_id, cron: row.cron })),
         ),
       ),
 });

@@ -1,5 +1,5 @@
-import { type Conflict, conflicts, StorageFailure } from "@gleaner/core";
-import { Effect, Exit } from "effect";
+import { type Conflict, conflicts, isCanonicalUuid, StorageFailure } from "@gleaner/core";
+import { Effect, Exit, type Option } from "effect";
 import type pg from "pg";
 
 /** Something that runs SQL: the pool, or one client inside a transaction. */
@@ -135,13 +135,24 @@ export const nameTaken = (name: string) => () => conflicts.nameTaken(name);
 export const ownerExists = (name: string) => () => conflicts.ownerExists(name);
 export const { staleDataset, runInProgress, duplicateRequest, staleRevision } = conflicts;
 
-const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 /**
  * Ids are uuid columns: a lookup by a string that is not a (lowercase, canonical) UUID finds
  * nothing, as in the memory store, instead of failing with "invalid input syntax for type uuid".
  */
-export const isUuid = (value: string): boolean => uuidPattern.test(value);
+export const isUuid = isCanonicalUuid;
 
 /** timestamptz comes back as a Date; the port speaks ISO 8601 with milliseconds. */
 export const iso = (value: Date): string => value.toISOString();
 export const isoOrNull = (value: Date | null): string | null => (value === null ? null : value.toISOString());
+
+/** The first row of a result through its decoder (core's storedDecoder), or none. */
+export const firstDecoded =
+  <R, A>(decode: (row: R) => Effect.Effect<A, StorageFailure>) =>
+  (rows: ReadonlyArray<R>): Effect.Effect<Option.Option<A>, StorageFailure> =>
+    rows[0] === undefined ? Effect.succeedNone : Effect.asSome(decode(rows[0]));
+
+/** Every row of a result through its decoder; the first row it refuses fails the read. */
+export const allDecoded =
+  <R, A>(decode: (row: R) => Effect.Effect<A, StorageFailure>) =>
+  (rows: ReadonlyArray<R>): Effect.Effect<ReadonlyArray<A>, StorageFailure> =>
+    Effect.forEach(rows, decode);

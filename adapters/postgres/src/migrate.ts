@@ -1,8 +1,7 @@
-import { createHash } from "node:crypto";
 import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { schemaSetupLockKey } from "@gleaner/core";
+import { schemaSetupLockKey, sha256HexOf } from "@gleaner/core";
 import type pg from "pg";
 
 /** One versioned SQL file, `NNNN_name.sql`. */
@@ -29,7 +28,7 @@ export const loadMigrations = async (dir: string = bundledMigrationsDir): Promis
     const version = Number(match[1]);
     if (migrations.some((m) => m.version === version)) throw new Error(`Two migrations have version ${version}.`);
     const sql = await readFile(join(dir, name), "utf8");
-    migrations.push({ version, name: match[2] ?? name, sql, checksum: createHash("sha256").update(sql).digest("hex") });
+    migrations.push({ version, name: match[2] ?? name, sql, checksum: await sha256HexOf(sql) });
   }
   return migrations;
 };

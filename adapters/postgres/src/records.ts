@@ -1,29 +1,25 @@
 import {
   type CellOverrides,
   type CheckResult,
-  type DatasetId,
   type FieldEvidence,
-  type FieldId,
   type MissingReasons,
   type NewRevision,
   type Presence,
   type ResearchRowIdentity,
-  type RevisionId,
   type RowData,
   type RowDeltas,
-  type RowId,
-  type RowRecord,
+  RowRecord,
   type RowStatus,
-  type RunId,
   RunRecord,
   type RunStatus,
-  type StoredRevision,
+  StoredRevision,
+  storedDecoder,
 } from "@gleaner/core";
-import { Schema } from "effect";
 import { iso, isoOrNull } from "./db.js";
 
 // Table rows as pg returns them (snake_case, timestamptz as Date, jsonb parsed) and their mapping
-// to the port's records. Reads and writes of one table share the column list kept here.
+// to the port's records, decoded with core's record schemas: a stored value the schema refuses is
+// a StorageFailure, not a cast. Reads and writes of one table share the column list kept here.
 
 export interface RunRow {
   readonly id: string;
@@ -44,10 +40,9 @@ export interface RunRow {
 export const runColumns =
   "id, dataset_id, owner_id, status, trigger, checks, row_deltas, error, queued_at, started_at, completed_at, attempts, charged_pages";
 
-const decodeRun = Schema.decodeUnknownSync(RunRecord);
+const decodeRun = storedDecoder(RunRecord, "PostgreSQL", "run");
 
-/** Decoded with core's RunRecord schema: the brands are checked, not asserted. */
-export const toRun = (row: RunRow): RunRecord =>
+export const toRun = (row: RunRow) =>
   decodeRun({
     id: row.id,
     datasetId: row.dataset_id,
@@ -103,24 +98,27 @@ export interface RowTableRow {
 export const rowColumns =
   "id, dataset_id, row_key, data, evidence, overrides, missing_reasons, presence, status, first_seen_run_id, last_seen_run_id, source_url, observed_at, updated_at, revision_id, identity";
 
-export const toRow = (row: RowTableRow): RowRecord => ({
-  id: row.id as RowId,
-  datasetId: row.dataset_id as DatasetId,
-  rowKey: row.row_key,
-  data: row.data,
-  evidence: row.evidence,
-  overrides: row.overrides,
-  missingReasons: row.missing_reasons,
-  presence: row.presence,
-  status: row.status,
-  firstSeenRunId: row.first_seen_run_id as RunId,
-  lastSeenRunId: row.last_seen_run_id as RunId,
-  sourceUrl: row.source_url,
-  observedAt: iso(row.observed_at),
-  updatedAt: iso(row.updated_at),
-  revisionId: row.revision_id as RevisionId | null,
-  ...(row.identity ? { identity: row.identity } : {}),
-});
+const decodeRow = storedDecoder(RowRecord, "PostgreSQL", "row");
+
+export const toRow = (row: RowTableRow) =>
+  decodeRow({
+    id: row.id,
+    datasetId: row.dataset_id,
+    rowKey: row.row_key,
+    data: row.data,
+    evidence: row.evidence,
+    overrides: row.overrides,
+    missingReasons: row.missing_reasons,
+    presence: row.presence,
+    status: row.status,
+    firstSeenRunId: row.first_seen_run_id,
+    lastSeenRunId: row.last_seen_run_id,
+    sourceUrl: row.source_url,
+    observedAt: iso(row.observed_at),
+    updatedAt: iso(row.updated_at),
+    revisionId: row.revision_id,
+    ...(row.identity ? { identity: row.identity } : {}),
+  });
 
 export interface RevisionRow {
   readonly id: string;
@@ -149,30 +147,33 @@ export interface RevisionRow {
 export const revisionColumns =
   "id, dataset_id, row_id, sequence, schema_version, previous_revision_id, run_id, actor_id, request_id, request_hash, origin, kind, changed_field_ids, data, evidence, overrides, missing_reasons, presence, created_at, before, before_overrides";
 
-export const toRevision = (row: RevisionRow): StoredRevision => ({
-  id: row.id as RevisionId,
-  datasetId: row.dataset_id as DatasetId,
-  rowId: row.row_id as RowId,
-  // bigint arrives as a string; sequences stay far below 2^53.
-  sequence: Number(row.sequence),
-  schemaVersion: row.schema_version,
-  previousRevisionId: row.previous_revision_id as RevisionId | null,
-  runId: row.run_id as RunId | null,
-  actorId: row.actor_id,
-  requestId: row.request_id,
-  requestHash: row.request_hash,
-  origin: row.origin,
-  kind: row.kind,
-  changedFieldIds: row.changed_field_ids as ReadonlyArray<FieldId>,
-  data: row.data,
-  evidence: row.evidence,
-  overrides: row.overrides,
-  missingReasons: row.missing_reasons,
-  presence: row.presence,
-  createdAt: iso(row.created_at),
-  before: row.before,
-  beforeOverrides: row.before_overrides,
-});
+const decodeRevision = storedDecoder(StoredRevision, "PostgreSQL", "revision");
+
+export const toRevision = (row: RevisionRow) =>
+  decodeRevision({
+    id: row.id,
+    datasetId: row.dataset_id,
+    rowId: row.row_id,
+    // bigint arrives as a string; sequences stay far below 2^53.
+    sequence: Number(row.sequence),
+    schemaVersion: row.schema_version,
+    previousRevisionId: row.previous_revision_id,
+    runId: row.run_id,
+    actorId: row.actor_id,
+    requestId: row.request_id,
+    requestHash: row.request_hash,
+    origin: row.origin,
+    kind: row.kind,
+    changedFieldIds: row.changed_field_ids,
+    data: row.data,
+    evidence: row.evidence,
+    overrides: row.overrides,
+    missingReasons: row.missing_reasons,
+    presence: row.presence,
+    createdAt: iso(row.created_at),
+    before: row.before,
+    beforeOverrides: row.before_overrides,
+  });
 
 /**
  * Bulk writes pass one jsonb array parameter and expand it with jsonb_to_recordset: one round trip

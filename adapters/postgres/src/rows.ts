@@ -1,13 +1,23 @@
 import {
   type NewRevision,
   type RowRecord,
-  type SourceObservation,
+  SourceObservation,
   StorageFailure,
   type RowStorage,
   type StoredRevision,
+  storedDecoder,
 } from "@gleaner/core";
 import { Effect, Option } from "effect";
-import { conflictsOn, type Db, duplicateRequest, isUuid, type Sql, staleRevision } from "./db.js";
+import {
+  allDecoded,
+  conflictsOn,
+  type Db,
+  duplicateRequest,
+  firstDecoded,
+  isUuid,
+  type Sql,
+  staleRevision,
+} from "./db.js";
 import {
   type RevisionRow,
   type RowTableRow,
@@ -81,13 +91,15 @@ export const appendRevisions = (
         return first;
       });
 
+const decodeObservation = storedDecoder(SourceObservation, "PostgreSQL", "observation");
+
 export const makeRowMethods = (db: Db): RowStorage => ({
   loadRows: (datasetId) =>
     !isUuid(datasetId)
       ? Effect.succeed([])
       : db
           .query<RowTableRow>(`select ${rowColumns} from rows where dataset_id = $1`, [datasetId])
-          .pipe(Effect.map((rows) => rows.map(toRow))),
+          .pipe(Effect.flatMap(allDecoded(toRow))),
 
   listRows: (datasetId, { after, since, statuses, limit }) =>
     !isUuid(datasetId)
@@ -103,14 +115,14 @@ export const makeRowMethods = (db: Db): RowStorage => ({
               limit $6`,
             [datasetId, statuses, since, after?.updatedAt ?? null, after?.id ?? null, limit],
           )
-          .pipe(Effect.map((rows) => rows.map(toRow))),
+          .pipe(Effect.flatMap(allDecoded(toRow))),
 
   getRow: (datasetId, rowId) =>
     !isUuid(datasetId) || !isUuid(rowId)
       ? Effect.succeed(Option.none())
       : db
           .query<RowTableRow>(`select ${rowColumns} from rows where dataset_id = $1 and id = $2`, [datasetId, rowId])
-          .pipe(Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), toRow))),
+          .pipe(Effect.flatMap(firstDecoded(toRow))),
 
   // Checks in memory's order (duplicate request, then stale head) under the dataset lock, so the
   // checks and the append see the same state; the unique index still guards a racing request id.
@@ -146,7 +158,7 @@ export const makeRowMethods = (db: Db): RowStorage => ({
             datasetId,
             requestId,
           ])
-          .pipe(Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), toRevision))),
+          .pipe(Effect.flatMap(firstDecoded(toRevision))),
 
   listRevisions: (datasetId, { after, through, limit, rowId, fieldId }) =>
     !isUuid(datasetId) || (rowId !== null && !isUuid(rowId))
@@ -161,7 +173,7 @@ export const makeRowMethods = (db: Db): RowStorage => ({
               limit $6`,
             [datasetId, after, through, rowId, fieldId, limit],
           )
-          .pipe(Effect.map((rows) => rows.map(toRevision))),
+          .pipe(Effect.flatMap(allDecoded(toRevision))),
 
   // DISTINCT ON keeps each row's first revision in (row_id, sequence desc) order: its head as of
   // `asOf`; the revisions_row_timeline index serves the scan.
@@ -179,7 +191,13 @@ export const makeRowMethods = (db: Db): RowStorage => ({
               limit $4`,
             [datasetId, asOf, after, limit],
           )
-          .pipe(Effect.map((rows) => rows.map((row) => ({ rowKey: row.row_key, revision: toRevision(row) })))),
+          .pipe(
+            Effect.flatMap((rows) =>
+              Effect.forEach(rows, (row) =>
+                Effect.map(toRevision(row), (revision) => ({ rowKey: row.row_key, revision })),
+              ),
+            ),
+          ),
 
   lastSequence: (datasetId) =>
     !isUuid(datasetId)
@@ -194,12 +212,12 @@ export const makeRowMethods = (db: Db): RowStorage => ({
     return wanted.length === 0
       ? Effect.succeed([])
       : db
-          .query<{ document: SourceObservation }>(
+          .query<{ document: unknown }>(
             `select o.document from unnest($1::uuid[]) with ordinality as wanted(id, position)
                join observations o on o.id = wanted.id
               order by wanted.position`,
             [wanted],
           )
-          .pipe(Effect.map((rows) => rows.map((row) => row.document)));
+          .pipe(Effect.flatMap((rows) => Effect.forEach(rows, (row) => decodeObservation(row.document))));
   },
 });

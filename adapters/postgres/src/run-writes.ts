@@ -1,4 +1,4 @@
-import type { RunArtifact, RunEvidence, RunId, RunRecord } from "@gleaner/core";
+import { RunArtifact, type RunEvidence, type RunId, type RunRecord, storedDecoder } from "@gleaner/core";
 import { Effect } from "effect";
 import { iso, type Sql } from "./db.js";
 import { runValues } from "./records.js";
@@ -71,7 +71,7 @@ export const writeEvidence = (tx: Sql, runId: RunId, evidence: RunEvidence) =>
 export interface ArtifactRow {
   readonly run_id: string;
   readonly id: string;
-  readonly kind: "page";
+  readonly kind: string;
   readonly url: string;
   readonly content_type: string;
   readonly sha256: string;
@@ -83,15 +83,18 @@ export interface ArtifactRow {
 
 export const artifactColumns = "run_id, id, kind, url, content_type, sha256, size, truncated, body, created_at";
 
-export const toArtifact = (row: ArtifactRow): RunArtifact => ({
-  id: row.id,
-  runId: row.run_id as RunId,
-  kind: row.kind,
-  url: row.url,
-  contentType: row.content_type,
-  sha256: row.sha256,
-  size: row.size,
-  truncated: row.truncated,
-  body: row.body === null ? null : row.body.toString("utf8"),
-  createdAt: iso(row.created_at),
-});
+const decodeArtifact = storedDecoder(RunArtifact, "PostgreSQL", "artifact");
+
+export const toArtifact = (row: ArtifactRow) =>
+  decodeArtifact({
+    id: row.id,
+    runId: row.run_id,
+    kind: row.kind,
+    url: row.url,
+    contentType: row.content_type,
+    sha256: row.sha256,
+    size: row.size,
+    truncated: row.truncated,
+    body: row.body === null ? null : row.body.toString("utf8"),
+    createdAt: iso(row.created_at),
+  });

@@ -1,7 +1,7 @@
 import type { RunEvidence, RunStorage } from "@gleaner/core";
 import { Effect, Option } from "effect";
 import { acceptRun } from "./accept.js";
-import { conflictsOn, type Db, isUuid, runInProgress } from "./db.js";
+import { allDecoded, conflictsOn, type Db, firstDecoded, isUuid, runInProgress } from "./db.js";
 import { type RunRow, runColumns, runValues, toRun } from "./records.js";
 import { type ArtifactRow, artifactColumns, toArtifact, writeEvidence, writeRun } from "./run-writes.js";
 
@@ -20,7 +20,7 @@ export const makeRunMethods = (db: Db): RunStorage => ({
       ? Effect.succeed(Option.none())
       : db
           .query<RunRow>(`select ${runColumns} from runs where id = $1 and owner_id = $2`, [runId, ownerId])
-          .pipe(Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), toRun))),
+          .pipe(Effect.flatMap(firstDecoded(toRun))),
 
   listRuns: (datasetId, limit) =>
     !isUuid(datasetId)
@@ -30,7 +30,7 @@ export const makeRunMethods = (db: Db): RunStorage => ({
             `select ${runColumns} from runs where dataset_id = $1 order by queued_at desc, id desc limit $2`,
             [datasetId, limit],
           )
-          .pipe(Effect.map((rows) => rows.map(toRun))),
+          .pipe(Effect.flatMap(allDecoded(toRun))),
 
   // One conditional UPDATE: two workers claiming the same queued run cannot both get it.
   claimRun: (runId, startedAt, reclaimRunning) =>
@@ -43,14 +43,14 @@ export const makeRunMethods = (db: Db): RunStorage => ({
               returning ${runColumns}`,
             [runId, startedAt, reclaimRunning],
           )
-          .pipe(Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), toRun))),
+          .pipe(Effect.flatMap(firstDecoded(toRun))),
 
   finishRun: (run, evidence) =>
     db.transaction((tx) =>
       Effect.gen(function* () {
         const [current] = yield* tx.query<RunRow>(`select ${runColumns} from runs where id = $1 for update`, [run.id]);
         if (!current) return run;
-        if (current.status !== "running") return toRun(current);
+        if (current.status !== "running") return yield* toRun(current);
         yield* writeRun(tx, run);
         yield* writeEvidence(tx, run.id, evidence);
         return run;
@@ -96,7 +96,7 @@ export const makeRunMethods = (db: Db): RunStorage => ({
           );
           return Option.some<RunEvidence>({
             trace: evidence.trace,
-            artifacts: artifacts.map(toArtifact),
+            artifacts: yield* allDecoded(toArtifact)(artifacts),
             facts: evidence.facts,
             failures: evidence.failures,
             plan: evidence.plan ?? null,
@@ -133,5 +133,5 @@ export const makeRunMethods = (db: Db): RunStorage => ({
             `select ${artifactColumns} from run_artifacts where run_id = $1 and id = $2 order by position limit 1`,
             [runId, artifactId],
           )
-          .pipe(Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), toArtifact))),
+          .pipe(Effect.flatMap(firstDecoded(toArtifact))),
 });

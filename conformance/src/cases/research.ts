@@ -17,12 +17,12 @@ const phaseOrder = ["planning", "configure", "pin", "search", "read", "extract",
 
 /**
  * Research runs (docs/decisions/0014-research-runs.md) with scripted model answers in the replay
- * format, over a loopback fixture site and a loopback SearXNG. Search research runs on the suite's
- * main host, which gets the scripted model and the search engine through ctx.onMainHost,
- * so its jobs go through the set's queue (Agenda on the agenda set). Site research (no search
- * engine) and the no-model refusal need hosts configured otherwise: those use the set's store
- * with the in-process queue, since a second host consuming a shared durable queue would take the
- * main host's jobs.
+ * format, over a loopback fixture site and a loopback SearXNG. Every case runs on the set's store
+ * and the set's kind of queue (Agenda on the agenda sets). Search research runs on the suite's
+ * main host, which gets the scripted model and the search engine through ctx.onMainHost. Site
+ * research (no search engine) and the no-model refusal need hosts configured otherwise: each gets
+ * a queue of its own name from the set (`set.queue(name)`: its own Agenda table or collection),
+ * since hosts consuming one shared durable queue would take each other's jobs.
  */
 export const researchCases = (ctx: SuiteContext, set: AdapterSet): void => {
   let site: ResearchSite;
@@ -61,6 +61,7 @@ export const researchCases = (ctx: SuiteContext, set: AdapterSet): void => {
       startHost({
         overrides: {
           store: set.layer(),
+          ...(set.queue ? { queue: set.queue(withModel ? "research_site" : "research_modeless") } : {}),
           ...(set.parser ? { parser: set.parser() } : {}),
           ...(withModel ? { model: scripted } : {}),
         },
@@ -122,7 +123,7 @@ export const researchCases = (ctx: SuiteContext, set: AdapterSet): void => {
         expect(refused.body.error.details.map((d: Body) => d.path)).to.deep.equal(["/question"]);
       });
 
-      it("without a language model is 422 research_unavailable naming GLEANER_MODEL_URL", async () => {
+      it("without a language model is 422 research_unavailable naming GLEANER_MODEL_URL (a host on the set's queue)", async () => {
         const owner = await ownerOn(modelessHost);
         const dataset = (await owner.post("/v1/datasets", publishersDataset(site))).body.dataset;
         const refused = await owner.post(`/v1/datasets/${dataset.id}/runs`, { kind: "research" });
@@ -133,7 +134,7 @@ export const researchCases = (ctx: SuiteContext, set: AdapterSet): void => {
       });
     });
 
-    describe("site research over the declared pages", () => {
+    describe("site research over the declared pages (a host on the set's queue)", () => {
       let owner: Owner;
       let dataset: Body;
       let run: Body;
@@ -274,7 +275,7 @@ export const researchCases = (ctx: SuiteContext, set: AdapterSet): void => {
       });
     });
 
-    it("a blocked page fails coverage: nothing written, nothing charged", async () => {
+    it("a blocked page fails coverage on the set's queue: nothing written, nothing charged", async () => {
       const owner = await ownerOn(siteHost, 10);
       const dataset = await createDataset(owner, publishersDataset(site, true));
       const run = await research(owner, dataset.id);
@@ -331,6 +332,42 @@ export const researchCases = (ctx: SuiteContext, set: AdapterSet): void => {
       ]);
       const recipe = (await owner.get(`/v1/runs/${run.id}/artifacts`)).body.recipe;
       expect(recipe.searchEngine).to.equal("searxng");
+    });
+
+    it("search results we may not read (the SSRF guard, robots.txt) are not read; coverage accounts for them", async () => {
+      // A private address the guard refuses before connecting, and a page robots.txt disallows.
+      const unsafe = "http://10.255.255.1/publishers";
+      searxng.answer([
+        { url: site.page(1), title: "Publishers", content: "" },
+        { url: unsafe, title: "Internal publishers", content: "" },
+        { url: `${site.url}/private/publishers`, title: "Private publishers", content: "" },
+        { url: site.page(2), title: "More publishers", content: "" },
+      ]);
+      try {
+        const owner = await ctx.owner(10);
+        const dataset = await createDataset(owner, publishersDataset(site));
+        const run = await research(owner, dataset.id);
+        expect(run.status, JSON.stringify(run)).to.equal("succeeded");
+        expect(run.checks.find((c: Body) => c.checkId === "coverage").passed).to.equal(true);
+        expect(site.reads).to.deep.equal([]);
+        // Only the pages read are charged.
+        expect((await owner.get("/v1/usage")).body.balance).to.equal(8);
+        const trace = (await owner.get(`/v1/runs/${run.id}/trace`)).body.trace;
+        const reads = trace.steps.filter((s: Body) => s.phase === "read");
+        const refused = reads
+          .filter((s: Body) => s.status === "failed")
+          .map((s: Body) => [s.sourceUrl, s.readFailure.reason]);
+        expect(refused).to.have.deep.members([
+          [unsafe, "unsafe_target"],
+          [`${site.url}/private/publishers`, "robots_disallowed"],
+        ]);
+        expect(trace.steps.filter((s: Body) => s.phase === "extract").map((s: Body) => s.sourceUrl)).to.deep.equal([
+          site.page(1),
+          site.page(2),
+        ]);
+      } finally {
+        searxng.answer();
+      }
     });
   });
 };

@@ -5,6 +5,7 @@ import type { AddressInfo } from "node:net";
  * A small loopback site about publishers, for research runs: two article pages linked by a
  * "next" link, each with navigation and boilerplate around the article. Under /blocked/ the second
  * page answers 403. The same publisher appears under two names (Harbour & Finch Press, H&F Press).
+ * robots.txt disallows /private/, whose page a search result may still point at.
  */
 const layout = (title: string, article: string, next: string | null) => `<!doctype html>
 <html><head><title>${title}</title><script>var analytics = "Phantom House 99 titles";</script></head>
@@ -26,17 +27,24 @@ const pageTwo = `
 
 export interface ResearchSite {
   readonly url: string;
+  /** Paths under /private/ that were requested (robots.txt disallows them: none should be). */
+  readonly reads: ReadonlyArray<string>;
   /** Page n (1 or 2) of the open site, or of the blocked one. */
   readonly page: (n: 1 | 2, blocked?: boolean) => string;
   readonly close: () => Promise<void>;
 }
 
 export const startResearchSite = async (): Promise<ResearchSite> => {
+  const reads: string[] = [];
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     const path = req.url ?? "/";
     const html = (body: string) => res.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end(body);
     if (path === "/robots.txt")
-      return res.writeHead(200, { "content-type": "text/plain" }).end("User-agent: *\nAllow: /\n");
+      return res.writeHead(200, { "content-type": "text/plain" }).end("User-agent: *\nDisallow: /private/\n");
+    if (path === "/private/publishers") {
+      reads.push(path);
+      return html(layout("Private publishers", pageTwo, null));
+    }
     const match = /^\/(open|blocked)\/publishers\/([12])$/.exec(path);
     if (!match) return res.writeHead(404).end("Not found");
     const [, set, n] = match;
@@ -49,6 +57,7 @@ export const startResearchSite = async (): Promise<ResearchSite> => {
   const url = `http://127.0.0.1:${port}`;
   return {
     url,
+    reads,
     page: (n, blocked = false) => `${url}/${blocked ? "blocked" : "open"}/publishers/${n}`,
     close: () =>
       new Promise<void>((resolve) => {
@@ -58,9 +67,12 @@ export const startResearchSite = async (): Promise<ResearchSite> => {
   };
 };
 
-/** A loopback server answering SearXNG's `/search?format=json` with fixed results. */
-export const startSearxngStub = async (results: ReadonlyArray<{ url: string; title: string; content: string }>) => {
+type SearchResult = { url: string; title: string; content: string };
+
+/** A loopback server answering SearXNG's `/search?format=json` with the results set (`answer`). */
+export const startSearxngStub = async (initial: ReadonlyArray<SearchResult>) => {
   const queries: string[] = [];
+  let results = initial;
   const server = createServer((req, res) => {
     const url = new URL(req.url ?? "/", "http://localhost");
     if (url.pathname !== "/search" || url.searchParams.get("format") !== "json") return res.writeHead(403).end();
@@ -74,6 +86,10 @@ export const startSearxngStub = async (results: ReadonlyArray<{ url: string; tit
   return {
     url: `http://127.0.0.1:${port}`,
     queries,
+    /** Answers every later query with `next` (the initial results when called without). */
+    answer: (next: ReadonlyArray<SearchResult> = initial) => {
+      results = next;
+    },
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

@@ -1,61 +1,71 @@
 import { Clock, Effect } from "effect";
 import { Storage } from "../ports/storage.js";
-import type { AcceptanceOutcome, RunPlanRecord, RunRecord } from "../run-domain.js";
+import type { AcceptanceOutcome, RunEvidence, RunPlanRecord, RunRecord } from "../run-domain.js";
+import type { DatasetColumn } from "../schema/column.js";
 import { newId } from "../schema/ids.js";
-import type { CheckResult } from "../schema/run.js";
-import { observePages, runEvidence } from "./evidence.js";
-import { iso, type Pinned, traceOf } from "./phases.js";
-import type { ReadOutcome } from "./read.js";
+import type { SourceObservation } from "../schema/row.js";
+import type { CheckResult, RunTraceStep } from "../schema/run.js";
+import { isoAt } from "../time.js";
+import type { ExtractedRecord } from "./extract.js";
 import { reconcilePhase } from "./reconcile.js";
-import type { TraceRecorder } from "./trace.js";
 
 const maxAcceptAttempts = 5;
 
+/** The accept step that ends the stored trace: `succeeded` when accepted, `failed` when held. */
+export type AcceptStep = Omit<RunTraceStep, "stepId" | "attemptId">;
+
+/**
+ * What both run kinds hand the accept phase. What differs between a deterministic and a research
+ * run is passed in: how its pages become observations (parsed pages or model pages), its evidence
+ * and its trace (a research trace carries the harness version).
+ */
 export interface AcceptInput {
   readonly run: RunRecord;
-  readonly pinned: Pinned;
-  readonly read: ReadOutcome;
+  readonly schemaVersion: number;
+  readonly columns: ReadonlyArray<DatasetColumn>;
+  readonly records: ReadonlyArray<ExtractedRecord>;
   readonly checks: ReadonlyArray<CheckResult>;
   readonly plan: RunPlanRecord;
-  readonly recorder: TraceRecorder;
+  /** Distinct pages the run read and checked: what it is charged, one credit each. */
+  readonly pages: number;
+  /** One observation per page read, observed at `completedAt`. */
+  readonly observe: (completedAt: string) => ReadonlyArray<SourceObservation>;
+  /** The trace as stored, ending with the accept step. */
+  readonly trace: (completedAt: string, step: AcceptStep) => RunEvidence["trace"];
+  /** The evidence stored with the run, around the given trace and plan. */
+  readonly evidence: (completedAt: string, trace: RunEvidence["trace"], plan: RunPlanRecord) => RunEvidence;
 }
 
 /**
- * accept: reconcile against the current rows and hand the store one acceptance; recompute when an
- * edit slipped in between (RowsChanged). The accept step is `succeeded` in the evidence stored
- * with an accepted run and `failed` in the evidence stored with a held one.
+ * accept, for every kind of run: reconcile against the current rows and hand the store one
+ * acceptance (Storage.acceptRun: rows, revisions, observations, one credit per distinct page,
+ * held when unpaid); recompute when an edit slipped in between (RowsChanged). The plan records the
+ * reconciliation; the accept step is `succeeded` in the evidence stored with an accepted run and
+ * `failed` in the evidence stored with a held one.
  * Returns the store's outcome, or "exhausted" when rows kept changing.
  */
 export const acceptPhase = Effect.fn("run.accept")(function* (input: AcceptInput) {
   const storage = yield* Storage;
-  const { run, pinned, read, checks, recorder } = input;
-  const pages = new Set(read.pages.map((p) => p.page.finalUrl)).size;
+  const { run, checks, pages } = input;
   for (let attempt = 1; attempt <= maxAcceptAttempts; attempt++) {
     const started = yield* Clock.currentTimeMillis;
-    const completedAt = iso(started);
-    const observations = observePages(read, run.datasetId, run.id, completedAt);
-    const observationByPage = new Map(observations.map((o) => [o.sourceUrl, o.id]));
+    const completedAt = isoAt(started);
+    const observations = input.observe(completedAt);
     const current = yield* storage.loadRows(run.datasetId);
     const reconciliation = yield* reconcilePhase({
       datasetId: run.datasetId,
       runId: run.id,
-      schemaVersion: pinned.schemaVersion,
-      columns: pinned.columns,
+      schemaVersion: input.schemaVersion,
+      columns: input.columns,
       current,
-      records: read.records,
-      observationByPage,
+      records: input.records,
+      observationByPage: new Map(observations.map((o) => [o.sourceUrl, o.id])),
       now: completedAt,
     });
     const plan: RunPlanRecord = { ...input.plan, reconciliation: reconciliation.record, pagesToCharge: pages };
     const durationMs = Math.max(0, Math.round((yield* Clock.currentTimeMillis) - started));
     const step = { phase: "accept" as const, startedAt: completedAt, durationMs };
-    const evidence = runEvidence(
-      read,
-      run.id,
-      completedAt,
-      traceOf(run, recorder, completedAt, { ...step, status: "succeeded" }),
-      plan,
-    );
+    const evidence = input.evidence(completedAt, input.trace(completedAt, { ...step, status: "succeeded" }), plan);
     const outcome: AcceptanceOutcome = yield* storage.acceptRun({
       run: {
         ...run,
@@ -78,7 +88,7 @@ export const acceptPhase = Effect.fn("run.accept")(function* (input: AcceptInput
       observations,
       charge: { ownerId: run.ownerId, pages, entryId: newId() },
       evidence,
-      heldEvidence: { ...evidence, trace: traceOf(run, recorder, completedAt, { ...step, status: "failed" }) },
+      heldEvidence: { ...evidence, trace: input.trace(completedAt, { ...step, status: "failed" }) },
     });
     if (outcome._tag !== "RowsChanged") {
       const held = outcome._tag === "Held";

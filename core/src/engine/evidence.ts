@@ -1,25 +1,44 @@
-import type { RecordFact, RunArtifact, RunEvidence, RunPlanRecord } from "../run-domain.js";
+import type { RecordedFailure, RecordFact, RunArtifact, RunEvidence, RunPlanRecord } from "../run-domain.js";
 import { type DatasetId, newId, type ObservationId, type RunId } from "../schema/ids.js";
 import type { SourceObservation } from "../schema/row.js";
 import type { ReadOutcome } from "./read.js";
 
 export const artifactBodyLimit = 64 * 1024;
 
-/** Page observations (one per page read) with their content digests and item entries. */
-export const observePages = (read: ReadOutcome, datasetId: DatasetId, runId: RunId, now: string) =>
-  read.pages.map(
+/** A page read, as its observation cites it: where, its content digest and its entries. */
+export interface ObservedPage {
+  readonly url: string;
+  readonly sha256: string;
+  readonly entries: SourceObservation["entries"];
+}
+
+/**
+ * One observation per page read, `method` saying what read it: the parser (deterministic runs)
+ * or a language model (research runs, whose entries are entity names and kept quotes).
+ */
+export const observePages = (
+  pages: ReadonlyArray<ObservedPage>,
+  method: NonNullable<SourceObservation["method"]>,
+  run: { readonly datasetId: DatasetId; readonly id: RunId },
+  now: string,
+) =>
+  pages.map(
     (p): SourceObservation => ({
       id: newId<ObservationId>(),
-      sourceUrl: p.page.finalUrl,
+      sourceUrl: p.url,
       observedAt: now,
       contentDigest: `sha256:${p.sha256}`,
       entries: p.entries,
-      datasetId,
-      runId,
-      pageKey: p.page.finalUrl,
-      method: "deterministic",
+      datasetId: run.datasetId,
+      runId: run.id,
+      pageKey: p.url,
+      method,
     }),
   );
+
+/** The pages a deterministic run parsed, as observed pages. */
+export const parsedPages = (read: ReadOutcome): ReadonlyArray<ObservedPage> =>
+  read.pages.map((p) => ({ url: p.page.finalUrl, sha256: p.sha256, entries: p.entries }));
 
 /** Artifacts, facts and failures of a run: what diagnostics and the artifact endpoints show. */
 export const runEvidence = (
@@ -56,7 +75,12 @@ export const runEvidence = (
       raw: cell.raw,
     })),
   }));
-  const failures = read.failures.map((f) => ({
+  return { trace, artifacts, facts, failures: recordedFailures(read.failures), plan };
+};
+
+/** Reads that did not yield a page, as recorded for diagnostics (stage `retrieval`). */
+export const recordedFailures = (failures: ReadOutcome["failures"]): RecordedFailure[] =>
+  failures.map((f) => ({
     stage: "retrieval",
     code: f.failure.reason,
     detail: f.message,
@@ -64,5 +88,3 @@ export const runEvidence = (
     stepId: f.stepId,
     status: f.failure.status,
   }));
-  return { trace, artifacts, facts, failures, plan };
-};

@@ -10,7 +10,7 @@ import { newId } from "../schema/ids.js";
 import type { CheckResult } from "../schema/run.js";
 import { nowIso } from "../time.js";
 import { acceptPhase } from "./accept.js";
-import { runEvidence } from "./evidence.js";
+import { observePages, parsedPages, runEvidence } from "./evidence.js";
 import { emptyPlan, pinnedRecipe, pinPhase, traceOf, validatePhase } from "./phases.js";
 import { type ReadOutcome, readSource } from "./read.js";
 import { executeResearchRun } from "./research/execute.js";
@@ -83,7 +83,18 @@ const runPhases = Effect.fn("run.phases")(function* (run: RunRecord, recorder: T
     return yield* finish({ status: "failed", checks, error, read, plan: { ...plan, knownRowIds } });
   }
 
-  const accepted = yield* acceptPhase({ run, pinned: pinned.value, read, checks, plan, recorder });
+  const accepted = yield* acceptPhase({
+    run,
+    schemaVersion: pinned.value.schemaVersion,
+    columns,
+    records: read.records,
+    checks,
+    plan,
+    pages: new Set(read.pages.map((p) => p.page.finalUrl)).size,
+    observe: (at) => observePages(parsedPages(read), "deterministic", run, at),
+    trace: (at, step) => traceOf(run, recorder, at, step),
+    evidence: (at, trace, accepted) => runEvidence(read, run.id, at, trace, accepted),
+  });
   if (accepted !== "exhausted") return accepted;
   const error = "Rows kept changing while the run was accepted; run it again.";
   return yield* finish({ status: "failed", checks, error, read, plan });

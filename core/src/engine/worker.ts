@@ -4,6 +4,7 @@ import type { DocumentParser } from "../ports/document-parser.js";
 import type { Fetcher } from "../ports/fetcher.js";
 import { RunQueue, type RunJob } from "../ports/run-queue.js";
 import { Storage } from "../ports/storage.js";
+import { isoAt } from "../time.js";
 import { emptyTrace } from "../usecases/runs.js";
 import { executeRun } from "./execute.js";
 
@@ -24,7 +25,7 @@ const wallClock = Clock.make();
 const finishOverdue = (job: RunJob, deadlineMs: number) =>
   Effect.gen(function* () {
     const storage = yield* Storage;
-    const now = new Date(yield* Clock.currentTimeMillis).toISOString();
+    const now = isoAt(yield* Clock.currentTimeMillis);
     // The interrupted delivery left the run `running`: reclaim it to get its record, then finish it.
     const claimed = yield* storage.claimRun(job.runId, now, true);
     if (Option.isNone(claimed)) return;

@@ -1,33 +1,34 @@
-import { Context, type Effect, type Scope } from "effect";
+import { Context, type Effect, Schema, type Scope } from "effect";
 import type { QueueUnavailable } from "../errors.js";
-import type { DatasetId, OwnerId, RunId } from "../schema/ids.js";
-import type { RunKind } from "../schema/research.js";
+import { DatasetId, OwnerId, RunId } from "../schema/ids.js";
+import { RunKind } from "../schema/research.js";
 
-/** A run job: the run record is stored first; the job only points at it. */
-export interface RunJob {
-  readonly runId: RunId;
-  readonly datasetId: DatasetId;
+/**
+ * A run job: the run record is stored first; the job only points at it. A schema, so a durable
+ * queue decodes the jobs it stored instead of casting them.
+ */
+export const RunJob = Schema.Struct({
+  runId: RunId,
+  datasetId: DatasetId,
   /** `research` for a model-assisted run; absent means deterministic (jobs queued before research). */
-  readonly kind?: RunKind;
+  kind: Schema.optional(RunKind),
   /**
    * The run's owner, for fair scheduling: a queue serves owners in turn rather than first come
    * first served, so one owner's burst cannot delay everyone else. Absent on jobs enqueued before
    * it existed; those share one turn.
    */
-  readonly ownerId?: OwnerId;
-}
+  ownerId: Schema.optional(OwnerId),
+});
+export type RunJob = typeof RunJob.Type;
 
 /**
  * Delivers run jobs to workers. Delivery is at least once: a job may arrive twice or again after
  * a crash, and the engine makes that harmless (it claims the run and guards acceptance on the
  * run's state). Adapters: @gleaner/memory (in process), @gleaner/agenda (durable).
  */
-/** A recurring routine: run the dataset on its cron schedule. */
-export interface Routine {
-  readonly datasetId: DatasetId;
-  readonly ownerId: OwnerId;
-  readonly cron: string;
-}
+/** A recurring routine: run the dataset on its cron schedule (also what a store lists as active). */
+export const Routine = Schema.Struct({ datasetId: DatasetId, ownerId: OwnerId, cron: Schema.String });
+export type Routine = typeof Routine.Type;
 
 /** One firing of a routine, at the occurrence time it was due. */
 export interface RoutineTick extends Routine {

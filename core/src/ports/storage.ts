@@ -14,6 +14,7 @@ import type {
 } from "../run-domain.js";
 import type { DatasetId, ObservationId, OwnerId, RevisionId, RowId, RunId } from "../schema/ids.js";
 import type { RowStatus, SourceObservation } from "../schema/row.js";
+import type { Routine } from "./run-queue.js";
 
 export interface OwnerActivity {
   readonly datasets: number;
@@ -57,10 +58,7 @@ export interface StorageService {
   readonly updateDataset: (next: DatasetRecord) => Effect.Effect<void, Conflict | StorageFailure>;
 
   /** Datasets whose routine is active (scheduleState.status `active`), across owners. */
-  readonly listActiveRoutines: () => Effect.Effect<
-    ReadonlyArray<{ readonly datasetId: DatasetId; readonly ownerId: OwnerId; readonly cron: string }>,
-    StorageFailure
-  >;
+  readonly listActiveRoutines: () => Effect.Effect<ReadonlyArray<Routine>, StorageFailure>;
 
   // ---- runs -------------------------------------------------------------------------------
 

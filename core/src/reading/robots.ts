@@ -1,5 +1,6 @@
 import robotsParserModule from "robots-parser";
 import type { ReadFailureReason } from "../schema/run.js";
+import { isoAt } from "../time.js";
 import { ROBOTS_PRODUCT_TOKEN } from "./user-agent.js";
 
 /**
@@ -122,7 +123,7 @@ export class RobotsCache {
       this.evictOldest(this.failures, origin);
       this.failures.set(origin, failures);
       age = robotsFailureMaxAgeMs(failures);
-      const again = new Date(now + age).toISOString();
+      const again = isoAt(now + age);
       stored = {
         ...rules,
         why: `${rules.why}; failure ${failures} in a row, robots.txt is asked again after ${again}`,

@@ -1,7 +1,8 @@
 import { type AllowList, checkUrl } from "../reading/target-policy.js";
 import type { ErrorDetail } from "../errors.js";
-import type { ColumnInput } from "../schema/column.js";
+import type { ColumnInput, DatasetColumn } from "../schema/column.js";
 import type { CreateDatasetRequest } from "../schema/dataset.js";
+import { type FieldId, newId } from "../schema/ids.js";
 import type { Source } from "../schema/source.js";
 import { unsupportedSelectorPart } from "./selector.js";
 
@@ -147,3 +148,14 @@ export const sourceTargetProblems = (request: CreateDatasetRequest, allow: Allow
   }
   return problems;
 };
+
+/** A column as first stored, from its input: a fresh field id, the label defaulting to the name. */
+export const newColumn = (input: ColumnInput): DatasetColumn => ({
+  id: newId<FieldId>(),
+  label: input.label ?? input.name,
+  ownership: input.ownership,
+  name: input.name,
+  type: input.type,
+  key: input.key,
+  ...(input.description !== undefined ? { description: input.description } : {}),
+});

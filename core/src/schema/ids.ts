@@ -20,6 +20,15 @@ export type SchemaId = typeof SchemaId.Type;
 export const LedgerEntryId = Schema.UUID.pipe(Schema.brand("LedgerEntryId"));
 export type LedgerEntryId = typeof LedgerEntryId.Type;
 
+const canonicalUuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/**
+ * Whether a string is an id as Gleaner writes them: a UUID in canonical lower-case form. Stores
+ * answer "not found" for anything else without asking the database, as the memory store's string
+ * comparison does (another spelling of an id never names a record).
+ */
+export const isCanonicalUuid = (value: string): boolean => canonicalUuid.test(value);
+
 /** A fresh v4 UUID from the platform's Web Crypto (present in Node, Deno, Bun and browsers). */
 export const newId = <A extends string = string>(): A => globalThis.crypto.randomUUID() as string as A;
 

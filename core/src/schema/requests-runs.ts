@@ -1,4 +1,5 @@
 import { Schema } from "effect";
+import { RunKind } from "./research.js";
 
 /**
  * Endpoint 10's optional body (an extension of SPEC.md, which sends none): no body, or `{}`, is a
@@ -6,7 +7,7 @@ import { Schema } from "effect";
  */
 export const CreateRunRequest = Schema.Struct({
   kind: Schema.optional(
-    Schema.Literal("deterministic", "research").annotations({
+    RunKind.annotations({
       description: "`deterministic` (the default) runs the declared source; `research` is a model-assisted run.",
     }),
   ),

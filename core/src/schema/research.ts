@@ -2,7 +2,8 @@ import { Schema } from "effect";
 import { ColumnType } from "./column.js";
 
 /** What a run does: the `kind` of endpoint 10's optional body (CreateRunRequest in requests-runs.ts). */
-export type RunKind = "deterministic" | "research";
+export const RunKind = Schema.Literal("deterministic", "research");
+export type RunKind = typeof RunKind.Type;
 
 export const EntityKind = Schema.Literal("company", "person", "product", "event", "trend", "other");
 export type EntityKind = typeof EntityKind.Type;

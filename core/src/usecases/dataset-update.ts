@@ -2,11 +2,11 @@ import { Effect } from "effect";
 import type { DatasetRecord } from "../domain.js";
 import { Conflict, type ErrorDetail, ValidationError } from "../errors.js";
 import { cronProblem } from "../rules/cron.js";
-import { columnProblems } from "../rules/dataset-rules.js";
+import { columnProblems, newColumn } from "../rules/dataset-rules.js";
 import { scheduleView } from "../rules/schedule-state.js";
 import type { ColumnInput, DatasetColumn } from "../schema/column.js";
 import type { UpdateDatasetRequest } from "../schema/dataset.js";
-import { type FieldId, newId, type SchemaId } from "../schema/ids.js";
+import { newId, type SchemaId } from "../schema/ids.js";
 
 const fail = (details: ErrorDetail[]) =>
   Effect.fail(
@@ -30,15 +30,7 @@ const evolveColumns = (
       if (input.ownership !== "user") {
         problems.push({ path: `${path}/ownership`, message: 'a new column must have ownership "user"' });
       }
-      next.push({
-        id: newId<FieldId>(),
-        label: input.label ?? input.name,
-        ownership: input.ownership,
-        name: input.name,
-        type: input.type,
-        key: input.key,
-        ...(input.description !== undefined ? { description: input.description } : {}),
-      });
+      next.push(newColumn(input));
       return;
     }
     const existing = current.find((c) => c.id === input.id);

@@ -5,11 +5,11 @@ import { ValidationError } from "../errors.js";
 import { Storage } from "../ports/storage.js";
 import { checkDatasetLimit } from "./owner-limits.js";
 import { CursorSecret, decodeCursor, encodeCursor } from "../rules/cursor.js";
-import { createDatasetProblems, sourceTargetProblems } from "../rules/dataset-rules.js";
+import { createDatasetProblems, newColumn, sourceTargetProblems } from "../rules/dataset-rules.js";
 import { AllowedTargets } from "../reading/allowed-targets.js";
 import type { DatasetColumn } from "../schema/column.js";
 import { CreateDatasetRequest, Dataset, DatasetListQuery, UpdateDatasetRequest } from "../schema/dataset.js";
-import { type DatasetId, type FieldId, newId, type OwnerId, type SchemaId } from "../schema/ids.js";
+import { type DatasetId, newId, type OwnerId, type SchemaId } from "../schema/ids.js";
 import { nowIso } from "../time.js";
 import { applyDatasetUpdate } from "./dataset-update.js";
 import { findDataset } from "./find-dataset.js";
@@ -32,15 +32,7 @@ export const createDataset = (ownerId: OwnerId, body: unknown) =>
     if (problems.length > 0) return yield* Effect.fail(invalid(problems));
     const now = yield* nowIso;
     const id = newId<DatasetId>();
-    const columns: DatasetColumn[] = request.columns.map((c) => ({
-      id: newId<FieldId>(),
-      label: c.label ?? c.name,
-      ownership: c.ownership,
-      name: c.name,
-      type: c.type,
-      key: c.key,
-      ...(c.description !== undefined ? { description: c.description } : {}),
-    }));
+    const columns: DatasetColumn[] = request.columns.map(newColumn);
     const record: DatasetRecord = {
       id,
       ownerId,

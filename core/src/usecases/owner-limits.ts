@@ -2,6 +2,7 @@ import { Clock, Context, Effect } from "effect";
 import { RateLimited } from "../errors.js";
 import { Storage } from "../ports/storage.js";
 import type { OwnerId } from "../schema/ids.js";
+import { isoAt } from "../time.js";
 
 /**
  * Per-owner limits that keep one owner from monopolising the workers or the store: failed runs
@@ -32,7 +33,7 @@ const datasetRetrySeconds = 3600;
 export const checkRunLimits = Effect.fn("OwnerLimits.checkRunLimits")(function* (ownerId: OwnerId) {
   const limits = yield* OwnerLimits;
   const now = yield* Clock.currentTimeMillis;
-  const activity = yield* (yield* Storage).ownerActivity(ownerId, new Date(now - hourMs).toISOString());
+  const activity = yield* (yield* Storage).ownerActivity(ownerId, isoAt(now - hourMs));
   if (activity.activeRuns >= limits.maxActiveRuns) {
     return yield* new RateLimited({
       message: `You have ${activity.activeRuns} runs queued or running, the most allowed at once (${limits.maxActiveRuns}); wait for one to finish.`,
@@ -52,7 +53,7 @@ export const checkRunLimits = Effect.fn("OwnerLimits.checkRunLimits")(function* 
 export const checkDatasetLimit = Effect.fn("OwnerLimits.checkDatasetLimit")(function* (ownerId: OwnerId) {
   const limits = yield* OwnerLimits;
   const now = yield* Clock.currentTimeMillis;
-  const activity = yield* (yield* Storage).ownerActivity(ownerId, new Date(now).toISOString());
+  const activity = yield* (yield* Storage).ownerActivity(ownerId, isoAt(now));
   if (activity.datasets >= limits.maxDatasets) {
     return yield* new RateLimited({
       message: `You have ${activity.datasets} datasets, the most allowed (${limits.maxDatasets}).`,

@@ -3,8 +3,11 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
+import { makeClient, publishersDataset, type ResearchSite, scriptFor, startResearchSite } from "@gleaner/conformance";
+import { LanguageModel, replayLanguageModel } from "@gleaner/core";
 import { MemoryStoreLive } from "@gleaner/memory";
 import { expect } from "chai";
+import { Layer } from "effect";
 import { pino } from "pino";
 import { type RunningHost, startHost } from "@gleaner/koa";
 
@@ -142,5 +145,44 @@ describe("gleaner runs start --watch / runs watch", function () {
     );
     expect(failure?.code).to.equal(1);
     expect(failure?.stderr).to.contain("GLEANER_API_KEY is not set");
+  });
+});
+
+describe("gleaner runs start --research --watch", function () {
+  this.timeout(60_000);
+  let host: RunningHost;
+  let site: ResearchSite;
+  before(async () => {
+    site = await startResearchSite();
+    // The scripted model answers in the replay format (no language model runs here).
+    host = await startHost({
+      overrides: {
+        store: MemoryStoreLive,
+        model: Layer.succeed(LanguageModel, replayLanguageModel(scriptFor(site), "scripted-model-1")),
+      },
+      config: { port: 0, host: "127.0.0.1", allowPrivateTargets: ["127.0.0.1/32"] },
+      logger: pino({ level: "silent" }),
+    });
+  });
+  after(async () => {
+    await host.close();
+    await site.close();
+  });
+
+  it("starts a research run of the dataset's question and watches it to the end, exit 0", async () => {
+    const key = await host.createKey("researcher", 10);
+    const client = makeClient(host.url, key);
+    const datasetId = (await client.post("/v1/datasets", publishersDataset(site))).body.dataset.id as string;
+    const env = { ...process.env, GLEANER_URL: host.url, GLEANER_API_KEY: key };
+    const { stdout } = await run(process.execPath, [bin, "runs", "start", datasetId, "--research", "--watch"], { env });
+    expect(stdout).to.match(/^Run [0-9a-f-]{36} queued \(balance 10 credits\)\.$/m);
+    expect(stdout, stdout).to.match(/^Run [0-9a-f-]{36} succeeded: 3 new, 0 changed, 0 gone\.$/m);
+    expect(stdout).to.match(/^ {2}✓ identity/m);
+    const runId = /^Run ([0-9a-f-]{36}) queued/m.exec(stdout)![1]!;
+    // A research run, not the deterministic one: its artifacts carry the pinned research recipe.
+    const artifacts = (await client.get(`/v1/runs/${runId}/artifacts`)).body;
+    expect(artifacts.recipe.model).to.deep.equal({ provider: "replay", modelId: "scripted-model-1" });
+    const rows = (await client.get(`/v1/datasets/${datasetId}/rows`)).body.data as Array<{ identity: unknown }>;
+    expect(rows.every((row) => row.identity !== null)).to.equal(true);
   });
 });

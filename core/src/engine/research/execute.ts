@@ -5,26 +5,34 @@ import { MainTextReader } from "../../ports/main-text.js";
 import type { RunJob } from "../../ports/run-queue.js";
 import { SearchEngine, type SearchResult } from "../../ports/search-engine.js";
 import { Storage } from "../../ports/storage.js";
+import { blockingReasons } from "../../reading/refusals.js";
 import type { RecordFact, RunArtifact, RunEvidence, RunPlanRecord } from "../../run-domain.js";
 import { ExtractionOutput, ResearchPlan, type ResearchRecipe } from "../../schema/research.js";
 import { newId } from "../../schema/ids.js";
+import { isoAt as iso, nowIso } from "../../time.js";
 import type { CheckResult } from "../../schema/run.js";
 import { emptyPlan, type Pinned, pinnedRecipe } from "../phases.js";
+import { acceptPhase } from "../accept.js";
+import { observePages, recordedFailures } from "../evidence.js";
 import { TraceRecorder } from "../trace.js";
-import { acceptResearch } from "./accept.js";
 import { recordArtifact } from "./artifacts.js";
 import { ask, describeModelFailure } from "./ask.js";
 import { researchChecks } from "./checks.js";
 import { mergeCandidates } from "./merge.js";
-import { extractionMessages, extractionSchema, maxQueries, planningMessages, planningSchema } from "./prompts.js";
+import {
+  extractionMessages,
+  extractionSchema,
+  maxQueries,
+  maxRowsPerPage,
+  planningMessages,
+  planningSchema,
+} from "./prompts.js";
 import { candidateUrls, type ResearchRead, readResults, readSite } from "./read.js";
 import { pinRecipe } from "./recipe.js";
 import { researchTrace } from "./trace.js";
 import { type Candidate, type PageValidation, validatePage, validationFailures } from "./validate.js";
 
-const refusals = new Set(["challenge", "forbidden", "rate_limited", "login_redirect", "empty_body"]);
 const resultsPerQuery = 10;
-const iso = (ms: number) => new Date(ms).toISOString();
 const isModelFailure = (e: unknown): e is ModelFailure =>
   typeof e === "object" &&
   e !== null &&
@@ -49,7 +57,7 @@ interface Recorded {
  */
 export const executeResearchRun = Effect.fn("run.research")(function* (job: RunJob, redelivered: boolean) {
   const storage = yield* Storage;
-  const claimed = yield* storage.claimRun(job.runId, iso(yield* Clock.currentTimeMillis), redelivered);
+  const claimed = yield* storage.claimRun(job.runId, yield* nowIso, redelivered);
   if (Option.isNone(claimed)) return;
   const run = claimed.value;
   // The trace is published while the run works, like a deterministic run's.
@@ -75,11 +83,10 @@ export const executeResearchRun = Effect.fn("run.research")(function* (job: RunJ
     recipe: recorded.recipe && { ...recorded.recipe, usage: { ...usage } },
     trace: researchTrace(run, recorder, completedAt),
   });
-  const now = Effect.map(Clock.currentTimeMillis, iso);
 
   const finish = (status: "failed" | "blocked" | "held", checks: CheckResult[], error: string) =>
     Effect.gen(function* () {
-      const completedAt = yield* now;
+      const completedAt = yield* nowIso;
       return yield* storage.finishRun({ ...run, status, checks, error, completedAt }, evidence(completedAt));
     });
 
@@ -133,7 +140,7 @@ export const executeResearchRun = Effect.fn("run.research")(function* (job: RunJ
         source.url,
         JSON.stringify(planned.raw),
         "application/json",
-        yield* now,
+        yield* nowIso,
       ),
     );
 
@@ -172,20 +179,11 @@ export const executeResearchRun = Effect.fn("run.research")(function* (job: RunJ
     } else {
       read = yield* readSite(source, dataset.columns, recorder, reader.value);
     }
-    recorded.failures.push(
-      ...read.failures.map((f) => ({
-        stage: "retrieval",
-        code: f.failure.reason,
-        detail: f.message,
-        url: f.url,
-        stepId: f.stepId,
-        status: f.failure.status,
-      })),
-    );
+    recorded.failures.push(...recordedFailures(read.failures));
     if (
       read.pages.length === 0 &&
       read.failures.length > 0 &&
-      read.failures.every((f) => refusals.has(f.failure.reason))
+      read.failures.every((f) => blockingReasons.has(f.failure.reason))
     ) {
       const first = read.failures[0];
       const coverage = {
@@ -212,7 +210,7 @@ export const executeResearchRun = Effect.fn("run.research")(function* (job: RunJ
     const candidates: Candidate[] = [];
     for (const page of read.pages) {
       recorded.artifacts.push(
-        yield* recordArtifact(run.id, "cleaned page text", page.url, page.text, "text/plain", yield* now),
+        yield* recordArtifact(run.id, "cleaned page text", page.url, page.text, "text/plain", yield* nowIso),
       );
       const started = yield* Clock.currentTimeMillis;
       const extracted = yield* Effect.either(
@@ -241,7 +239,7 @@ export const executeResearchRun = Effect.fn("run.research")(function* (job: RunJ
       recorder.add({
         phase: "extract",
         status: "succeeded",
-        candidateRows: Math.min(25, rows),
+        candidateRows: Math.min(maxRowsPerPage, rows),
         ...(yield* timing()),
       });
       recorded.artifacts.push(
@@ -251,7 +249,7 @@ export const executeResearchRun = Effect.fn("run.research")(function* (job: RunJ
           page.url,
           JSON.stringify(extracted.right.raw),
           "application/json",
-          yield* now,
+          yield* nowIso,
         ),
       );
       const validationStarted = yield* Clock.currentTimeMillis;
@@ -293,17 +291,27 @@ export const executeResearchRun = Effect.fn("run.research")(function* (job: RunJ
     if (failed.length > 0) {
       return yield* finish("failed", checks, failed.map((c) => `${c.checkId}: ${c.message ?? "failed"}`).join(" | "));
     }
-    const accepted = yield* acceptResearch({
+    const accepted = yield* acceptPhase({
       run,
-      dataset,
-      checks,
+      schemaVersion: dataset.schemaVersion,
+      columns: dataset.columns,
       records,
-      pages: checked,
-      recorder,
-      evidence,
+      checks,
       plan: recorded.plan,
+      pages: new Set(checked.map((p) => p.url)).size,
+      observe: (at) =>
+        observePages(
+          checked.map((p) => ({ url: p.url, sha256: p.sha256, entries: p.validation.entries })),
+          "model",
+          run,
+          at,
+        ),
+      trace: (at, step) => researchTrace(run, recorder, at, step),
+      evidence: (at, trace, plan) => ({ ...evidence(at), trace, plan }),
     });
-    if (!accepted) yield* finish("failed", checks, "Rows kept changing while the run was accepted; run it again.");
+    if (accepted === "exhausted") {
+      yield* finish("failed", checks, "Rows kept changing while the run was accepted; run it again.");
+    }
   });
 
   yield* work.pipe(

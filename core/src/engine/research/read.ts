@@ -3,6 +3,7 @@ import { Fetcher } from "../../ports/fetcher.js";
 import type { MainTextReaderService } from "../../ports/main-text.js";
 import type { DatasetColumn } from "../../schema/column.js";
 import type { Source } from "../../schema/source.js";
+import { isoAt } from "../../time.js";
 import type { Coverage } from "../checks.js";
 import { sha256Hex } from "../../digest.js";
 import { type ReadOutcome, readSource } from "../read.js";
@@ -75,7 +76,7 @@ export const readResults = Effect.fn("research.readResults")(function* (
       fetcher.read({ url, render: source.render, proxy: source.proxy, ignoreRobots: false }),
     );
     const timing = {
-      startedAt: new Date(started).toISOString(),
+      startedAt: isoAt(started),
       durationMs: Math.max(0, Math.round((yield* Clock.currentTimeMillis) - started)),
       sourceUrl: url.slice(0, 2048),
     };
