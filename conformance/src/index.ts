@@ -7,3 +7,4 @@ export { type ParserUnderTest, parserContract } from "./parser-contract.js";
 export { type StoreUnderTest, storeContract } from "./store/contract.js";
 export * from "./store/fixtures.js";
 export * from "./sites/index.js";
+export { type Delivery, type ReceiverAnswer, startWebhookReceiver, type WebhookReceiver } from "./webhook-receiver.js";

@@ -9,13 +9,14 @@ import {
   type RunId,
   type RunJob,
   type RunQueueService,
+  type WebhookDeliveryJob,
 } from "@gleaner/core";
 import { Agenda, type AgendaBackend, type Job } from "agenda";
 import { Duration, Effect, Layer, Runtime } from "effect";
 import { type AgendaQueueConfig, defaults } from "./config.js";
 import { recordDeliveries } from "./deliveries.js";
 import { InFlight } from "./in-flight.js";
-import { routineJob, runJob } from "./job-names.js";
+import { routineJob, runJob, webhookJob } from "./job-names.js";
 import { prepareMongo } from "./mongo.js";
 import { preparePostgres } from "./postgres.js";
 
@@ -174,6 +175,36 @@ export const AgendaRunQueueLive = (config: AgendaQueueConfig): Layer.Layer<RunQu
                 await keepLocked(job, () =>
                   Runtime.runPromise(runtime)(Effect.uninterruptible(handler(runJobData, redelivered))),
                 );
+              },
+              { concurrency, lockLimit: concurrency, lockLifetime: lockLifetimeMs },
+            );
+            scanNow();
+            yield* Effect.addFinalizer(() => stopAndSettle);
+          }),
+
+        // A wake-up per dataset and due time; the outbox (Storage) is the record and keeps the
+        // order, so two such jobs for one dataset on two workers are harmless.
+        enqueueWebhookDelivery: (job) =>
+          Effect.tryPromise({
+            try: () =>
+              agenda.schedule(job.dueAt ? new Date(job.dueAt) : new Date(), webhookJob, { datasetId: job.datasetId }),
+            catch: unavailable,
+          }).pipe(
+            Effect.timeoutFail({ duration: Duration.seconds(10), onTimeout: () => unavailable("enqueue timed out") }),
+            Effect.asVoid,
+          ),
+
+        consumeWebhookDeliveries: (concurrency, handler) =>
+          Effect.gen(function* () {
+            const runtime = yield* Effect.runtime<never>();
+            agenda.define(
+              webhookJob,
+              async (job: Job<unknown>) => {
+                take(job.attrs._id);
+                const data = job.attrs.data as Partial<WebhookDeliveryJob> | undefined;
+                if (typeof data?.datasetId !== "string") return;
+                const delivery: WebhookDeliveryJob = { datasetId: data.datasetId as DatasetId };
+                await keepLocked(job, () => Runtime.runPromise(runtime)(Effect.uninterruptible(handler(delivery))));
               },
               { concurrency, lockLimit: concurrency, lockLifetime: lockLifetimeMs },
             );
