@@ -96,8 +96,9 @@ export const writeOutbox = (tx: Sql, run: RunRecord, changes: RunChanges | null)
     yield* tx.query(
       `insert into webhook_messages (id, webhook_id, dataset_id, payload, status, attempts, next_attempt_at, created_at)
        select m.id, m.webhook_id, m.dataset_id, m.payload, m.status, m.attempts, m.next_attempt_at, m.created_at
-         from jsonb_to_recordset($1::jsonb) with ordinality as m(id text, webhook_id uuid, dataset_id uuid,
-              payload jsonb, status text, attempts integer, next_attempt_at timestamptz, created_at timestamptz, n bigint)
+         from rows from (jsonb_to_recordset($1::jsonb) as (id text, webhook_id uuid, dataset_id uuid, payload jsonb,
+              status text, attempts integer, next_attempt_at timestamptz, created_at timestamptz))
+              with ordinality as m(id, webhook_id, dataset_id, payload, status, attempts, next_attempt_at, created_at, n)
         order by m.n
        on conflict (id) do nothing`,
       [
