@@ -44,10 +44,15 @@ export const webhookCases = (ctx: SuiteContext): void => {
       receiver.expect(path, created.body.secret, answer);
       return created.body.webhook;
     };
-    const deliveries = async (owner: Owner, webhookId: string): Promise<Body[]> => {
-      const answer = await owner.get(`/v1/webhooks/${webhookId}/deliveries`);
-      expect(answer.status, JSON.stringify(answer.body)).to.equal(200);
-      return answer.body.deliveries;
+    /** The webhook's recorded attempts once there are `count` (a receiver sees a delivery just before it is recorded). */
+    const deliveries = async (owner: Owner, webhookId: string, count: number): Promise<Body[]> => {
+      const deadline = Date.now() + 10_000;
+      for (;;) {
+        const answer = await owner.get(`/v1/webhooks/${webhookId}/deliveries`);
+        expect(answer.status, JSON.stringify(answer.body)).to.equal(200);
+        if (answer.body.deliveries.length >= count || Date.now() > deadline) return answer.body.deliveries;
+        await sleep(25);
+      }
     };
     const unique = () => `/${globalThis.crypto.randomUUID()}`;
 
@@ -140,7 +145,7 @@ export const webhookCases = (ctx: SuiteContext): void => {
       expect(changes.body.data.map((r: Body) => r.sequence)).to.deep.equal([61]);
       expect(got.every((d) => !d.body.includes("£"))).to.equal(true);
       expect(new Set(got.map((d) => d.headers["webhook-id"])).size).to.equal(4);
-      const recorded = await deliveries(owner, webhook.id);
+      const recorded = await deliveries(owner, webhook.id, 4);
       expect(recorded.map((d) => d.status)).to.deep.equal(["delivered", "delivered", "delivered", "delivered"]);
       expect(recorded[0]).to.include({ responseStatus: 204, nextRetryAt: null, attempt: 1 });
     });
@@ -162,7 +167,7 @@ export const webhookCases = (ctx: SuiteContext): void => {
         "rows.changed",
       ]);
       expect(new Set(got.slice(0, 3).map((d) => d.headers["webhook-id"])).size).to.equal(1);
-      const recorded = (await deliveries(owner, webhook.id)).reverse();
+      const recorded = (await deliveries(owner, webhook.id, 4)).reverse();
       expect(recorded.map((d) => [d.attempt, d.status, d.responseStatus])).to.deep.equal([
         [1, "retrying", 500],
         [2, "retrying", null],
@@ -183,7 +188,7 @@ export const webhookCases = (ctx: SuiteContext): void => {
       await receiver.waitFor(path, 2);
       await sleep(800);
       expect(receiver.at(path).map((d) => d.verified?.type)).to.deep.equal(["run.finished", "rows.changed"]);
-      const recorded = (await deliveries(owner, webhook.id)).reverse();
+      const recorded = (await deliveries(owner, webhook.id, 2)).reverse();
       expect(recorded.map((d) => [d.status, d.responseStatus, d.nextRetryAt])).to.deep.equal([
         ["failed", 400, null],
         ["delivered", 204, null],
