@@ -232,10 +232,14 @@ export const makeWebhookMethods = (mongo: Mongo): WebhookStorage => {
       mongo.run("pendingWebhookDatasets", async () =>
         (
           await webhookMessages
-            .aggregate<{ _id: UUID; dueAt: Date }>([
-              ...heads({}),
-              { $group: { _id: "$datasetId", dueAt: { $min: "$nextAttemptAt" } } },
-            ])
+            .aggregate<{ _id: UUID; dueAt: Date }>(
+              [
+                ...heads({}),
+                { $group: { _id: "$datasetId", dueAt: { $min: "$nextAttemptAt" } } },
+                // A large backlog sorts past the 100 MB in-memory limit rather than failing the poll.
+              ],
+              { allowDiskUse: true },
+            )
             .toArray()
         ).map((d) => ({ datasetId: fromUuid<DatasetId>(d._id), dueAt: fromDate(d.dueAt) })),
       ),
