@@ -108,8 +108,16 @@ export class StorageFailure extends Schema.TaggedError<StorageFailure>()("Storag
   }
 }
 
-/** A failure meaning the database is unreachable now (retry later), as opposed to a fault. */
-export const isStorageUnavailable = (error: unknown): boolean => error instanceof StorageFailure && error.unavailable;
+/**
+ * A failure meaning the database is unreachable now (retry later), as opposed to a fault.
+ * Recognised by its tag, not `instanceof`: a process can hold two copies of this module (a host
+ * loaded through `require` whose adapters arrive by dynamic `import`, or two installed versions),
+ * and a dropped connection must still read as "retry" rather than fail the run.
+ */
+export const isStorageUnavailable = (error: unknown): boolean => {
+  const failure = error as { readonly _tag?: unknown; readonly unavailable?: unknown } | null;
+  return typeof failure === "object" && failure?._tag === "StorageFailure" && failure.unavailable === true;
+};
 
 /** Per-owner limits (concurrent runs, runs per hour, datasets): 429 with Retry-After. */
 export class RateLimited extends Schema.TaggedError<RateLimited>()("RateLimited", {

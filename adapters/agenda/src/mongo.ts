@@ -1,5 +1,6 @@
-import { MongoBackend } from "@agendajs/mongo-backend";
+import { MongoBackend, type MongoJobRepository } from "@agendajs/mongo-backend";
 import type { AgendaMongoConfig } from "./config.js";
+import { runJob } from "./job-names.js";
 
 /**
  * Agenda's MongoDB backend. It polls (every processEvery); prompt pickup would need
@@ -12,5 +13,14 @@ export const prepareMongo = async (config: AgendaMongoConfig) => {
     collection: config.collection ?? "agendaJobs",
     ensureIndex: config.ensureSchema !== false,
   });
-  return { backend, close: () => backend.disconnect() };
+  // Fair scheduling (run-queue.ts) ranks a job by its owner's run jobs not yet taken, as on
+  // PostgreSQL. The repository's collection exists once Agenda has connected the backend, which
+  // happens before the first enqueue; finished run jobs are removed, so they are not counted.
+  const waitingRuns = (ownerId: string): Promise<number> =>
+    (backend.repository as MongoJobRepository).collection.countDocuments({
+      name: runJob,
+      lockedAt: null,
+      "data.ownerId": ownerId,
+    });
+  return { backend, close: () => backend.disconnect(), waitingRuns };
 };

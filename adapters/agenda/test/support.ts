@@ -1,4 +1,5 @@
-import { RunQueue, type RunQueueService } from "@gleaner/core";
+import { type DatasetId, type OwnerId, RunQueue, type RunId, type RunJob, type RunQueueService } from "@gleaner/core";
+import { expect } from "chai";
 import { Context, Effect, Exit, Layer, Scope } from "effect";
 import { describe, it } from "mocha";
 import pg from "pg";
@@ -90,4 +91,29 @@ export const until = async (what: string, check: () => boolean | Promise<boolean
     if (Date.now() > deadline) throw new Error(`Timed out after ${timeoutMs} ms waiting for ${what}.`);
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
+};
+
+/**
+ * Fair scheduling, for any backend: one owner's 20 waiting runs do not hold back another owner's
+ * run, which is served second; the busy owner's runs keep their order. `open` builds the queue
+ * layer with the given polling interval (ms).
+ */
+export const expectOwnersServedInTurn = async (open: (processEveryMs: number) => Promise<Built>): Promise<void> => {
+  const producer = await open(30_000);
+  const owned = (owner: string): RunJob => ({
+    runId: globalThis.crypto.randomUUID() as RunId,
+    datasetId: globalThis.crypto.randomUUID() as DatasetId,
+    ownerId: owner as OwnerId,
+  });
+  const burst = Array.from({ length: 20 }, () => owned("11111111-1111-4111-8111-111111111111"));
+  const other = owned("22222222-2222-4222-8222-222222222222");
+  for (const job of [...burst, other]) await Effect.runPromise(producer.queue.enqueue(job));
+  // One job locked per scan (lockLimit = concurrency): scan often so the burst drains quickly.
+  const worker = await open(100);
+  const order: string[] = [];
+  const stop = await worker.scoped(worker.queue.consume(1, (job) => Effect.sync(() => void order.push(job.runId))));
+  await until("every job to be handled", () => order.length === 21, 30_000);
+  await stop();
+  expect(order.indexOf(other.runId), "the other owner's run is served second").to.equal(1);
+  expect(order.filter((id) => id !== other.runId)).to.deep.equal(burst.map((j) => j.runId));
 };

@@ -39,6 +39,7 @@ describe("@gleaner/playwright: blocks and crashes", function () {
   this.timeout(60_000);
   const run = chromiumAvailable();
   let site: Site;
+  let slowRequested: () => void = () => {};
   const fetcher = makeFetcher();
   before(async function () {
     if (!run) this.skip();
@@ -50,7 +51,10 @@ describe("@gleaner/playwright: blocks and crashes", function () {
       if (req.url === "/members") return html(res, "", 302, { location: "/login?next=/members" });
       if (req.url?.startsWith("/login")) return html(res, loginForm);
       if (req.url === "/empty") return html(res, "");
-      if (req.url === "/slow") return void setTimeout(() => html(res, "<p>late</p>"), 5_000);
+      if (req.url === "/slow") {
+        slowRequested();
+        return void setTimeout(() => html(res, "<p>late</p>"), 5_000);
+      }
       html(res, "<h1>Welcome</h1><p>content</p>");
     });
   });
@@ -78,8 +82,12 @@ describe("@gleaner/playwright: blocks and crashes", function () {
     pageOf(await read(fetcher, browserRequest(`${site.url}/`)));
     const pids = browserPids();
     expect(pids, "a running Chromium").to.have.length.greaterThan(0);
+    const requested = new Promise<void>((resolve) => {
+      slowRequested = resolve;
+    });
     const inFlight = read(fetcher, browserRequest(`${site.url}/slow`));
-    await new Promise((resolve) => setTimeout(resolve, 700));
+    // The page is in flight once the site has its request: kill then, not after a guessed delay.
+    await settlesWithin(requested, 30_000, "the browser's request for the slow page");
     for (const pid of pids) process.kill(pid, "SIGKILL");
     // Bounded: a read that never settles after a crash is the defect this test is for; say so, don't hang.
     const crashed = failureOf(await settlesWithin(inFlight, 40_000, "the read in flight when Chromium was killed"));

@@ -16,6 +16,7 @@ import {
   type RunId,
   Storage,
 } from "../../src/index.js";
+import { fetchedPage } from "./fetched-page.js";
 
 const site = "https://shop.example";
 const item = (n: number, price: string) =>
@@ -61,16 +62,7 @@ const stubFetcher = (pages: Record<string, string>, refused: Record<string, Read
       }
       const html = pages[request.url];
       if (html === undefined) throw new Error(`The stub has no page ${request.url}.`);
-      return Effect.succeed({
-        requestedUrl: request.url,
-        finalUrl: request.url,
-        status: 200,
-        contentType: "text/html",
-        body: html,
-        bytes: html.length,
-        attempts: 1,
-        durationMs: 0,
-      });
+      return Effect.succeed(fetchedPage(request.url, html));
     },
   });
 

@@ -23,6 +23,10 @@ export interface HostConfig {
   readonly queue: QueueName;
   readonly parser: ParserName;
   readonly browserPath: string;
+  /** The render budget of one browser read (navigation, load, render wait, reading the DOM). */
+  readonly browserReadTimeoutMs: number;
+  /** Resident memory one Chromium renderer may use before it is killed (`limit_exceeded`). */
+  readonly browserMemoryMb: number;
   readonly proxyUrls: ReadonlyArray<string>;
   readonly allowPrivateTargets: ReadonlyArray<string>;
   readonly workerConcurrency: number;
@@ -66,6 +70,8 @@ const hostSettings = Config.all({
   queue: Config.literal(...namesOf(queuePlugins))("GLEANER_QUEUE").pipe(Config.withDefault("memory" as const)),
   parser: Config.literal(...namesOf(parserPlugins))("GLEANER_PARSER").pipe(Config.withDefault("htmlparser2" as const)),
   browserPath: Config.string("GLEANER_BROWSER_PATH").pipe(Config.withDefault("/usr/bin/chromium")),
+  browserReadTimeoutMs: wholeNumber("GLEANER_BROWSER_READ_TIMEOUT_MS", 1_000, 10 * 60_000, 30_000),
+  browserMemoryMb: wholeNumber("GLEANER_BROWSER_MEMORY_MB", 64, 64 * 1024, 1024),
   proxyUrls: listOf("GLEANER_PROXY_URLS"),
   allowPrivateTargets: listOf("GLEANER_ALLOW_PRIVATE_TARGETS"),
   workerConcurrency: wholeNumber("GLEANER_WORKER_CONCURRENCY", 1, 64, 2),

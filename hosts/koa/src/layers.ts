@@ -61,7 +61,12 @@ const fetcherLayer = (config: HostConfig): Layer.Layer<Fetcher, unknown> => {
       const { HttpFetcherLive } = yield* Effect.promise(() => import("@gleaner/http"));
       const staticFetcher = yield* fetcherOf(HttpFetcherLive(reading), yield* Effect.scope);
       const browserFetcher = yield* onFirstRead(async () =>
-        (await import("@gleaner/playwright")).PlaywrightFetcherLive({ ...reading, browserPath: config.browserPath }),
+        (await import("@gleaner/playwright")).PlaywrightFetcherLive({
+          ...reading,
+          browserPath: config.browserPath,
+          readTimeoutMs: config.browserReadTimeoutMs,
+          maxRendererMemoryBytes: config.browserMemoryMb * 1024 * 1024,
+        }),
       );
       return fetcherByRender(staticFetcher, browserFetcher);
     }),

@@ -1,4 +1,5 @@
-import { Clock, Effect, Option } from "effect";
+import { Cause, Clock, Effect, Option } from "effect";
+import { isStorageUnavailable } from "../../errors.js";
 import { LanguageModel, type LanguageModelService, type ModelFailure } from "../../ports/language-model.js";
 import { MainTextReader } from "../../ports/main-text.js";
 import type { RunJob } from "../../ports/run-queue.js";
@@ -321,6 +322,8 @@ export const executeResearchRun = Effect.fn("run.research")(function* (job: RunJ
     }),
     Effect.catchAllCause((cause) =>
       Effect.gen(function* () {
+        // The database is away: leave the run as it is; the worker delivers it again (worker.ts).
+        if (Cause.failureOption(cause).pipe(Option.exists(isStorageUnavailable))) return yield* Effect.failCause(cause);
         yield* Effect.logError("research run failed unexpectedly", cause);
         yield* finish("failed", [], "The run stopped on an internal error; nothing was written or charged.");
       }),
