@@ -9,3 +9,4 @@ export * from "./store/fixtures.js";
 export * from "./sites/index.js";
 export { publishersDataset, scriptFor } from "./research-script.js";
 export { type ResearchSite, startResearchSite } from "./sites/research-site.js";
+export { type Delivery, type ReceiverAnswer, startWebhookReceiver, type WebhookReceiver } from "./webhook-receiver.js";

@@ -8,6 +8,7 @@ import { bolaCapability } from "./cases/bola.js";
 import { diagnosticsCapability } from "./cases/diagnostics.js";
 import { edgesCapability } from "./cases/edges.js";
 import { exportsCapability } from "./cases/exports.js";
+import { webhooksCapability } from "./cases/webhooks.js";
 import { fuzzCapability } from "./cases/fuzz.js";
 import { liveTraceCapability } from "./cases/live-trace.js";
 import { researchCapability } from "./cases/research.js";
@@ -58,6 +59,7 @@ export const capabilities = {
   rowEdits: rowEditsCapability,
   changes: changesCapability,
   exports: exportsCapability,
+  webhooks: webhooksCapability,
   schedules: schedulesCapability,
   edges: edgesCapability,
   liveTrace: liveTraceCapability,
@@ -101,6 +103,8 @@ export const suite = (set: AdapterSet, only: ReadonlyArray<Capability> = Object.
           host: "127.0.0.1",
           logLevel: "silent",
           allowPrivateTargets: ["127.0.0.1/32"],
+          // Webhook retries within a test's time: 50 ms doubling; pending messages looked for every 250 ms.
+          webhooks: { timeoutMs: 2_000, pollMs: 250, retryBaseMs: 50 },
           ...set.config,
         },
         logger: pino({ level: "silent" }),

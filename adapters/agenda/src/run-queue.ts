@@ -8,13 +8,14 @@ import {
   type RunQueueService,
   type StorageFailure,
   storedDecoder,
+  WebhookDeliveryJob,
 } from "@gleaner/core";
 import { Agenda, type AgendaBackend, type Job } from "agenda";
 import { Duration, Effect, Either, Layer, Runtime } from "effect";
 import { type AgendaQueueConfig, defaults } from "./config.js";
 import { recordDeliveries } from "./deliveries.js";
 import { InFlight } from "./in-flight.js";
-import { routineJob, runJob } from "./job-names.js";
+import { routineJob, runJob, webhookJob } from "./job-names.js";
 import { prepareMongo } from "./mongo.js";
 import { preparePostgres } from "./postgres.js";
 
@@ -22,6 +23,7 @@ import { preparePostgres } from "./postgres.js";
 // another version, or by hand) is dropped with a warning naming it, never run with wrong ids.
 const decodeRunJob = storedDecoder(RunJob, "Agenda", "run job");
 const decodeRoutine = storedDecoder(Routine, "Agenda", "routine job");
+const decodeWebhookJob = storedDecoder(WebhookDeliveryJob, "Agenda", "webhook delivery job");
 const dropJob = (runtime: Runtime.Runtime<never>, failure: StorageFailure) =>
   Runtime.runPromise(runtime)(Effect.logWarning(`${failure.message} The job is dropped.`));
 
@@ -175,6 +177,36 @@ export const AgendaRunQueueLive = (config: AgendaQueueConfig): Layer.Layer<RunQu
                 await keepLocked(job, () =>
                   Runtime.runPromise(runtime)(Effect.uninterruptible(handler(runJobData, redelivered))),
                 );
+              },
+              { concurrency, lockLimit: concurrency, lockLifetime: lockLifetimeMs },
+            );
+            scanNow();
+            yield* Effect.addFinalizer(() => stopAndSettle);
+          }),
+
+        // A wake-up per dataset and due time; the outbox (Storage) is the record and keeps the
+        // order, so two such jobs for one dataset on two workers are harmless.
+        enqueueWebhookDelivery: (job) =>
+          Effect.tryPromise({
+            try: () =>
+              agenda.schedule(job.dueAt ? new Date(job.dueAt) : new Date(), webhookJob, { datasetId: job.datasetId }),
+            catch: unavailable,
+          }).pipe(
+            Effect.timeoutFail({ duration: Duration.seconds(10), onTimeout: () => unavailable("enqueue timed out") }),
+            Effect.asVoid,
+          ),
+
+        consumeWebhookDeliveries: (concurrency, handler) =>
+          Effect.gen(function* () {
+            const runtime = yield* Effect.runtime<never>();
+            agenda.define(
+              webhookJob,
+              async (job: Job<unknown>) => {
+                take(job.attrs._id);
+                const decoded = decodeWebhookJob(job.attrs.data, String(job.attrs._id));
+                if (Either.isLeft(decoded)) return dropJob(runtime, decoded.left);
+                const delivery: WebhookDeliveryJob = { datasetId: decoded.right.datasetId };
+                await keepLocked(job, () => Runtime.runPromise(runtime)(Effect.uninterruptible(handler(delivery))));
               },
               { concurrency, lockLimit: concurrency, lockLifetime: lockLifetimeMs },
             );

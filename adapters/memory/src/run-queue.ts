@@ -1,6 +1,7 @@
 import { nextOccurrence, QueueUnavailable, type Routine, type RoutineTick, RunQueue } from "@gleaner/core";
 import { Clock, Effect, Fiber, Layer, Queue, type Scope } from "effect";
 import { FairJobs } from "./fair-jobs.js";
+import { makeWebhookJobs } from "./webhook-jobs.js";
 
 export interface MemoryRunQueueOptions {
   /** Jobs waiting at most; beyond it enqueue answers QueueUnavailable (HTTP 503). */
@@ -20,6 +21,7 @@ export const MemoryRunQueueLive = (options: MemoryRunQueueOptions = {}): Layer.L
       // job, so consumers block on it and shutting it down stops them.
       const waiting = new FairJobs();
       const tickets = yield* Effect.acquireRelease(Queue.unbounded<true>(), Queue.shutdown);
+      const webhookJobs = yield* makeWebhookJobs(yield* Effect.scope);
       const routines = new Map<string, Routine>();
       const timers = new Map<string, Fiber.RuntimeFiber<void>>();
       let firing: { scope: Scope.Scope; handler: (tick: RoutineTick) => Effect.Effect<void> } | null = null;
@@ -76,6 +78,8 @@ export const MemoryRunQueueLive = (options: MemoryRunQueueOptions = {}): Layer.L
             );
             for (let i = 0; i < concurrency; i++) yield* Effect.forkScoped(loop);
           }),
+        enqueueWebhookDelivery: (job) => webhookJobs.enqueue(job).pipe(Effect.catchAllCause(() => Effect.void)),
+        consumeWebhookDeliveries: webhookJobs.consume,
         setRoutine: (routine) =>
           Effect.gen(function* () {
             const current = routines.get(routine.datasetId);

@@ -3,6 +3,7 @@ import {
   acceptanceOutcome,
   conflicts,
   decideAcceptance,
+  outboxMessagesForRun,
   type RunAcceptance,
   type RunEvidence,
   type RunRecord,
@@ -46,7 +47,9 @@ const accept = (state: MemoryState, acceptance: RunAcceptance): AcceptanceOutcom
     if (decision.charge) state.ledger.push({ ...decision.charge, ownerId: acceptance.charge.ownerId });
     for (const observation of acceptance.observations) state.observations.set(observation.id, observation);
     const revisions = state.revisionsOf(run.datasetId);
+    const changes = { lastSequenceBefore: revisions.length, revisions: acceptance.revisions };
     for (const revision of acceptance.revisions) revisions.push({ ...revision, sequence: revisions.length + 1 });
+    state.putWebhookMessages(outboxMessagesForRun(run, state.webhooksOf(run.ownerId), changes));
     for (const { row } of acceptance.rows) state.putRow(row);
     state.runs.set(run.id, run);
     keepEvidence(state, run.id, acceptance.evidence);
@@ -93,6 +96,7 @@ export const makeMemoryRuns = (state: MemoryState): RunStorage => ({
       if (current?.status !== "running") return current ?? run;
       state.runs.set(run.id, run);
       keepEvidence(state, run.id, evidence);
+      state.putWebhookMessages(outboxMessagesForRun(run, state.webhooksOf(run.ownerId), null));
       return run;
     }),
   acceptRun: (acceptance) => Effect.sync(() => accept(state, acceptance)),

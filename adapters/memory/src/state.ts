@@ -2,12 +2,15 @@ import type {
   ApiKeyRecord,
   DatasetRecord,
   LedgerEntry,
+  OutboxMessage,
   Owner,
   RowRecord,
   RunEvidence,
   RunRecord,
   SourceObservation,
   StoredRevision,
+  WebhookAttempt,
+  WebhookRecord,
 } from "@gleaner/core";
 
 /**
@@ -32,6 +35,20 @@ export class MemoryState {
   readonly observations = new Map<string, SourceObservation>();
   /** datasetId -> rows sorted newest first (updatedAt desc, id desc); dropped on every row write. */
   readonly rowOrder = new Map<string, RowRecord[]>();
+  readonly webhooks = new Map<string, WebhookRecord>();
+  /** The webhook outbox, by message id; a Map keeps insertion order, which is delivery order. */
+  readonly webhookMessages = new Map<string, OutboxMessage>();
+  readonly webhookAttempts: WebhookAttempt[] = [];
+
+  /** Adds a finished run's outbox messages (core decides which); one already there is kept as is. */
+  putWebhookMessages(messages: ReadonlyArray<OutboxMessage>): void {
+    for (const message of messages)
+      if (!this.webhookMessages.has(message.id)) this.webhookMessages.set(message.id, message);
+  }
+
+  webhooksOf(ownerId: string): WebhookRecord[] {
+    return [...this.webhooks.values()].filter((w) => w.ownerId === ownerId);
+  }
 
   rowsOf(datasetId: string): Map<string, RowRecord> {
     const rows = this.rows.get(datasetId) ?? new Map<string, RowRecord>();

@@ -3,6 +3,7 @@ import { Effect, Option } from "effect";
 import { latestRun, makeMemoryRuns } from "./runs.js";
 import { makeMemoryRows } from "./rows.js";
 import type { MemoryState } from "./state.js";
+import { makeMemoryWebhooks } from "./webhooks.js";
 
 const newestFirst = (a: DatasetRecord, b: DatasetRecord): number =>
   a.createdAt === b.createdAt ? (a.id < b.id ? 1 : a.id > b.id ? -1 : 0) : a.createdAt < b.createdAt ? 1 : -1;
@@ -85,5 +86,6 @@ export const makeMemoryStorage = (state: MemoryState): StorageService => {
       ),
     ...makeMemoryRuns(state),
     ...makeMemoryRows(state),
+    ...makeMemoryWebhooks(state),
   };
 };

@@ -18,6 +18,7 @@ import { observationToDoc, revisionToDoc, rowToDoc } from "./row-documents.js";
 import { writeEvidence, writeRun } from "./run-writes.js";
 import type { Collections } from "./schema.js";
 import { allocateSequences } from "./sequences.js";
+import { writeOutbox } from "./webhooks.js";
 
 /** Core's rule, kept under this name for the adapter's own tests. */
 export const headsMatch = rowHeadsMatch;
@@ -35,7 +36,7 @@ export const headsMatch = rowHeadsMatch;
  *    owner's balance. A charge writes the owner's account document, so two runs of one owner
  *    cannot both spend the same credits: the second conflicts and is retried on the new balance;
  * 4. as decided: the held run and its evidence, or the charge, observations, revisions (sequences
- *    from the dataset's counter), rows, the run, evidence.
+ *    from the dataset's counter), rows, the run, evidence and the run's webhook messages (outbox).
  *
  * RowsChanged commits the lock field on the run; it is meaningless outside this function and is
  * dropped when the run is next replaced.
@@ -120,8 +121,9 @@ const writeAccepted = async (
       { session, ordered: true },
     );
   }
+  let first = 1;
   if (acceptance.revisions.length > 0) {
-    const first = await allocateSequences(collections, session, run.datasetId, acceptance.revisions.length);
+    first = await allocateSequences(collections, session, run.datasetId, acceptance.revisions.length);
     await collections.revisions.insertMany(
       acceptance.revisions.map((revision, index) => revisionToDoc(revision, first + index)),
       { session, ordered: true },
@@ -138,4 +140,5 @@ const writeAccepted = async (
   }
   await writeRun(collections, session, run);
   await writeEvidence(collections, session, run.id, acceptance.evidence);
+  await writeOutbox(collections, session, run, { lastSequenceBefore: first - 1, revisions: acceptance.revisions });
 };

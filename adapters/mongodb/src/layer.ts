@@ -7,6 +7,7 @@ import { databaseName, describeTarget, type HelloAnswer, replicaSetProblem, stor
 import { makeMongo } from "./mongo.js";
 import { makeRowMethods } from "./rows.js";
 import { makeRunMethods } from "./runs.js";
+import { makeWebhookMethods } from "./webhooks.js";
 import { collectionsOf, ensureSchema } from "./schema.js";
 
 export interface MongoConfig {
@@ -60,6 +61,7 @@ export const MongoStoreLive = (config: MongoConfig): Layer.Layer<Storage | Credi
         ...makeDatasetMethods(mongo),
         ...makeRunMethods(mongo),
         ...makeRowMethods(mongo),
+        ...makeWebhookMethods(mongo),
       };
       return Context.make(Storage, storage).pipe(Context.add(Credits, makeCredits(mongo)));
     }),

@@ -9,6 +9,7 @@ import { claimable, isEmptyLimit, newestRunsFirst } from "./queries.js";
 import { artifactFromDoc, evidenceFromDocs } from "./row-documents.js";
 import { writeEvidence, writeRun } from "./run-writes.js";
 import { indexNames } from "./schema.js";
+import { writeOutbox } from "./webhooks.js";
 
 export const makeRunMethods = (mongo: Mongo): RunStorage => {
   const { runs, evidence, artifacts, traceProgress } = mongo.collections;
@@ -62,6 +63,7 @@ export const makeRunMethods = (mongo: Mongo): RunStorage => {
         if (current.status !== "running") return runFromDoc(current);
         await writeRun(mongo.collections, session, run);
         await writeEvidence(mongo.collections, session, run.id, runEvidence);
+        await writeOutbox(mongo.collections, session, run, null);
         return run;
       }),
 

@@ -8,6 +8,7 @@ import type {
   RowDoc,
   TraceProgressDoc,
 } from "./row-documents.js";
+import type { WebhookAttemptDoc, WebhookDoc, WebhookMessageDoc } from "./webhooks.js";
 
 /**
  * Every collection and index the store uses, created on start (README.md lists them). Unique
@@ -65,6 +66,16 @@ export const collectionIndexes = {
     },
     { key: { ownerId: 1, seq: -1 }, name: "ledger_owner_newest" },
   ],
+  webhooks: [{ key: { ownerId: 1, createdAt: 1 }, name: "webhooks_owner" }],
+  webhook_messages: [
+    {
+      key: { datasetId: 1, position: 1 },
+      name: "webhook_messages_pending",
+      partialFilterExpression: { status: "pending" },
+    },
+    { key: { webhookId: 1 }, name: "webhook_messages_webhook" },
+  ],
+  webhook_attempts: [{ key: { webhookId: 1, attemptedAt: -1 }, name: "webhook_attempts_recent" }],
 } as const satisfies Record<string, ReadonlyArray<IndexDescription>>;
 
 export type CollectionName = keyof typeof collectionIndexes;
@@ -83,6 +94,10 @@ export interface Collections {
   readonly observations: Collection<ObservationDoc>;
   readonly accounts: Collection<AccountDoc>;
   readonly ledger: Collection<LedgerDoc>;
+  readonly webhooks: Collection<WebhookDoc>;
+  /** The webhook outbox, written in acceptRun's and finishRun's transactions. */
+  readonly webhookMessages: Collection<WebhookMessageDoc>;
+  readonly webhookAttempts: Collection<WebhookAttemptDoc>;
 }
 
 export const collectionsOf = (db: Db): Collections => ({
@@ -98,6 +113,9 @@ export const collectionsOf = (db: Db): Collections => ({
   observations: db.collection<ObservationDoc>("observations"),
   accounts: db.collection<AccountDoc>("accounts"),
   ledger: db.collection<LedgerDoc>("ledger"),
+  webhooks: db.collection<WebhookDoc>("webhooks"),
+  webhookMessages: db.collection<WebhookMessageDoc>("webhook_messages"),
+  webhookAttempts: db.collection<WebhookAttemptDoc>("webhook_attempts"),
 });
 
 const codeNameOf = (error: unknown): string | undefined => {

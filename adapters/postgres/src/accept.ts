@@ -12,6 +12,7 @@ import type { Db, Sql } from "./db.js";
 import { type RunRow, runColumns, toRun } from "./records.js";
 import { appendRevisions, upsertRows } from "./rows.js";
 import { writeEvidence, writeRun } from "./run-writes.js";
+import { writeOutbox } from "./webhooks.js";
 
 /**
  * acceptRun in one transaction: read core's acceptance facts under row locks, let core decide,
@@ -25,7 +26,7 @@ import { writeEvidence, writeRun } from "./run-writes.js";
  * 4. the owner row, so two runs of one owner cannot both spend the same credits; whether the run
  *    is already charged (the unique charge per run id) and the balance;
  * 5. then, as decided: the held run and its evidence, or the charge, observations, revisions
- *    (sequences from the counter), rows, run, evidence.
+ *    (sequences from the counter), rows, run, evidence and the run's webhook messages (outbox).
  */
 export const acceptRun = (db: Db, acceptance: RunAcceptance): Effect.Effect<AcceptanceOutcome, StorageFailure> =>
   db.transaction((tx) =>
@@ -101,7 +102,7 @@ const writeAccepted = (
         [JSON.stringify(acceptance.observations)],
       );
     }
-    yield* appendRevisions(tx, run.datasetId, acceptance.revisions);
+    const first = yield* appendRevisions(tx, run.datasetId, acceptance.revisions);
     yield* upsertRows(
       tx,
       run.datasetId,
@@ -109,4 +110,5 @@ const writeAccepted = (
     );
     yield* writeRun(tx, run);
     yield* writeEvidence(tx, run.id, acceptance.evidence);
+    yield* writeOutbox(tx, run, { lastSequenceBefore: first - 1, revisions: acceptance.revisions });
   });

@@ -7,6 +7,7 @@ import { makeDb, storageFailure } from "./db.js";
 import { applyMigrations, assertSchemaName, loadMigrations } from "./migrate.js";
 import { makeRowMethods } from "./rows.js";
 import { makeRunMethods } from "./runs.js";
+import { makeWebhookMethods } from "./webhooks.js";
 
 export interface PostgresConfig {
   /** A libpq connection URL, e.g. postgres://user:password@host:5432/database. */
@@ -68,6 +69,7 @@ export const PostgresStoreLive = (config: PostgresConfig): Layer.Layer<Storage |
         ...makeDatasetMethods(db),
         ...makeRunMethods(db),
         ...makeRowMethods(db),
+        ...makeWebhookMethods(db),
       };
       return Context.make(Storage, storage).pipe(Context.add(Credits, makeCredits(db)));
     }),

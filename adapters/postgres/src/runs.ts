@@ -4,6 +4,7 @@ import { acceptRun } from "./accept.js";
 import { allDecoded, conflictsOn, type Db, firstDecoded, isUuid, runInProgress } from "./db.js";
 import { type RunRow, runColumns, runValues, toRun } from "./records.js";
 import { type ArtifactRow, artifactColumns, toArtifact, writeEvidence, writeRun } from "./run-writes.js";
+import { writeOutbox } from "./webhooks.js";
 
 export const makeRunMethods = (db: Db): RunStorage => ({
   // The partial unique index runs_one_active_per_dataset is the guard: no read-then-insert race.
@@ -53,6 +54,7 @@ export const makeRunMethods = (db: Db): RunStorage => ({
         if (current.status !== "running") return yield* toRun(current);
         yield* writeRun(tx, run);
         yield* writeEvidence(tx, run.id, evidence);
+        yield* writeOutbox(tx, run, null);
         return run;
       }),
     ),

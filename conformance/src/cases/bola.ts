@@ -45,8 +45,16 @@ export const bolaCases = (ctx: SuiteContext): void => {
       const row = (await owner.get(`/v1/datasets/${dataset.id}/rows`, { limit: 1 })).body.data[0];
       const artifact = (await owner.get(`/v1/runs/${run.id}/artifacts`)).body.artifacts[0];
       const fieldId = dataset.columns.find((c: Json) => c.name === "price").id;
+      const webhook = await owner.post("/v1/webhooks", { url: "https://hooks.example/bola", events: ["run.finished"] });
       return {
-        ids: { datasetId: dataset.id, runId: run.id, rowId: row.id, artifactId: artifact.id, fieldId },
+        ids: {
+          datasetId: dataset.id,
+          runId: run.id,
+          rowId: row.id,
+          artifactId: artifact.id,
+          fieldId,
+          webhookId: webhook.body.webhook.id,
+        },
         revisionId: row.revisionId,
       };
     };
@@ -70,7 +78,13 @@ export const bolaCases = (ctx: SuiteContext): void => {
     it("covers every operation of the document that takes a path id", () => {
       // The matrix is generated: this only guards that the generation found the API's id routes.
       expect(operations.length).to.be.at.least(13);
-      expect(operations.map((o) => o.operationId)).to.include.members(["getDataset", "editRow", "getArtifact"]);
+      expect(operations.map((o) => o.operationId)).to.include.members([
+        "getDataset",
+        "editRow",
+        "getArtifact",
+        "deleteWebhook",
+        "listWebhookDeliveries",
+      ]);
     });
 
     it("answers 404 with a random id's body for the other owner's ids and for mixed ids; nothing changes", async () => {
@@ -106,6 +120,9 @@ export const bolaCases = (ctx: SuiteContext): void => {
       expect(checked).to.be.at.least(operations.length);
       expect(JSON.stringify((await alice.get(`/v1/datasets/${aliceIds.datasetId}/rows`)).body)).to.equal(before);
       expect((await alice.get(`/v1/datasets/${aliceIds.datasetId}/runs`)).body.data).to.have.length(1);
+      expect((await alice.get("/v1/webhooks")).body.webhooks.map((w: Json) => w.id)).to.deep.equal([
+        aliceIds.webhookId,
+      ]);
     });
   });
 };

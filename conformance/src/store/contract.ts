@@ -4,6 +4,7 @@ import { Effect, Either, ManagedRuntime, Option } from "effect";
 import { after, before, describe, it } from "mocha";
 import type { UnderTest } from "../context.js";
 import { aDataset, anAcceptance, anEdit, anOwner, aQueuedRun, evidenceOf } from "./fixtures.js";
+import { webhookStoreCases } from "./webhook-contract.js";
 
 /** The suite's shape: a name, the Storage + Credits layer factory (built once), supports. */
 export interface StoreUnderTest extends UnderTest<Storage | Credits> {
@@ -257,5 +258,7 @@ export const storeContract = (store: StoreUnderTest): void => {
       expect(ledger.map((e) => e.amount)).to.deep.equal([4, 3, 2, 1]);
       expect(await Effect.runPromise(service.balance(owner.id))).to.equal(10);
     });
+
+    webhookStoreCases({ run, runningRun });
   });
 };

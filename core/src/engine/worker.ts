@@ -7,6 +7,7 @@ import { Storage } from "../ports/storage.js";
 import { isoAt } from "../time.js";
 import { emptyTrace } from "../usecases/runs.js";
 import { executeRun } from "./execute.js";
+import { announceRunWebhooks } from "./webhook-worker.js";
 
 export interface RunWorkerOptions {
   /**
@@ -109,7 +110,12 @@ export const RunWorkerLive = (
       const context = yield* Effect.context<Storage | Fetcher | DocumentParser>();
       const deadlineMs = options.runDeadlineMs ?? defaultRunDeadlineMs;
       yield* queue.consume(concurrency, (job, redelivered) =>
-        deliverRun(job, redelivered, deadlineMs).pipe(Effect.provide(context), Effect.catchAllCause(Effect.logError)),
+        deliverRun(job, redelivered, deadlineMs).pipe(
+          Effect.provide(context),
+          Effect.catchAllCause(Effect.logError),
+          // The run's webhook messages were committed with its outcome; wake their delivery now.
+          Effect.zipRight(announceRunWebhooks(job.datasetId).pipe(Effect.provideService(RunQueue, queue))),
+        ),
       );
     }),
   );

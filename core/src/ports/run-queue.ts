@@ -35,6 +35,18 @@ export interface RoutineTick extends Routine {
   readonly firedAt: string;
 }
 
+/**
+ * A wake-up for a dataset's webhook deliveries, due at `dueAt`. It carries no message: the outbox
+ * in Storage is the record, so a lost or duplicated job costs only latency (workers also pick up
+ * pending messages when they start and on every poll).
+ */
+export const WebhookDeliveryJob = Schema.Struct({
+  datasetId: DatasetId,
+  /** ISO time the job is due; now when absent. */
+  dueAt: Schema.optional(Schema.String),
+});
+export type WebhookDeliveryJob = typeof WebhookDeliveryJob.Type;
+
 export interface RunQueueService {
   /** Durably enqueues a job; QueueUnavailable when the queue cannot take it now. */
   readonly enqueue: (job: RunJob) => Effect.Effect<void, QueueUnavailable>;
@@ -55,6 +67,13 @@ export interface RunQueueService {
   readonly setRoutine: (routine: Routine) => Effect.Effect<void, QueueUnavailable>;
   /** Cancels the dataset's routine (no-op when it has none). */
   readonly removeRoutine: (datasetId: DatasetId) => Effect.Effect<void>;
+  /** Schedules a dataset's webhook deliveries (at most once per dataset and due time is enough). */
+  readonly enqueueWebhookDelivery: (job: WebhookDeliveryJob) => Effect.Effect<void, QueueUnavailable>;
+  /** Consumes webhook delivery jobs, at most `concurrency` at a time, until the scope closes. */
+  readonly consumeWebhookDeliveries: (
+    concurrency: number,
+    handler: (job: WebhookDeliveryJob) => Effect.Effect<void>,
+  ) => Effect.Effect<void, never, Scope.Scope>;
   /** Optional readiness probe (`/readyz`): succeeds when the queue's backend answers. */
   readonly ping?: Effect.Effect<void, QueueUnavailable>;
   /** Fires due routines into `handler` until the scope closes. */

@@ -15,6 +15,7 @@ import type {
 import type { DatasetId, ObservationId, OwnerId, RevisionId, RowId, RunId } from "../schema/ids.js";
 import type { RowStatus, SourceObservation } from "../schema/row.js";
 import type { Routine } from "./run-queue.js";
+import type { WebhookStorage } from "./webhook-storage.js";
 
 export interface OwnerActivity {
   readonly datasets: number;
@@ -30,7 +31,7 @@ export interface OwnerActivity {
  * means) live in core; an adapter stores and reads, and enforces only the uniqueness and
  * compare-and-set guards named here.
  */
-export interface StorageService {
+export interface StorageService extends WebhookStorage {
   /** Fails with Conflict `owner_exists` when the name is taken. */
   readonly createOwner: (owner: Owner) => Effect.Effect<void, Conflict | StorageFailure>;
   readonly findOwnerByName: (name: string) => Effect.Effect<Option.Option<Owner>, StorageFailure>;
@@ -82,7 +83,8 @@ export interface StorageService {
     reclaimRunning: boolean,
   ) => Effect.Effect<Option.Option<RunRecord>, StorageFailure>;
   /**
-   * Finishes a run without writing rows (failed, blocked or held), with its evidence. Applies only
+   * Finishes a run without writing rows (failed, blocked or held), with its evidence and, in the
+   * same unit of work, the webhook messages core's outboxMessagesForRun gives for it. Applies only
    * while the run is `running`; returns the stored run either way.
    */
   readonly finishRun: (run: RunRecord, evidence: RunEvidence) => Effect.Effect<RunRecord, StorageFailure>;
@@ -90,7 +92,8 @@ export interface StorageService {
    * Accepts a run in one transaction: guard the run is `running` and each row's head revision is
    * the one the engine read; charge `charge.pages` credits idempotently by run id (or, when the
    * balance is short, store `heldRun` instead and nothing else); write rows, revisions with the
-   * next gapless per-dataset sequences, observations, evidence and the `succeeded` run.
+   * next gapless per-dataset sequences, observations, evidence, the `succeeded` run and the
+   * webhook messages core's outboxMessagesForRun gives for it (none for a held run).
    */
   readonly acceptRun: (acceptance: RunAcceptance) => Effect.Effect<AcceptanceOutcome, StorageFailure>;
   /**
@@ -211,3 +214,4 @@ export type RowStorage = Pick<
   | "lastSequence"
   | "getObservations"
 >;
+export type { WebhookStorage } from "./webhook-storage.js";

@@ -70,15 +70,25 @@ export const isRetryable = (outcome: DeliveryOutcome): boolean =>
  * Delays before each retry: exponential from 30 s, capped at 6 h, 15 attempts in all. With the
  * jitter below the 14 waits sum to between ~16 h and ~32.5 h, about a day on average.
  */
-export const webhookRetry = { maxAttempts: 15, baseMs: 30_000, capMs: 6 * 3_600_000 } as const;
+export const webhookRetry: WebhookRetryPolicy = { maxAttempts: 15, baseMs: 30_000, capMs: 6 * 3_600_000 };
+
+export interface WebhookRetryPolicy {
+  readonly maxAttempts: number;
+  readonly baseMs: number;
+  readonly capMs: number;
+}
 
 /**
  * When attempt `attempt` (1 = the first delivery, which failed) is retried, or null when it was the
  * last. "Equal jitter": half the exponential delay is fixed, the other half random, so receivers
  * that failed together do not all come back at the same instant, yet a retry never comes early.
  */
-export const nextRetryDelayMs = (attempt: number, random: () => number = Math.random): number | null => {
-  if (attempt >= webhookRetry.maxAttempts) return null;
-  const exponential = Math.min(webhookRetry.capMs, webhookRetry.baseMs * 2 ** (attempt - 1));
+export const nextRetryDelayMs = (
+  attempt: number,
+  random: () => number = Math.random,
+  policy: WebhookRetryPolicy = webhookRetry,
+): number | null => {
+  if (attempt >= policy.maxAttempts) return null;
+  const exponential = Math.min(policy.capMs, policy.baseMs * 2 ** (attempt - 1));
   return Math.round(exponential / 2 + random() * (exponential / 2));
 };

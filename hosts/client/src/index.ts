@@ -57,6 +57,14 @@ export const waitForRun = async (client: GleanerClient, runId: string, options: 
   }
 };
 
+/** An error naming what failed, the status and the server's error code and message. */
+const failure = (what: string, response: Response, error: unknown): Error => {
+  const problem = error as { error?: { code?: string; message?: string } } | undefined;
+  return new Error(
+    `${what} failed (${response.status}): ${problem?.error?.code ?? "error"}: ${problem?.error?.message ?? ""}`,
+  );
+};
+
 export type ExportFormat = "csv" | "jsonl" | "parquet";
 
 export interface ExportOptions {
@@ -82,11 +90,24 @@ export const exportRows = async (
     },
     parseAs: "stream",
   });
-  if (error || !data) {
-    const problem = error as { error?: { code?: string; message?: string } } | undefined;
-    throw new Error(
-      `Exporting dataset ${datasetId} failed (${response.status}): ${problem?.error?.code ?? "error"}: ${problem?.error?.message ?? ""}`,
-    );
-  }
+  if (error || !data) throw failure(`Exporting dataset ${datasetId}`, response, error);
   return data as ReadableStream<Uint8Array>;
+};
+
+export type Webhook = components["schemas"]["Webhook"];
+export type WebhookDelivery = components["schemas"]["WebhookDelivery"];
+export type WebhookRegistration = operations["createWebhook"]["requestBody"]["content"]["application/json"];
+
+/**
+ * Registers a webhook and returns it with its signing secret, which the server shows only this
+ * once: keep it to verify deliveries (`new Webhook(secret).verify(body, headers)` from the
+ * `standardwebhooks` package).
+ */
+export const registerWebhook = async (
+  client: GleanerClient,
+  registration: WebhookRegistration,
+): Promise<{ readonly webhook: Webhook; readonly secret: string }> => {
+  const { data, error, response } = await client.POST("/v1/webhooks", { body: registration });
+  if (error || !data) throw failure("Registering the webhook", response, error);
+  return data;
 };

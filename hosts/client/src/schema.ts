@@ -340,6 +340,70 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/v1/webhooks": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List webhooks
+     * @description The owner's webhooks, oldest first, without their secrets.
+     */
+    get: operations["listWebhooks"];
+    put?: never;
+    /**
+     * Register a webhook
+     * @description Registers a receiver for `run.finished` and/or `rows.changed` events of the owner's datasets (or one dataset). Deliveries are signed per the Standard Webhooks specification (`webhook-id`, `webhook-timestamp`, `webhook-signature`) with the secret in this answer, which is never shown again. The URL must be http(s) and public (the sources' SSRF policy): 422 naming `/url` otherwise; a `datasetId` the owner does not have is 422 naming `/datasetId`. Payloads carry no row data: fetch the window a `rows.changed` names from `/changes`.
+     */
+    post: operations["createWebhook"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v1/webhooks/{webhookId}": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    /**
+     * Delete a webhook
+     * @description Removes the webhook; its undelivered events are dropped and its delivery history with it.
+     */
+    delete: operations["deleteWebhook"];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v1/webhooks/{webhookId}/deliveries": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List a webhook's recent deliveries
+     * @description The most recent delivery attempts (at most 100), newest first: the event's `webhook-id`, the receiver's status code or the network error, the duration, and when a retry is due. Retries follow exponential backoff with jitter for about a day on network errors, timeouts, 5xx and 429; other 4xx are final.
+     */
+    get: operations["listWebhookDeliveries"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1218,6 +1282,53 @@ export interface components {
       pages: components["schemas"]["Int"] | null;
       /** Format: date-time */
       createdAt: string;
+    };
+    CreateWebhookRequest: {
+      /** @description Where deliveries are POSTed: http or https, a public address (the sources' SSRF policy). */
+      url: string;
+      events: ("run.finished" | "rows.changed")[];
+      /**
+       * Format: uuid
+       * @description Only this dataset's events; absent: every dataset of the owner.
+       */
+      datasetId?: string;
+    };
+    WebhookCreated: {
+      webhook: components["schemas"]["Webhook"];
+      /** @description The Standard Webhooks signing secret (`whsec_…`). Shown only in this answer: store it now. */
+      secret: string;
+    };
+    Webhook: {
+      id: components["schemas"]["UUID"];
+      url: string;
+      events: ("run.finished" | "rows.changed")[];
+      datasetId: string | null;
+      /** Format: date-time */
+      createdAt: string;
+    };
+    WebhookList: {
+      webhooks: components["schemas"]["Webhook"][];
+    };
+    WebhookDeliveries: {
+      deliveries: components["schemas"]["WebhookDelivery"][];
+    };
+    WebhookDelivery: {
+      /** @description The `webhook-id` header: the same on every retry. */
+      messageId: string;
+      /**
+       * @description `run.finished` (every accepted, failed or blocked run) or `rows.changed` (a run that wrote revisions).
+       * @enum {string}
+       */
+      eventType: "run.finished" | "rows.changed";
+      attempt: components["schemas"]["Int"];
+      /** @enum {string} */
+      status: "delivered" | "retrying" | "failed";
+      responseStatus: components["schemas"]["Int"] | null;
+      error: string | null;
+      durationMs: components["schemas"]["Int"];
+      nextRetryAt: string | null;
+      /** Format: date-time */
+      attemptedAt: string;
     };
     /** @description The body of every 4xx and 5xx answer. */
     Error: {
@@ -3390,6 +3501,398 @@ export interface operations {
             error?: {
               /** @enum {unknown} */
               code?: "unauthorized";
+            };
+          };
+        };
+      };
+      /** @description Internal error: `internal_error`. */
+      500: {
+        headers: {
+          /** @description The owner's credit balance at the time of the answer; 0 when unauthenticated. */
+          "X-Credits-Remaining"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "internal_error";
+            };
+          };
+        };
+      };
+      /** @description Unavailable: `storage_unavailable`. */
+      503: {
+        headers: {
+          /** @description The owner's credit balance at the time of the answer; 0 when unauthenticated. */
+          "X-Credits-Remaining"?: number;
+          /** @description Seconds to wait before trying again. */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "storage_unavailable";
+            };
+          };
+        };
+      };
+    };
+  };
+  listWebhooks: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The owner's webhooks. */
+      200: {
+        headers: {
+          /** @description The owner's credit balance at the time of the answer; 0 when unauthenticated. */
+          "X-Credits-Remaining"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["WebhookList"];
+        };
+      };
+      /** @description Unauthorized: `unauthorized`. */
+      401: {
+        headers: {
+          /** @description The owner's credit balance at the time of the answer; 0 when unauthenticated. */
+          "X-Credits-Remaining"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "unauthorized";
+            };
+          };
+        };
+      };
+      /** @description Internal error: `internal_error`. */
+      500: {
+        headers: {
+          /** @description The owner's credit balance at the time of the answer; 0 when unauthenticated. */
+          "X-Credits-Remaining"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "internal_error";
+            };
+          };
+        };
+      };
+      /** @description Unavailable: `storage_unavailable`. */
+      503: {
+        headers: {
+          /** @description The owner's credit balance at the time of the answer; 0 when unauthenticated. */
+          "X-Credits-Remaining"?: number;
+          /** @description Seconds to wait before trying again. */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "storage_unavailable";
+            };
+          };
+        };
+      };
+    };
+  };
+  createWebhook: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": components["schemas"]["CreateWebhookRequest"];
+      };
+    };
+    responses: {
+      /** @description The webhook and its signing secret. */
+      201: {
+        headers: {
+          /** @description The owner's credit balance at the time of the answer; 0 when unauthenticated. */
+          "X-Credits-Remaining"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["WebhookCreated"];
+        };
+      };
+      /** @description Bad request: `bad_request`. */
+      400: {
+        headers: {
+          /** @description The owner's credit balance at the time of the answer; 0 when unauthenticated. */
+          "X-Credits-Remaining"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "bad_request";
+            };
+          };
+        };
+      };
+      /** @description Unauthorized: `unauthorized`. */
+      401: {
+        headers: {
+          /** @description The owner's credit balance at the time of the answer; 0 when unauthenticated. */
+          "X-Credits-Remaining"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "unauthorized";
+            };
+          };
+        };
+      };
+      /** @description Payload too large: `payload_too_large`. */
+      413: {
+        headers: {
+          /** @description The owner's credit balance at the time of the answer; 0 when unauthenticated. */
+          "X-Credits-Remaining"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "payload_too_large";
+            };
+          };
+        };
+      };
+      /** @description Unsupported media type: `unsupported_media_type`. */
+      415: {
+        headers: {
+          /** @description The owner's credit balance at the time of the answer; 0 when unauthenticated. */
+          "X-Credits-Remaining"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "unsupported_media_type";
+            };
+          };
+        };
+      };
+      /** @description Validation error: `validation_error`. */
+      422: {
+        headers: {
+          /** @description The owner's credit balance at the time of the answer; 0 when unauthenticated. */
+          "X-Credits-Remaining"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "validation_error";
+            };
+          };
+        };
+      };
+      /** @description Internal error: `internal_error`. */
+      500: {
+        headers: {
+          /** @description The owner's credit balance at the time of the answer; 0 when unauthenticated. */
+          "X-Credits-Remaining"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "internal_error";
+            };
+          };
+        };
+      };
+      /** @description Unavailable: `storage_unavailable`. */
+      503: {
+        headers: {
+          /** @description The owner's credit balance at the time of the answer; 0 when unauthenticated. */
+          "X-Credits-Remaining"?: number;
+          /** @description Seconds to wait before trying again. */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "storage_unavailable";
+            };
+          };
+        };
+      };
+    };
+  };
+  deleteWebhook: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The webhook's id (a UUID). */
+        webhookId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Deleted. */
+      204: {
+        headers: {
+          /** @description The owner's credit balance at the time of the answer; 0 when unauthenticated. */
+          "X-Credits-Remaining"?: number;
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Unauthorized: `unauthorized`. */
+      401: {
+        headers: {
+          /** @description The owner's credit balance at the time of the answer; 0 when unauthenticated. */
+          "X-Credits-Remaining"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "unauthorized";
+            };
+          };
+        };
+      };
+      /** @description Not found: `not_found`. */
+      404: {
+        headers: {
+          /** @description The owner's credit balance at the time of the answer; 0 when unauthenticated. */
+          "X-Credits-Remaining"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "not_found";
+            };
+          };
+        };
+      };
+      /** @description Internal error: `internal_error`. */
+      500: {
+        headers: {
+          /** @description The owner's credit balance at the time of the answer; 0 when unauthenticated. */
+          "X-Credits-Remaining"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "internal_error";
+            };
+          };
+        };
+      };
+      /** @description Unavailable: `storage_unavailable`. */
+      503: {
+        headers: {
+          /** @description The owner's credit balance at the time of the answer; 0 when unauthenticated. */
+          "X-Credits-Remaining"?: number;
+          /** @description Seconds to wait before trying again. */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "storage_unavailable";
+            };
+          };
+        };
+      };
+    };
+  };
+  listWebhookDeliveries: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The webhook's id (a UUID). */
+        webhookId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Recent attempts, newest first. */
+      200: {
+        headers: {
+          /** @description The owner's credit balance at the time of the answer; 0 when unauthenticated. */
+          "X-Credits-Remaining"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["WebhookDeliveries"];
+        };
+      };
+      /** @description Unauthorized: `unauthorized`. */
+      401: {
+        headers: {
+          /** @description The owner's credit balance at the time of the answer; 0 when unauthenticated. */
+          "X-Credits-Remaining"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "unauthorized";
+            };
+          };
+        };
+      };
+      /** @description Not found: `not_found`. */
+      404: {
+        headers: {
+          /** @description The owner's credit balance at the time of the answer; 0 when unauthenticated. */
+          "X-Credits-Remaining"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "not_found";
             };
           };
         };

@@ -34,6 +34,8 @@ export interface HostConfig {
   readonly logLevel: string;
   /** The longest one run may take, read to acceptance (docs/decisions/0016-reliability.md). */
   readonly runDeadlineMs: number;
+  /** Webhook deliveries (docs/decisions/0018-data-out.md): one attempt's timeout, the outbox poll, the first retry's delay. */
+  readonly webhooks: { readonly timeoutMs: number; readonly pollMs: number; readonly retryBaseMs: number };
   /** Per-owner limits, answered with 429 and Retry-After. */
   readonly ownerLimits: {
     readonly maxActiveRuns: number;
@@ -84,6 +86,11 @@ const hostSettings = Config.all({
     "silent",
   )("GLEANER_LOG_LEVEL").pipe(Config.withDefault("info" as const)),
   runDeadlineMs: wholeNumber("GLEANER_RUN_DEADLINE_MS", 1, 24 * 3600_000, 5 * 60_000),
+  webhooks: Config.all({
+    timeoutMs: wholeNumber("GLEANER_WEBHOOK_TIMEOUT_MS", 100, 60_000, 10_000),
+    pollMs: wholeNumber("GLEANER_WEBHOOK_POLL_MS", 100, 3_600_000, 30_000),
+    retryBaseMs: wholeNumber("GLEANER_WEBHOOK_RETRY_BASE_MS", 1, 3_600_000, 30_000),
+  }),
   ownerLimits: Config.all({
     maxActiveRuns: wholeNumber("GLEANER_OWNER_MAX_ACTIVE_RUNS", 1, 1_000_000, 10),
     maxRunsPerHour: wholeNumber("GLEANER_OWNER_MAX_RUNS_PER_HOUR", 1, 1_000_000, 120),

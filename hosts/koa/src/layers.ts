@@ -18,6 +18,7 @@ import type { HostConfig } from "./config.js";
 import { cursorSecretFor } from "./cursor-secret.js";
 import { parserPlugins, pluginLayer, queuePlugins, select, storePlugins } from "./plugins.js";
 import { type ResearchOverrides, researchLayer } from "./research-plugins.js";
+import { webhookWorker } from "./webhooks/layer.js";
 
 export type GleanerServices = Storage | Credits | RunQueue | Fetcher | DocumentParser;
 
@@ -104,7 +105,11 @@ export const serviceLayer = (
   );
   return worker
     ? Layer.provideMerge(
-        Layer.mergeAll(RunWorkerLive(config.workerConcurrency, { runDeadlineMs: config.runDeadlineMs }), RoutinesLive),
+        Layer.mergeAll(
+          RunWorkerLive(config.workerConcurrency, { runDeadlineMs: config.runDeadlineMs }),
+          RoutinesLive,
+          webhookWorker(config),
+        ),
         adapters,
       )
     : adapters;

@@ -1,9 +1,15 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { type DeliveryOutcome, isRetryable, parseAllowList, type WebhookPayload } from "@gleaner/core";
+import {
+  type DeliveryOutcome,
+  isRetryable,
+  newWebhookSecret,
+  parseAllowList,
+  type WebhookPayload,
+} from "@gleaner/core";
 import { expect } from "chai";
 import { Webhook } from "standardwebhooks";
-import { makeWebhookSender, newWebhookSecret } from "../src/webhooks/sender.js";
+import { makeWebhookSender } from "../src/webhooks/sender.js";
 
 interface Received {
   readonly path: string;

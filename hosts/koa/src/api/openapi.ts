@@ -121,9 +121,16 @@ export const buildOpenApi = (routes: ReadonlyArray<Route>): Json => {
       [String(success.status)]: {
         description: success.description,
         ...(headers ? { headers } : {}),
-        content: success.schema
-          ? { "application/json": { schema: schemaRef(success.schema, `${capital(route.operationId)}Response`) } }
-          : Object.fromEntries((success.contentTypes ?? []).map((type) => [type, { schema: { type: "string" } }])),
+        // 204 No Content has no body to describe.
+        ...(success.status === 204
+          ? {}
+          : {
+              content: success.schema
+                ? { "application/json": { schema: schemaRef(success.schema, `${capital(route.operationId)}Response`) } }
+                : Object.fromEntries(
+                    (success.contentTypes ?? []).map((type) => [type, { schema: { type: "string" } }]),
+                  ),
+            }),
       },
     };
     for (const [status, codes] of errorStatuses(route)) {

@@ -7,6 +7,7 @@ import type { Route } from "./route.js";
 import { rowRoutes } from "./rows.js";
 import { runRoutes } from "./runs.js";
 import { usageRoutes } from "./usage.js";
+import { webhookRoutes } from "./webhooks.js";
 
 const OpenApiDocument = Schema.Record({ key: Schema.String, value: Schema.Unknown }).annotations({
   identifier: "OpenApiDocument",
@@ -64,4 +65,5 @@ export const routes: ReadonlyArray<Route> = [
   ...exportRoutes,
   ...runRoutes,
   ...usageRoutes,
+  ...webhookRoutes,
 ];

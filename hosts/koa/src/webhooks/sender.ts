@@ -1,4 +1,3 @@
-import { randomBytes } from "node:crypto";
 import { type AllowList, checkUrl, type DeliveryOutcome, type DnsLookup, type WebhookPayload } from "@gleaner/core";
 import { guardedConnector } from "@gleaner/http";
 import { Webhook } from "standardwebhooks";
@@ -13,9 +12,6 @@ export interface WebhookSenderConfig {
   /** Response bytes read before the connection is dropped; the body itself is never used. */
   readonly maxResponseBytes: number;
 }
-
-/** A fresh signing secret in the Standard Webhooks form (`whsec_` + base64 of 24 random bytes). */
-export const newWebhookSecret = (): string => `whsec_${randomBytes(24).toString("base64")}`;
 
 export interface WebhookMessage {
   /** `webhook-id`: the same on every retry of one event, so receivers can de-duplicate. */

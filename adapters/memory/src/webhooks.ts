@@ -1,0 +1,65 @@
+import type { OutboxMessage, WebhookStorage } from "@gleaner/core";
+import { Effect, Option } from "effect";
+import type { MemoryState } from "./state.js";
+
+/** The oldest pending message of each webhook in the dataset: later ones wait behind it. */
+const headsOf = (state: MemoryState, datasetId: string): OutboxMessage[] => {
+  const heads = new Map<string, OutboxMessage>();
+  for (const message of state.webhookMessages.values()) {
+    if (message.datasetId === datasetId && message.status === "pending" && !heads.has(message.webhookId))
+      heads.set(message.webhookId, message);
+  }
+  return [...heads.values()];
+};
+
+export const makeMemoryWebhooks = (state: MemoryState): WebhookStorage => ({
+  insertWebhook: (webhook) => Effect.sync(() => void state.webhooks.set(webhook.id, webhook)),
+  listWebhooks: (ownerId) => Effect.sync(() => state.webhooksOf(ownerId)),
+  getWebhook: (ownerId, id) =>
+    Effect.sync(() => Option.filter(Option.fromNullable(state.webhooks.get(id)), (w) => w.ownerId === ownerId)),
+  deleteWebhook: (ownerId, id) =>
+    Effect.sync(() => {
+      if (state.webhooks.get(id)?.ownerId !== ownerId) return false;
+      state.webhooks.delete(id);
+      for (const [messageId, message] of state.webhookMessages)
+        if (message.webhookId === id) state.webhookMessages.delete(messageId);
+      const kept = state.webhookAttempts.filter((a) => a.webhookId !== id);
+      state.webhookAttempts.splice(0, state.webhookAttempts.length, ...kept);
+      return true;
+    }),
+  listWebhookAttempts: (webhookId, limit) =>
+    Effect.sync(() =>
+      state.webhookAttempts
+        .filter((a) => a.webhookId === webhookId)
+        .reverse()
+        .slice(0, limit),
+    ),
+  claimWebhookMessage: (datasetId, now, leaseUntil) =>
+    Effect.sync(() => {
+      const due = headsOf(state, datasetId).find((m) => m.nextAttemptAt !== null && m.nextAttemptAt <= now);
+      const webhook = due && state.webhooks.get(due.webhookId);
+      if (!due || !webhook) return Option.none();
+      const message = { ...due, nextAttemptAt: leaseUntil };
+      state.webhookMessages.set(message.id, message);
+      return Option.some({ message, webhook });
+    }),
+  recordWebhookAttempt: (attempt, next) =>
+    Effect.sync(() => {
+      const message = state.webhookMessages.get(attempt.messageId);
+      if (!message) return;
+      state.webhookMessages.set(message.id, { ...message, ...next, attempts: message.attempts + 1 });
+      state.webhookAttempts.push(attempt);
+    }),
+  pendingWebhookDatasets: () =>
+    Effect.sync(() => {
+      const due = new Map<string, string>();
+      for (const datasetId of new Set([...state.webhookMessages.values()].map((m) => m.datasetId))) {
+        for (const head of headsOf(state, datasetId)) {
+          const earliest = due.get(datasetId);
+          if (head.nextAttemptAt !== null && (!earliest || head.nextAttemptAt < earliest))
+            due.set(datasetId, head.nextAttemptAt);
+        }
+      }
+      return [...due].map(([datasetId, dueAt]) => ({ datasetId: datasetId as OutboxMessage["datasetId"], dueAt }));
+    }),
+});

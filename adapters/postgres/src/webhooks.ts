@@ -1,0 +1,230 @@
+import {
+  type DatasetId,
+  type OutboxMessage,
+  type OwnerId,
+  outboxMessagesForRun,
+  type RunChanges,
+  type RunRecord,
+  type StorageFailure,
+  type WebhookAttempt,
+  type WebhookEventType,
+  type WebhookRecord,
+  type WebhookStorage,
+} from "@gleaner/core";
+import { Effect, Option } from "effect";
+import { type Db, iso, isoOrNull, isUuid, type Sql } from "./db.js";
+
+interface WebhookRow {
+  readonly id: string;
+  readonly owner_id: string;
+  readonly url: string;
+  readonly events: string[];
+  readonly dataset_id: string | null;
+  readonly secret: string;
+  readonly created_at: Date;
+}
+const webhookColumns = "id, owner_id, url, events, dataset_id, secret, created_at";
+const toWebhook = (row: WebhookRow): WebhookRecord => ({
+  id: row.id,
+  ownerId: row.owner_id as OwnerId,
+  url: row.url,
+  events: row.events as WebhookEventType[],
+  datasetId: row.dataset_id as DatasetId | null,
+  secret: row.secret,
+  createdAt: iso(row.created_at),
+});
+
+interface MessageRow {
+  readonly id: string;
+  readonly webhook_id: string;
+  readonly dataset_id: string;
+  readonly payload: OutboxMessage["payload"];
+  readonly status: OutboxMessage["status"];
+  readonly attempts: number;
+  readonly next_attempt_at: Date | null;
+  readonly created_at: Date;
+}
+const toMessage = (row: MessageRow): OutboxMessage => ({
+  id: row.id,
+  webhookId: row.webhook_id,
+  datasetId: row.dataset_id as DatasetId,
+  payload: row.payload,
+  status: row.status,
+  attempts: row.attempts,
+  nextAttemptAt: isoOrNull(row.next_attempt_at),
+  createdAt: iso(row.created_at),
+});
+
+interface AttemptRow {
+  readonly message_id: string;
+  readonly webhook_id: string;
+  readonly event_type: WebhookEventType;
+  readonly attempt: number;
+  readonly status: WebhookAttempt["status"];
+  readonly response_status: number | null;
+  readonly error: string | null;
+  readonly duration_ms: number;
+  readonly next_retry_at: Date | null;
+  readonly attempted_at: Date;
+}
+const toAttempt = (row: AttemptRow): WebhookAttempt => ({
+  messageId: row.message_id,
+  webhookId: row.webhook_id,
+  eventType: row.event_type,
+  attempt: row.attempt,
+  status: row.status,
+  responseStatus: row.response_status,
+  error: row.error,
+  durationMs: row.duration_ms,
+  nextRetryAt: isoOrNull(row.next_retry_at),
+  attemptedAt: iso(row.attempted_at),
+});
+
+/**
+ * Writes a finished run's outbox messages inside the caller's transaction (acceptRun, finishRun):
+ * core says which; the run's outcome and its events commit together or not at all.
+ */
+export const writeOutbox = (tx: Sql, run: RunRecord, changes: RunChanges | null): Effect.Effect<void, StorageFailure> =>
+  Effect.gen(function* () {
+    const webhooks = yield* tx.query<WebhookRow>(
+      `select ${webhookColumns} from webhooks where owner_id = $1 order by created_at, id`,
+      [run.ownerId],
+    );
+    const messages = outboxMessagesForRun(run, webhooks.map(toWebhook), changes);
+    if (messages.length === 0) return;
+    // One statement, rows in the array's order, so position follows core's order.
+    yield* tx.query(
+      `insert into webhook_messages (id, webhook_id, dataset_id, payload, status, attempts, next_attempt_at, created_at)
+       select m.id, m.webhook_id, m.dataset_id, m.payload, m.status, m.attempts, m.next_attempt_at, m.created_at
+         from rows from (jsonb_to_recordset($1::jsonb) as (id text, webhook_id uuid, dataset_id uuid, payload jsonb,
+              status text, attempts integer, next_attempt_at timestamptz, created_at timestamptz))
+              with ordinality as m(id, webhook_id, dataset_id, payload, status, attempts, next_attempt_at, created_at, n)
+        order by m.n
+       on conflict (id) do nothing`,
+      [
+        JSON.stringify(
+          messages.map((m) => ({
+            id: m.id,
+            webhook_id: m.webhookId,
+            dataset_id: m.datasetId,
+            payload: m.payload,
+            status: m.status,
+            attempts: m.attempts,
+            next_attempt_at: m.nextAttemptAt,
+            created_at: m.createdAt,
+          })),
+        ),
+      ],
+    );
+  });
+
+/** Each webhook's oldest pending message of one dataset (later ones wait behind it). */
+const headsOf = `select distinct on (webhook_id) id, next_attempt_at, position from webhook_messages
+                  where dataset_id = $1 and status = 'pending' order by webhook_id, position`;
+
+export const makeWebhookMethods = (db: Db): WebhookStorage => ({
+  insertWebhook: (w) =>
+    db
+      .query(`insert into webhooks (${webhookColumns}) values ($1, $2, $3, $4, $5, $6, $7)`, [
+        w.id,
+        w.ownerId,
+        w.url,
+        w.events,
+        w.datasetId,
+        w.secret,
+        w.createdAt,
+      ])
+      .pipe(Effect.asVoid),
+
+  listWebhooks: (ownerId) =>
+    !isUuid(ownerId)
+      ? Effect.succeed([])
+      : db
+          .query<WebhookRow>(`select ${webhookColumns} from webhooks where owner_id = $1 order by created_at, id`, [
+            ownerId,
+          ])
+          .pipe(Effect.map((rows) => rows.map(toWebhook))),
+
+  getWebhook: (ownerId, id) =>
+    !isUuid(ownerId) || !isUuid(id)
+      ? Effect.succeed(Option.none())
+      : db
+          .query<WebhookRow>(`select ${webhookColumns} from webhooks where id = $1 and owner_id = $2`, [id, ownerId])
+          .pipe(Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), toWebhook))),
+
+  // Its messages and attempts go with it (on delete cascade).
+  deleteWebhook: (ownerId, id) =>
+    !isUuid(ownerId) || !isUuid(id)
+      ? Effect.succeed(false)
+      : db
+          .query("delete from webhooks where id = $1 and owner_id = $2 returning id", [id, ownerId])
+          .pipe(Effect.map((rows) => rows.length > 0)),
+
+  listWebhookAttempts: (webhookId, limit) =>
+    !isUuid(webhookId)
+      ? Effect.succeed([])
+      : db
+          .query<AttemptRow>(
+            `select * from webhook_attempts where webhook_id = $1 order by attempted_at desc, attempt desc limit $2`,
+            [webhookId, limit],
+          )
+          .pipe(Effect.map((rows) => rows.map(toAttempt))),
+
+  // One UPDATE re-checked under the row lock: of two workers, the second finds the lease moved and takes nothing.
+  claimWebhookMessage: (datasetId, now, leaseUntil) =>
+    !isUuid(datasetId)
+      ? Effect.succeed(Option.none())
+      : Effect.gen(function* () {
+          const [claimed] = yield* db.query<MessageRow>(
+            `update webhook_messages set next_attempt_at = $3
+              where id = (select id from (${headsOf}) heads where next_attempt_at <= $2 order by position limit 1)
+                and status = 'pending' and next_attempt_at <= $2
+              returning *`,
+            [datasetId, now, leaseUntil],
+          );
+          if (!claimed) return Option.none();
+          const [webhook] = yield* db.query<WebhookRow>(`select ${webhookColumns} from webhooks where id = $1`, [
+            claimed.webhook_id,
+          ]);
+          return webhook ? Option.some({ message: toMessage(claimed), webhook: toWebhook(webhook) }) : Option.none();
+        }),
+
+  recordWebhookAttempt: (a, next) =>
+    db.transaction((tx) =>
+      Effect.gen(function* () {
+        const updated = yield* tx.query(
+          `update webhook_messages set status = $2, next_attempt_at = $3, attempts = attempts + 1 where id = $1 returning id`,
+          [a.messageId, next.status, next.nextAttemptAt],
+        );
+        // The webhook was deleted meanwhile: its messages went with it, and so does this attempt.
+        if (updated.length === 0) return;
+        yield* tx.query(
+          `insert into webhook_attempts (message_id, webhook_id, event_type, attempt, status, response_status, error,
+                                         duration_ms, next_retry_at, attempted_at)
+           values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) on conflict do nothing`,
+          [
+            a.messageId,
+            a.webhookId,
+            a.eventType,
+            a.attempt,
+            a.status,
+            a.responseStatus,
+            a.error,
+            a.durationMs,
+            a.nextRetryAt,
+            a.attemptedAt,
+          ],
+        );
+      }),
+    ),
+
+  pendingWebhookDatasets: () =>
+    db
+      .query<{ dataset_id: string; due_at: Date }>(
+        `select dataset_id, min(next_attempt_at) as due_at from (
+           select distinct on (dataset_id, webhook_id) dataset_id, next_attempt_at from webhook_messages
+            where status = 'pending' order by dataset_id, webhook_id, position) heads
+          group by dataset_id`,
+      )
+      .pipe(Effect.map((rows) => rows.map((r) => ({ datasetId: r.dataset_id as DatasetId, dueAt: iso(r.due_at) })))),
+});

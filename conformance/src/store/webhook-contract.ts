@@ -1,0 +1,124 @@
+import { type OwnerId, type RunRecord, type StorageService, type WebhookRecord, newId } from "@gleaner/core";
+import { expect } from "chai";
+import { type Effect, Option } from "effect";
+import { it } from "mocha";
+import { anAcceptance, evidenceOf } from "./fixtures.js";
+
+interface Harness {
+  readonly run: <A, E>(f: (storage: StorageService) => Effect.Effect<A, E>) => Promise<A>;
+  readonly runningRun: (
+    balance: number,
+    ownerId?: OwnerId,
+  ) => Promise<{ readonly ownerId: OwnerId; readonly dataset: { readonly id: string }; readonly running: RunRecord }>;
+}
+
+const aWebhook = (ownerId: OwnerId, name: string): WebhookRecord => ({
+  id: newId(),
+  ownerId,
+  url: `https://hooks.example/${name}`,
+  events: ["run.finished", "rows.changed"],
+  datasetId: null,
+  secret: `whsec_${name}`,
+  createdAt: new Date().toISOString(),
+});
+
+/** A "now" past every lease this file gives, and a lease past that "now". */
+const far = "2999-01-01T00:00:00.000Z";
+const farther = "3999-01-01T00:00:00.000Z";
+const iso = (offsetMs: number) => new Date(Date.now() + offsetMs).toISOString();
+
+/**
+ * The webhook outbox's promises, inside storeContract: events commit with the run's outcome and
+ * only then; each webhook's messages of a dataset go out in order, one at a time, under a lease
+ * that a second worker cannot take and a dead worker's expiry releases.
+ */
+export const webhookStoreCases = ({ run, runningRun }: Harness): void => {
+  const accepted = async (webhookNames: ReadonlyArray<string>) => {
+    const { ownerId, dataset, running } = await runningRun(10);
+    const webhooks = webhookNames.map((name) => aWebhook(ownerId, name));
+    for (const webhook of webhooks) await run((s) => s.insertWebhook(webhook));
+    const outcome = await run((s) => s.acceptRun(anAcceptance(running, 1, ["a", "b"])));
+    expect(outcome._tag).to.equal("Accepted");
+    return { ownerId, datasetId: dataset.id as RunRecord["datasetId"], running, webhooks };
+  };
+  const claim = (datasetId: RunRecord["datasetId"], now = iso(0), leaseUntil = farther) =>
+    run((s) => s.claimWebhookMessage(datasetId, now, leaseUntil)).then(Option.getOrNull);
+
+  it("writes an accepted run's events with it, in order, one webhook's at a time under a lease", async () => {
+    const { datasetId, running, webhooks } = await accepted(["first", "second"]);
+    const one = await claim(datasetId);
+    const two = await claim(datasetId);
+    expect([one?.webhook.id, two?.webhook.id].sort()).to.deep.equal(webhooks.map((w) => w.id).sort());
+    expect([one?.message.payload.type, two?.message.payload.type]).to.deep.equal(["run.finished", "run.finished"]);
+    expect(one?.message.payload.data).to.include({ runId: running.id, status: "succeeded" });
+    expect(one?.webhook.secret).to.match(/^whsec_/);
+    // Both heads are leased: rows.changed waits behind them.
+    expect(await claim(datasetId)).to.equal(null);
+    // A lease that ends makes the message due again, under the same webhook-id.
+    const retaken = await claim(datasetId, farther, iso(60_000));
+    expect(retaken?.message.id).to.be.oneOf([one?.message.id, two?.message.id]);
+    await run((s) =>
+      s.recordWebhookAttempt(
+        {
+          messageId: one!.message.id,
+          webhookId: one!.webhook.id,
+          eventType: "run.finished",
+          attempt: 1,
+          status: "delivered",
+          responseStatus: 204,
+          error: null,
+          durationMs: 3,
+          nextRetryAt: null,
+          attemptedAt: iso(0),
+        },
+        { status: "delivered", nextAttemptAt: null },
+      ),
+    );
+    const next = await claim(datasetId, iso(0));
+    expect(next?.webhook.id).to.equal(one?.webhook.id);
+    expect(next?.message.payload).to.deep.include({ type: "rows.changed" });
+    expect(next?.message.payload.data).to.deep.include({ after: 0, through: 2 });
+    const attempts = await run((s) => s.listWebhookAttempts(one!.webhook.id, 10));
+    expect(attempts.map((a) => [a.messageId, a.status, a.responseStatus])).to.deep.equal([
+      [one!.message.id, "delivered", 204],
+    ]);
+  });
+
+  it("gives a message to one of many workers claiming at once", async () => {
+    const { datasetId } = await accepted(["only"]);
+    const claims = await Promise.all(Array.from({ length: 8 }, () => claim(datasetId)));
+    expect(claims.filter((c) => c !== null)).to.have.length(1);
+  });
+
+  it("writes no event for a held run, run.finished for a failed one, and never for another owner's webhook", async () => {
+    const poor = await runningRun(0);
+    await run((s) => s.insertWebhook(aWebhook(poor.ownerId, "poor")));
+    const stranger = await runningRun(10);
+    await run((s) => s.insertWebhook(aWebhook(stranger.ownerId, "stranger")));
+    const held = await run((s) => s.acceptRun(anAcceptance(poor.running, 5, ["a"])));
+    expect(held._tag).to.equal("Held");
+    expect(await claim(poor.dataset.id as RunRecord["datasetId"], far)).to.equal(null);
+    const failing = await runningRun(10, poor.ownerId);
+    const failed = { ...failing.running, status: "failed" as const, completedAt: iso(0), error: "a check failed" };
+    await run((s) => s.finishRun(failed, evidenceOf(failing.running)));
+    const message = await claim(failing.dataset.id as RunRecord["datasetId"], far);
+    expect(message?.message.payload.data).to.include({ runId: failed.id, status: "failed" });
+    expect(await claim(failing.dataset.id as RunRecord["datasetId"], far)).to.equal(null);
+    expect(await claim(stranger.dataset.id as RunRecord["datasetId"], far)).to.equal(null);
+  });
+
+  it("drops a deleted webhook's messages; another owner cannot delete or see it", async () => {
+    const { ownerId, datasetId, webhooks } = await accepted(["doomed"]);
+    const webhook = webhooks[0]!;
+    const pending = async () => (await run((s) => s.pendingWebhookDatasets())).map((p) => p.datasetId);
+    expect(await pending()).to.include(datasetId);
+    const other = newId<OwnerId>();
+    expect(await run((s) => s.deleteWebhook(other, webhook.id))).to.equal(false);
+    expect(Option.isNone(await run((s) => s.getWebhook(other, webhook.id)))).to.equal(true);
+    expect((await run((s) => s.listWebhooks(ownerId))).map((w) => w.id)).to.deep.equal([webhook.id]);
+    expect(await run((s) => s.deleteWebhook(ownerId, webhook.id))).to.equal(true);
+    expect(await pending()).not.to.include(datasetId);
+    expect(await claim(datasetId, far)).to.equal(null);
+    expect(await run((s) => s.listWebhooks(ownerId))).to.deep.equal([]);
+  });
+};

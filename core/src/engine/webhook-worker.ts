@@ -1,0 +1,136 @@
+import { Clock, Duration, Effect, Layer, Option } from "effect";
+import { RunQueue, type WebhookDeliveryJob } from "../ports/run-queue.js";
+import { Storage } from "../ports/storage.js";
+import { WebhookSender } from "../ports/webhook-sender.js";
+import {
+  type DeliveryOutcome,
+  isDelivered,
+  isRetryable,
+  nextRetryDelayMs,
+  type WebhookRetryPolicy,
+  webhookRetry,
+} from "../rules/webhook-delivery.js";
+import type { WebhookAttempt } from "../rules/webhook-outbox.js";
+import type { DatasetId } from "../schema/ids.js";
+import { isoAt } from "../time.js";
+
+export interface WebhookWorkerOptions {
+  /** Datasets delivered at once (each dataset's messages go one at a time, in order). Default 4. */
+  readonly concurrency?: number;
+  /** How often pending messages are looked for, besides the jobs that announce them. Default 30 s. */
+  readonly pollMs?: number;
+  /** How long a taken message stays reserved for its worker; past it another worker may send it. Default 2 min. */
+  readonly leaseMs?: number;
+  /** Core's backoff (webhookRetry) unless given; tests shorten it. */
+  readonly retry?: WebhookRetryPolicy;
+}
+
+const wallClock = Clock.make();
+
+const attemptOf = (outcome: DeliveryOutcome) =>
+  outcome.kind === "answered"
+    ? { responseStatus: outcome.status, error: null }
+    : { responseStatus: null, error: `${outcome.reason}: ${outcome.detail}` };
+
+/**
+ * Sends a dataset's due messages until none is left: each is taken with a lease (so two workers
+ * never send one message at once, and a dead worker's message comes due again), sent, and its
+ * attempt recorded with the next state core's rules give: delivered, retried later (another job
+ * is scheduled for then) or given up. A webhook's later messages wait behind its unsettled one.
+ */
+export const deliverWebhooks = (datasetId: DatasetId, options: WebhookWorkerOptions = {}) =>
+  Effect.gen(function* () {
+    const storage = yield* Storage;
+    const sender = yield* WebhookSender;
+    const queue = yield* RunQueue;
+    const leaseMs = options.leaseMs ?? 120_000;
+    while (true) {
+      const now = yield* Clock.currentTimeMillis;
+      const taken = yield* storage.claimWebhookMessage(datasetId, isoAt(now), isoAt(now + leaseMs));
+      if (Option.isNone(taken)) return;
+      const { message, webhook } = taken.value;
+      const outcome = yield* sender.send({
+        url: webhook.url,
+        secret: webhook.secret,
+        id: message.id,
+        payload: message.payload,
+      });
+      const attempt = message.attempts + 1;
+      const delay = isRetryable(outcome) ? nextRetryDelayMs(attempt, Math.random, options.retry ?? webhookRetry) : null;
+      const sentAt = yield* Clock.currentTimeMillis;
+      const nextRetryAt = delay === null ? null : isoAt(sentAt + Math.max(1, delay));
+      const status = isDelivered(outcome) ? "delivered" : nextRetryAt ? "retrying" : "failed";
+      const record: WebhookAttempt = {
+        messageId: message.id,
+        webhookId: webhook.id,
+        eventType: message.payload.type,
+        attempt,
+        status,
+        ...attemptOf(outcome),
+        durationMs: outcome.durationMs,
+        nextRetryAt: status === "retrying" ? nextRetryAt : null,
+        attemptedAt: isoAt(sentAt),
+      };
+      yield* storage.recordWebhookAttempt(record, {
+        status: status === "retrying" ? "pending" : status,
+        nextAttemptAt: record.nextRetryAt,
+      });
+      if (record.nextRetryAt) {
+        yield* queue
+          .enqueueWebhookDelivery({ datasetId, dueAt: record.nextRetryAt })
+          .pipe(
+            Effect.catchAll((error) =>
+              Effect.logWarning(`webhook retry not scheduled (the poll will find it): ${error.message}`),
+            ),
+          );
+      }
+    }
+  });
+
+/** Announces every dataset whose messages are due now: after a crash or a lost job, nothing stays pending. */
+export const announcePendingWebhooks = Effect.gen(function* () {
+  const storage = yield* Storage;
+  const queue = yield* RunQueue;
+  const now = isoAt(yield* Clock.currentTimeMillis);
+  const pending = yield* storage.pendingWebhookDatasets();
+  for (const { datasetId, dueAt } of pending) {
+    if (dueAt <= now) yield* queue.enqueueWebhookDelivery({ datasetId });
+  }
+});
+
+/**
+ * The webhook worker: consumes delivery jobs from the run queue's adapter (memory or Agenda) for as
+ * long as the layer lives, and polls the outbox at start and every `pollMs`.
+ */
+export const WebhookWorkerLive = (
+  options: WebhookWorkerOptions = {},
+): Layer.Layer<never, never, RunQueue | Storage | WebhookSender> =>
+  Layer.scopedDiscard(
+    Effect.gen(function* () {
+      const queue = yield* RunQueue;
+      const context = yield* Effect.context<RunQueue | Storage | WebhookSender>();
+      const handle = (job: WebhookDeliveryJob) =>
+        deliverWebhooks(job.datasetId, options).pipe(
+          Effect.provide(context),
+          Effect.catchAllCause((cause) =>
+            Effect.logWarning("webhook delivery stopped; the lease or poll retries it", cause),
+          ),
+        );
+      yield* queue.consumeWebhookDeliveries(options.concurrency ?? 4, handle);
+      const poll = announcePendingWebhooks.pipe(
+        Effect.provide(context),
+        Effect.catchAllCause((cause) => Effect.logWarning("webhook poll failed", cause)),
+        Effect.zipRight(Effect.sleep(Duration.millis(options.pollMs ?? 30_000)).pipe(Effect.withClock(wallClock))),
+        Effect.forever,
+      );
+      yield* Effect.forkScoped(poll);
+    }),
+  );
+
+/** Announces the dataset's deliveries once its run has finished (the outbox already holds them). */
+export const announceRunWebhooks = (datasetId: DatasetId) =>
+  Effect.flatMap(RunQueue, (queue) => queue.enqueueWebhookDelivery({ datasetId })).pipe(
+    Effect.catchAll((error) =>
+      Effect.logWarning(`webhook delivery not announced (the poll will find it): ${error.message}`),
+    ),
+  );

@@ -1,0 +1,21 @@
+import { Context, type Effect } from "effect";
+import type { DeliveryOutcome, WebhookPayload } from "../rules/webhook-delivery.js";
+
+/** What one delivery sends: `id` is the `webhook-id`, the same on every retry of one event. */
+export interface WebhookSendRequest {
+  readonly url: string;
+  readonly secret: string;
+  readonly id: string;
+  readonly payload: WebhookPayload;
+}
+
+/**
+ * Sends one signed delivery (Standard Webhooks) and says what came of it; never fails: a network
+ * error or timeout is an outcome, which core's rules then retry or not. The Koa host provides it
+ * (hosts/koa/src/webhooks/sender.ts), SSRF-guarded like source reads.
+ */
+export interface WebhookSenderService {
+  readonly send: (request: WebhookSendRequest) => Effect.Effect<DeliveryOutcome>;
+}
+
+export class WebhookSender extends Context.Tag("@gleaner/core/WebhookSender")<WebhookSender, WebhookSenderService>() {}

@@ -1,0 +1,120 @@
+import type { NewRevision, RunRecord } from "../run-domain.js";
+import type { DatasetId, OwnerId } from "../schema/ids.js";
+import {
+  type RowsChangedData,
+  runFinishedPayload,
+  type WebhookEventType,
+  type WebhookPayload,
+} from "./webhook-delivery.js";
+
+/** A registered receiver. `secret` signs deliveries; it is shown once, at registration. */
+export interface WebhookRecord {
+  readonly id: string;
+  readonly ownerId: OwnerId;
+  readonly url: string;
+  readonly events: ReadonlyArray<WebhookEventType>;
+  /** Only this dataset's events; null: every dataset of the owner. */
+  readonly datasetId: DatasetId | null;
+  readonly secret: string;
+  readonly createdAt: string;
+}
+
+/** A webhook as the API lists it: everything but the secret. */
+export type WebhookView = Omit<WebhookRecord, "secret" | "ownerId">;
+export const toWebhookView = ({ secret: _secret, ownerId: _ownerId, ...view }: WebhookRecord): WebhookView => view;
+
+export type WebhookMessageStatus = "pending" | "delivered" | "failed";
+
+/**
+ * One event for one webhook, in the outbox. `id` is the Standard Webhooks `webhook-id`: derived
+ * from the run, the event and the webhook, so it is the same on every retry and a message written
+ * twice for one run is one message.
+ */
+export interface OutboxMessage {
+  readonly id: string;
+  readonly webhookId: string;
+  readonly datasetId: DatasetId;
+  readonly payload: WebhookPayload;
+  readonly status: WebhookMessageStatus;
+  /** Attempts made so far. */
+  readonly attempts: number;
+  /** When the next attempt is due (also the lease of a worker delivering it); null once settled. */
+  readonly nextAttemptAt: string | null;
+  readonly createdAt: string;
+}
+
+/** One delivery attempt, as GET /v1/webhooks/{id}/deliveries shows it. */
+export interface WebhookAttempt {
+  readonly messageId: string;
+  readonly webhookId: string;
+  readonly eventType: WebhookEventType;
+  readonly attempt: number;
+  /** `delivered` (2xx), `retrying` (a retry is scheduled) or `failed` (given up). */
+  readonly status: "delivered" | "retrying" | "failed";
+  /** The receiver's HTTP status; null when it did not answer. */
+  readonly responseStatus: number | null;
+  /** Why no answer counted: network, timeout, unsafe_target; null when it answered. */
+  readonly error: string | null;
+  readonly durationMs: number;
+  readonly nextRetryAt: string | null;
+  readonly attemptedAt: string;
+}
+
+const webhookMatches = (webhook: WebhookRecord, run: RunRecord, type: WebhookEventType): boolean =>
+  webhook.ownerId === run.ownerId &&
+  webhook.events.includes(type) &&
+  (webhook.datasetId === null || webhook.datasetId === run.datasetId);
+
+const countByKind = (revisions: ReadonlyArray<Pick<NewRevision, "kind">>): RowsChangedData["counts"] => {
+  const counts = { created: 0, updated: 0, missing: 0, returned: 0, baseline: 0 };
+  for (const revision of revisions) counts[revision.kind] += 1;
+  return counts;
+};
+
+/** What a finished run's change-feed window was: the store assigns sequences after `lastSequence`. */
+export interface RunChanges {
+  readonly lastSequenceBefore: number;
+  readonly revisions: ReadonlyArray<Pick<NewRevision, "kind">>;
+}
+
+/**
+ * The outbox messages a finished run leaves, written in the same transaction as the run's outcome:
+ * an accepted run -> `run.finished`, then `rows.changed` when it wrote revisions; a failed or
+ * blocked run -> `run.finished` only; a held run (or any other state) -> nothing, since nothing
+ * was decided yet. One message per matching webhook of the run's owner, in that order.
+ */
+export const outboxMessagesForRun = (
+  run: RunRecord,
+  webhooks: ReadonlyArray<WebhookRecord>,
+  changes: RunChanges | null,
+): ReadonlyArray<OutboxMessage> => {
+  if (run.status !== "succeeded" && run.status !== "failed" && run.status !== "blocked") return [];
+  const at = run.completedAt ?? run.queuedAt;
+  const payloads: WebhookPayload[] = [runFinishedPayload(run, at)];
+  if (run.status === "succeeded" && changes && changes.revisions.length > 0) {
+    payloads.push({
+      type: "rows.changed",
+      timestamp: at,
+      data: {
+        datasetId: run.datasetId,
+        after: changes.lastSequenceBefore,
+        through: changes.lastSequenceBefore + changes.revisions.length,
+        counts: countByKind(changes.revisions),
+      },
+    });
+  }
+  return payloads.flatMap((payload) =>
+    webhooks
+      .filter((webhook) => webhookMatches(webhook, run, payload.type))
+      .map((webhook) => ({
+        id: `msg_${run.id}_${payload.type === "run.finished" ? "finished" : "changed"}_${webhook.id}`,
+        webhookId: webhook.id,
+        datasetId: run.datasetId,
+        payload,
+        status: "pending" as const,
+        attempts: 0,
+        nextAttemptAt: at,
+        createdAt: at,
+      })),
+  );
+};

@@ -1,0 +1,37 @@
+import { lookup } from "node:dns/promises";
+import { parseAllowList, webhookRetry, WebhookSender, WebhookWorkerLive } from "@gleaner/core";
+import { Effect, Layer } from "effect";
+import type { HostConfig } from "../config.js";
+import { makeWebhookSender } from "./sender.js";
+
+/** The signed, SSRF-guarded sender, closed with the layer. Receivers' answers are read up to 64 KiB. */
+export const WebhookSenderLive = (config: HostConfig): Layer.Layer<WebhookSender> =>
+  Layer.scoped(
+    WebhookSender,
+    Effect.map(
+      Effect.acquireRelease(
+        Effect.sync(() =>
+          makeWebhookSender({
+            allow: parseAllowList(config.allowPrivateTargets),
+            lookup: (hostname) => lookup(hostname, { all: true }),
+            timeoutMs: config.webhooks.timeoutMs,
+            maxResponseBytes: 64 * 1024,
+          }),
+        ),
+        (sender) => Effect.promise(() => sender.close()),
+      ),
+      (sender) => ({ send: (request) => Effect.promise(() => sender.send(request.url, request.secret, request)) }),
+    ),
+  );
+
+/**
+ * The webhook worker of a `serve` or `worker` process. A taken message is reserved for two
+ * attempt timeouts and a margin: long enough that a live worker always settles it first.
+ */
+export const webhookWorker = (config: HostConfig) =>
+  WebhookWorkerLive({
+    concurrency: config.workerConcurrency,
+    pollMs: config.webhooks.pollMs,
+    leaseMs: 2 * config.webhooks.timeoutMs + 5_000,
+    retry: { ...webhookRetry, baseMs: config.webhooks.retryBaseMs },
+  }).pipe(Layer.provide(WebhookSenderLive(config)));
