@@ -48,6 +48,8 @@ export * from "./schema/query.js";
 export * from "./schema/responses.js";
 export * from "./schema/requests-runs.js";
 export * from "./schema/webhooks.js";
+export * from "./schema/webhook-payloads.js";
+export * from "./webhook-domain.js";
 export * from "./usecases/readiness.js";
 export * from "./schema/export.js";
 export * from "./rules/export-shape.js";

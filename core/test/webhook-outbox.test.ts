@@ -1,6 +1,7 @@
 import { expect } from "chai";
 import type { RunRecord } from "../src/run-domain.js";
-import { outboxMessagesForRun, toWebhookView, type WebhookRecord } from "../src/rules/webhook-outbox.js";
+import { outboxMessagesForRun, toWebhookView } from "../src/rules/webhook-outbox.js";
+import type { WebhookRecord } from "../src/webhook-domain.js";
 
 const run = (status: RunRecord["status"]) =>
   ({

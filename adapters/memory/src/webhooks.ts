@@ -52,14 +52,14 @@ export const makeMemoryWebhooks = (state: MemoryState): WebhookStorage => ({
     }),
   pendingWebhookDatasets: () =>
     Effect.sync(() => {
-      const due = new Map<string, string>();
+      const due = new Map<string, { datasetId: OutboxMessage["datasetId"]; dueAt: string }>();
       for (const datasetId of new Set([...state.webhookMessages.values()].map((m) => m.datasetId))) {
         for (const head of headsOf(state, datasetId)) {
           const earliest = due.get(datasetId);
-          if (head.nextAttemptAt !== null && (!earliest || head.nextAttemptAt < earliest))
-            due.set(datasetId, head.nextAttemptAt);
+          if (head.nextAttemptAt !== null && (!earliest || head.nextAttemptAt < earliest.dueAt))
+            due.set(datasetId, { datasetId, dueAt: head.nextAttemptAt });
         }
       }
-      return [...due].map(([datasetId, dueAt]) => ({ datasetId: datasetId as OutboxMessage["datasetId"], dueAt }));
+      return [...due.values()];
     }),
 });

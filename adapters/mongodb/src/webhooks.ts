@@ -1,13 +1,12 @@
 import {
-  type DatasetId,
-  type OutboxMessage,
-  type OwnerId,
+  DatasetId,
+  OutboxMessage,
   outboxMessagesForRun,
   type RunChanges,
   type RunRecord,
-  type WebhookAttempt,
+  WebhookAttempt,
   type WebhookEventType,
-  type WebhookRecord,
+  WebhookRecord,
   type WebhookStorage,
 } from "@gleaner/core";
 import { Effect, Option } from "effect";
@@ -23,6 +22,7 @@ import {
   toUuid,
   toUuidOrNull,
 } from "./bson.js";
+import { decodedOrThrow } from "./decoded.js";
 import type { Mongo } from "./mongo.js";
 import type { Collections } from "./schema.js";
 
@@ -65,31 +65,40 @@ const webhookToDoc = (w: WebhookRecord): WebhookDoc => ({
   secret: w.secret,
   createdAt: toDate(w.createdAt),
 });
-const webhookFromDoc = (d: WebhookDoc): WebhookRecord => ({
-  id: fromUuid(d._id),
-  ownerId: fromUuid(d.ownerId) as OwnerId,
-  url: d.url,
-  events: d.events,
-  datasetId: fromUuidOrNull(d.datasetId) as DatasetId | null,
-  secret: d.secret,
-  createdAt: fromDate(d.createdAt),
-});
-const messageFromDoc = (d: WebhookMessageDoc): OutboxMessage => ({
-  id: d._id,
-  webhookId: fromUuid(d.webhookId),
-  datasetId: fromUuid(d.datasetId) as DatasetId,
-  payload: d.payload,
-  status: d.status,
-  attempts: d.attempts,
-  nextAttemptAt: fromDateOrNull(d.nextAttemptAt),
-  createdAt: fromDate(d.createdAt),
-});
-const attemptFromDoc = ({ _id: _ignored, ...d }: WebhookAttemptDoc & { _id?: unknown }): WebhookAttempt => ({
-  ...d,
-  webhookId: fromUuid(d.webhookId),
-  nextRetryAt: fromDateOrNull(d.nextRetryAt),
-  attemptedAt: fromDate(d.attemptedAt),
-});
+// Documents are decoded with core's webhook schemas, never cast: a malformed one fails the read
+// with a StorageFailure naming it and the field, and a malformed payload is not signed and sent.
+const decodeWebhook = decodedOrThrow(WebhookRecord, "webhook");
+const webhookFromDoc = (d: WebhookDoc): WebhookRecord =>
+  decodeWebhook({
+    id: fromUuid(d._id),
+    ownerId: fromUuid(d.ownerId),
+    url: d.url,
+    events: d.events,
+    datasetId: fromUuidOrNull(d.datasetId),
+    secret: d.secret,
+    createdAt: fromDate(d.createdAt),
+  });
+const decodeMessage = decodedOrThrow(OutboxMessage, "webhook message");
+const messageFromDoc = (d: WebhookMessageDoc): OutboxMessage =>
+  decodeMessage({
+    id: d._id,
+    webhookId: fromUuid(d.webhookId),
+    datasetId: fromUuid(d.datasetId),
+    payload: d.payload,
+    status: d.status,
+    attempts: d.attempts,
+    nextAttemptAt: fromDateOrNull(d.nextAttemptAt),
+    createdAt: fromDate(d.createdAt),
+  });
+const decodeAttempt = decodedOrThrow(WebhookAttempt, "webhook attempt");
+const attemptFromDoc = ({ _id: _ignored, ...d }: WebhookAttemptDoc & { _id?: unknown }): WebhookAttempt =>
+  decodeAttempt({
+    ...d,
+    webhookId: fromUuid(d.webhookId),
+    nextRetryAt: fromDateOrNull(d.nextRetryAt),
+    attemptedAt: fromDate(d.attemptedAt),
+  });
+const decodeDatasetId = decodedOrThrow(DatasetId, "webhook message's dataset id");
 
 /**
  * Writes a finished run's outbox messages in the caller's transaction (acceptRun, finishRun):
@@ -241,7 +250,7 @@ export const makeWebhookMethods = (mongo: Mongo): WebhookStorage => {
               { allowDiskUse: true },
             )
             .toArray()
-        ).map((d) => ({ datasetId: fromUuid(d._id) as DatasetId, dueAt: fromDate(d.dueAt) })),
+        ).map((d) => ({ datasetId: decodeDatasetId(fromUuid(d._id)), dueAt: fromDate(d.dueAt) })),
       ),
   };
 };

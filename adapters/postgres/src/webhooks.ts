@@ -1,18 +1,20 @@
 import {
-  type DatasetId,
-  type OutboxMessage,
-  type OwnerId,
+  DatasetId,
+  OutboxMessage,
   outboxMessagesForRun,
   type RunChanges,
   type RunRecord,
   type StorageFailure,
-  type WebhookAttempt,
-  type WebhookEventType,
-  type WebhookRecord,
+  storedDecoder,
+  WebhookAttempt,
+  WebhookRecord,
   type WebhookStorage,
 } from "@gleaner/core";
 import { Effect, Option } from "effect";
-import { type Db, iso, isoOrNull, isUuid, type Sql } from "./db.js";
+import { allDecoded, type Db, firstDecoded, iso, isoOrNull, isUuid, type Sql } from "./db.js";
+
+// Rows are decoded with core's webhook schemas (a stored value they refuse is a StorageFailure
+// naming the record and the field), never cast: a malformed payload is not signed and sent.
 
 interface WebhookRow {
   readonly id: string;
@@ -24,61 +26,71 @@ interface WebhookRow {
   readonly created_at: Date;
 }
 const webhookColumns = "id, owner_id, url, events, dataset_id, secret, created_at";
-const toWebhook = (row: WebhookRow): WebhookRecord => ({
-  id: row.id,
-  ownerId: row.owner_id as OwnerId,
-  url: row.url,
-  events: row.events as WebhookEventType[],
-  datasetId: row.dataset_id as DatasetId | null,
-  secret: row.secret,
-  createdAt: iso(row.created_at),
-});
+const decodeWebhook = storedDecoder(WebhookRecord, "PostgreSQL", "webhook");
+const toWebhook = (row: WebhookRow) =>
+  decodeWebhook({
+    id: row.id,
+    ownerId: row.owner_id,
+    url: row.url,
+    events: row.events,
+    datasetId: row.dataset_id,
+    secret: row.secret,
+    createdAt: iso(row.created_at),
+  });
 
 interface MessageRow {
   readonly id: string;
   readonly webhook_id: string;
   readonly dataset_id: string;
-  readonly payload: OutboxMessage["payload"];
-  readonly status: OutboxMessage["status"];
+  readonly payload: unknown;
+  readonly status: string;
   readonly attempts: number;
   readonly next_attempt_at: Date | null;
   readonly created_at: Date;
 }
-const toMessage = (row: MessageRow): OutboxMessage => ({
-  id: row.id,
-  webhookId: row.webhook_id,
-  datasetId: row.dataset_id as DatasetId,
-  payload: row.payload,
-  status: row.status,
-  attempts: row.attempts,
-  nextAttemptAt: isoOrNull(row.next_attempt_at),
-  createdAt: iso(row.created_at),
-});
+const decodeMessage = storedDecoder(OutboxMessage, "PostgreSQL", "webhook message");
+const toMessage = (row: MessageRow) =>
+  decodeMessage({
+    id: row.id,
+    webhookId: row.webhook_id,
+    datasetId: row.dataset_id,
+    payload: row.payload,
+    status: row.status,
+    attempts: row.attempts,
+    nextAttemptAt: isoOrNull(row.next_attempt_at),
+    createdAt: iso(row.created_at),
+  });
 
 interface AttemptRow {
   readonly message_id: string;
   readonly webhook_id: string;
-  readonly event_type: WebhookEventType;
+  readonly event_type: string;
   readonly attempt: number;
-  readonly status: WebhookAttempt["status"];
+  readonly status: string;
   readonly response_status: number | null;
   readonly error: string | null;
   readonly duration_ms: number;
   readonly next_retry_at: Date | null;
   readonly attempted_at: Date;
 }
-const toAttempt = (row: AttemptRow): WebhookAttempt => ({
-  messageId: row.message_id,
-  webhookId: row.webhook_id,
-  eventType: row.event_type,
-  attempt: row.attempt,
-  status: row.status,
-  responseStatus: row.response_status,
-  error: row.error,
-  durationMs: row.duration_ms,
-  nextRetryAt: isoOrNull(row.next_retry_at),
-  attemptedAt: iso(row.attempted_at),
-});
+const decodeAttempt = storedDecoder(WebhookAttempt, "PostgreSQL", "webhook attempt");
+const toAttempt = (row: AttemptRow) =>
+  decodeAttempt(
+    {
+      messageId: row.message_id,
+      webhookId: row.webhook_id,
+      eventType: row.event_type,
+      attempt: row.attempt,
+      status: row.status,
+      responseStatus: row.response_status,
+      error: row.error,
+      durationMs: row.duration_ms,
+      nextRetryAt: isoOrNull(row.next_retry_at),
+      attemptedAt: iso(row.attempted_at),
+    },
+    `${row.message_id} #${row.attempt}`,
+  );
+const decodeDatasetId = storedDecoder(DatasetId, "PostgreSQL", "webhook message's dataset id");
 
 /**
  * Writes a finished run's outbox messages inside the caller's transaction (acceptRun, finishRun):
@@ -90,7 +102,7 @@ export const writeOutbox = (tx: Sql, run: RunRecord, changes: RunChanges | null)
       `select ${webhookColumns} from webhooks where owner_id = $1 order by created_at, id`,
       [run.ownerId],
     );
-    const messages = outboxMessagesForRun(run, webhooks.map(toWebhook), changes);
+    const messages = outboxMessagesForRun(run, yield* allDecoded(toWebhook)(webhooks), changes);
     if (messages.length === 0) return;
     // One statement, rows in the array's order, so position follows core's order.
     yield* tx.query(
@@ -143,14 +155,14 @@ export const makeWebhookMethods = (db: Db): WebhookStorage => ({
           .query<WebhookRow>(`select ${webhookColumns} from webhooks where owner_id = $1 order by created_at, id`, [
             ownerId,
           ])
-          .pipe(Effect.map((rows) => rows.map(toWebhook))),
+          .pipe(Effect.flatMap(allDecoded(toWebhook))),
 
   getWebhook: (ownerId, id) =>
     !isUuid(ownerId) || !isUuid(id)
       ? Effect.succeed(Option.none())
       : db
           .query<WebhookRow>(`select ${webhookColumns} from webhooks where id = $1 and owner_id = $2`, [id, ownerId])
-          .pipe(Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), toWebhook))),
+          .pipe(Effect.flatMap(firstDecoded(toWebhook))),
 
   // Its messages and attempts go with it (on delete cascade).
   deleteWebhook: (ownerId, id) =>
@@ -168,7 +180,7 @@ export const makeWebhookMethods = (db: Db): WebhookStorage => ({
             `select * from webhook_attempts where webhook_id = $1 order by attempted_at desc, attempt desc limit $2`,
             [webhookId, limit],
           )
-          .pipe(Effect.map((rows) => rows.map(toAttempt))),
+          .pipe(Effect.flatMap(allDecoded(toAttempt))),
 
   // One UPDATE re-checked under the row lock: of two workers, the second finds the lease moved and takes nothing.
   claimWebhookMessage: (datasetId, now, leaseUntil) =>
@@ -186,7 +198,8 @@ export const makeWebhookMethods = (db: Db): WebhookStorage => ({
           const [webhook] = yield* db.query<WebhookRow>(`select ${webhookColumns} from webhooks where id = $1`, [
             claimed.webhook_id,
           ]);
-          return webhook ? Option.some({ message: toMessage(claimed), webhook: toWebhook(webhook) }) : Option.none();
+          if (!webhook) return Option.none();
+          return Option.some({ message: yield* toMessage(claimed), webhook: yield* toWebhook(webhook) });
         }),
 
   recordWebhookAttempt: (a, next) =>
@@ -226,5 +239,11 @@ export const makeWebhookMethods = (db: Db): WebhookStorage => ({
             where status = 'pending' order by dataset_id, webhook_id, position) heads
           group by dataset_id`,
       )
-      .pipe(Effect.map((rows) => rows.map((r) => ({ datasetId: r.dataset_id as DatasetId, dueAt: iso(r.due_at) })))),
+      .pipe(
+        Effect.flatMap(
+          allDecoded((r) =>
+            Effect.map(decodeDatasetId(r.dataset_id), (datasetId) => ({ datasetId, dueAt: iso(r.due_at) })),
+          ),
+        ),
+      ),
 });

@@ -1,5 +1,5 @@
 import { aDataset, anAcceptance, anOwner, aQueuedRun } from "@gleaner/conformance";
-import { Credits, Storage, StorageFailure, type StorageService } from "@gleaner/core";
+import { Credits, newId, Storage, StorageFailure, type StorageService, type WebhookRecord } from "@gleaner/core";
 import { expect } from "chai";
 import { Effect, Either, ManagedRuntime, Option } from "effect";
 import { after, before, describe, it } from "mocha";
@@ -27,11 +27,21 @@ await whenPostgresReachable("postgres store: stored records are decoded", (url) 
     const owner = anOwner();
     const dataset = aDataset(owner.id);
     const queued = aQueuedRun(dataset);
+    const webhook: WebhookRecord = {
+      id: newId(),
+      ownerId: owner.id,
+      url: "https://hooks.example/decoding",
+      events: ["run.finished", "rows.changed"],
+      datasetId: dataset.id,
+      secret: "whsec_decoding",
+      createdAt: new Date().toISOString(),
+    };
     let rowId = "";
 
     before(async () => {
       await store((s) => s.createOwner(owner));
       await store((s) => s.insertDataset(dataset));
+      await store((s) => s.insertWebhook(webhook));
       await runtime.runPromise(Effect.flatMap(Credits, (c) => c.grant(owner.id, 10)));
       await store((s) => s.insertRun(queued));
       const claimed = await store((s) => s.claimRun(queued.id, new Date().toISOString(), false));
@@ -82,6 +92,57 @@ await whenPostgresReachable("postgres store: stored records are decoded", (url) 
       await sql.query(`update runs set checks = '[{"checkId": 7}]' where id = $1`, [queued.id]);
       const failure = refusal(await store((s) => s.listRuns(dataset.id, 10)));
       expect(failure.message).to.contain(`stored run ${queued.id}`).and.to.contain("/checks/0");
+    });
+
+    it("a webhook whose stored events the schema does not know fails the read, naming the webhook and the field", async () => {
+      await sql.query("update webhooks set events = '{run.exploded}' where id = $1", [webhook.id]);
+      const failure = refusal(await store((s) => s.listWebhooks(owner.id)));
+      expect(failure.message).to.contain(`stored webhook ${webhook.id}`).and.to.contain("/events/0");
+      refusal(await store((s) => s.getWebhook(owner.id, webhook.id)));
+      await sql.query("update webhooks set events = '{run.finished,rows.changed}' where id = $1", [webhook.id]);
+      expect(Either.getOrThrow(await store((s) => s.listWebhooks(owner.id)))).to.deep.equal([webhook]);
+    });
+
+    it("a recorded attempt with an unknown status fails the deliveries view, naming the attempt and the field", async () => {
+      const now = new Date().toISOString();
+      const claimed = Option.getOrThrow(
+        Either.getOrThrow(await store((s) => s.claimWebhookMessage(dataset.id, now, now))),
+      );
+      expect(claimed.webhook).to.deep.equal(webhook);
+      await store((s) =>
+        s.recordWebhookAttempt(
+          {
+            messageId: claimed.message.id,
+            webhookId: webhook.id,
+            eventType: claimed.message.payload.type,
+            attempt: 1,
+            status: "retrying",
+            responseStatus: 503,
+            error: null,
+            durationMs: 4,
+            nextRetryAt: now,
+            attemptedAt: now,
+          },
+          { status: "pending", nextAttemptAt: now },
+        ),
+      );
+      await sql.query("update webhook_attempts set status = 'exploded' where message_id = $1", [claimed.message.id]);
+      const failure = refusal(await store((s) => s.listWebhookAttempts(webhook.id, 10)));
+      expect(failure.message).to.contain(`stored webhook attempt ${claimed.message.id} #1`).and.to.contain("/status");
+    });
+
+    it("an outbox message whose payload names no run is never signed and sent: taking it fails, naming it and the field", async () => {
+      const { rows } = await sql.query<{ id: string }>(
+        `update webhook_messages set payload = jsonb_set(payload, '{data,runId}', '"not-a-run"')
+          where dataset_id = $1 and payload->>'type' = 'run.finished' returning id`,
+        [dataset.id],
+      );
+      const messageId = rows[0]?.id;
+      expect(messageId).to.match(/^msg_/);
+      const failure = refusal(
+        await store((s) => s.claimWebhookMessage(dataset.id, new Date().toISOString(), new Date().toISOString())),
+      );
+      expect(failure.message).to.contain(`stored webhook message ${messageId}`).and.to.contain("/payload/data/runId");
     });
   });
 });

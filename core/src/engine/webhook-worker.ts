@@ -10,7 +10,7 @@ import {
   type WebhookRetryPolicy,
   webhookRetry,
 } from "../rules/webhook-delivery.js";
-import type { WebhookAttempt } from "../rules/webhook-outbox.js";
+import type { WebhookAttempt } from "../webhook-domain.js";
 import type { DatasetId } from "../schema/ids.js";
 import { isoAt } from "../time.js";
 

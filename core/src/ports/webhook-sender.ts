@@ -1,5 +1,6 @@
 import { Context, type Effect } from "effect";
-import type { DeliveryOutcome, WebhookPayload } from "../rules/webhook-delivery.js";
+import type { DeliveryOutcome } from "../rules/webhook-delivery.js";
+import type { WebhookPayload } from "../schema/webhook-payloads.js";
 
 /** What one delivery sends: `id` is the `webhook-id`, the same on every retry of one event. */
 export interface WebhookSendRequest {

@@ -1,6 +1,6 @@
 import type { Effect, Option } from "effect";
 import type { StorageFailure } from "../errors.js";
-import type { OutboxMessage, WebhookAttempt, WebhookRecord } from "../rules/webhook-outbox.js";
+import type { OutboxMessage, WebhookAttempt, WebhookRecord } from "../webhook-domain.js";
 import type { DatasetId, OwnerId } from "../schema/ids.js";
 
 /**

@@ -1,37 +1,14 @@
 import type { RunRecord } from "../run-domain.js";
+import type { RunFinishedPayload } from "../schema/webhook-payloads.js";
 
 /**
  * Webhook delivery rules (Standard Webhooks), shared by every delivery adapter: which events exist,
- * what their payloads hold, which outcomes are retried and when. Payloads never carry row data: a
- * receiver fetches the revisions with GET /changes, where the owner's key and the feed's rules apply.
+ * which outcomes are retried and when. The payloads' shapes are schemas (schema/webhook-payloads.ts).
  */
 export const webhookEventTypes = ["run.finished", "rows.changed"] as const;
 export type WebhookEventType = (typeof webhookEventTypes)[number];
 
-export interface RunFinishedData {
-  readonly runId: string;
-  readonly datasetId: string;
-  readonly status: RunRecord["status"];
-  readonly rowDeltas: RunRecord["rowDeltas"];
-  readonly creditsCharged: number;
-}
-
-export interface RowsChangedData {
-  readonly datasetId: string;
-  /** The change-feed window to fetch: GET /changes?after=&through=. */
-  readonly after: number;
-  readonly through: number;
-  readonly counts: Readonly<Record<"created" | "updated" | "missing" | "returned" | "baseline", number>>;
-}
-
-/** The JSON body of a delivery, as the Standard Webhooks specification shapes it. */
-export interface WebhookPayload<T extends WebhookEventType = WebhookEventType> {
-  readonly type: T;
-  readonly timestamp: string;
-  readonly data: T extends "run.finished" ? RunFinishedData : RowsChangedData;
-}
-
-export const runFinishedPayload = (run: RunRecord, at: string): WebhookPayload<"run.finished"> => ({
+export const runFinishedPayload = (run: RunRecord, at: string): RunFinishedPayload => ({
   type: "run.finished",
   timestamp: at,
   data: {

@@ -1,64 +1,11 @@
 import type { NewRevision, RunRecord } from "../run-domain.js";
-import type { DatasetId, OwnerId } from "../schema/ids.js";
-import {
-  type RowsChangedData,
-  runFinishedPayload,
-  type WebhookEventType,
-  type WebhookPayload,
-} from "./webhook-delivery.js";
-
-/** A registered receiver. `secret` signs deliveries; it is shown once, at registration. */
-export interface WebhookRecord {
-  readonly id: string;
-  readonly ownerId: OwnerId;
-  readonly url: string;
-  readonly events: ReadonlyArray<WebhookEventType>;
-  /** Only this dataset's events; null: every dataset of the owner. */
-  readonly datasetId: DatasetId | null;
-  readonly secret: string;
-  readonly createdAt: string;
-}
+import type { RowsChangedData, WebhookPayload } from "../schema/webhook-payloads.js";
+import type { OutboxMessage, WebhookRecord } from "../webhook-domain.js";
+import { runFinishedPayload, type WebhookEventType } from "./webhook-delivery.js";
 
 /** A webhook as the API lists it: everything but the secret. */
 export type WebhookView = Omit<WebhookRecord, "secret" | "ownerId">;
 export const toWebhookView = ({ secret: _secret, ownerId: _ownerId, ...view }: WebhookRecord): WebhookView => view;
-
-export type WebhookMessageStatus = "pending" | "delivered" | "failed";
-
-/**
- * One event for one webhook, in the outbox. `id` is the Standard Webhooks `webhook-id`: derived
- * from the run, the event and the webhook, so it is the same on every retry and a message written
- * twice for one run is one message.
- */
-export interface OutboxMessage {
-  readonly id: string;
-  readonly webhookId: string;
-  readonly datasetId: DatasetId;
-  readonly payload: WebhookPayload;
-  readonly status: WebhookMessageStatus;
-  /** Attempts made so far. */
-  readonly attempts: number;
-  /** When the next attempt is due (also the lease of a worker delivering it); null once settled. */
-  readonly nextAttemptAt: string | null;
-  readonly createdAt: string;
-}
-
-/** One delivery attempt, as GET /v1/webhooks/{id}/deliveries shows it. */
-export interface WebhookAttempt {
-  readonly messageId: string;
-  readonly webhookId: string;
-  readonly eventType: WebhookEventType;
-  readonly attempt: number;
-  /** `delivered` (2xx), `retrying` (a retry is scheduled) or `failed` (given up). */
-  readonly status: "delivered" | "retrying" | "failed";
-  /** The receiver's HTTP status; null when it did not answer. */
-  readonly responseStatus: number | null;
-  /** Why no answer counted: network, timeout, unsafe_target; null when it answered. */
-  readonly error: string | null;
-  readonly durationMs: number;
-  readonly nextRetryAt: string | null;
-  readonly attemptedAt: string;
-}
 
 const webhookMatches = (webhook: WebhookRecord, run: RunRecord, type: WebhookEventType): boolean =>
   webhook.ownerId === run.ownerId &&

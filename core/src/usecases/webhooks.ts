@@ -4,8 +4,9 @@ import { NotFound, ValidationError } from "../errors.js";
 import { Storage } from "../ports/storage.js";
 import { AllowedTargets } from "../reading/allowed-targets.js";
 import { checkUrl } from "../reading/target-policy.js";
-import { toWebhookView, type WebhookRecord } from "../rules/webhook-outbox.js";
-import { type DatasetId, newId, type OwnerId } from "../schema/ids.js";
+import { toWebhookView } from "../rules/webhook-outbox.js";
+import type { WebhookRecord } from "../webhook-domain.js";
+import { newId, type OwnerId } from "../schema/ids.js";
 import { CreateWebhookRequest } from "../schema/webhooks.js";
 import { isoAt } from "../time.js";
 
@@ -39,7 +40,7 @@ export const createWebhook = (ownerId: OwnerId, body: unknown) =>
       ownerId,
       url: request.url,
       events: [...new Set(request.events)],
-      datasetId: (request.datasetId ?? null) as DatasetId | null,
+      datasetId: request.datasetId ?? null,
       secret: newWebhookSecret(),
       createdAt: isoAt(yield* Clock.currentTimeMillis),
     };

@@ -1,13 +1,8 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import {
-  type DeliveryOutcome,
-  isRetryable,
-  newWebhookSecret,
-  parseAllowList,
-  type WebhookPayload,
-} from "@gleaner/core";
+import { type DeliveryOutcome, isRetryable, newWebhookSecret, parseAllowList, RunFinishedPayload } from "@gleaner/core";
 import { expect } from "chai";
+import { Schema } from "effect";
 import { Webhook } from "standardwebhooks";
 import { makeWebhookSender } from "../src/webhooks/sender.js";
 
@@ -35,7 +30,7 @@ const startReceiver = async (answer: (req: IncomingMessage, res: ServerResponse)
   return { url, received, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
 };
 
-const payload: WebhookPayload<"run.finished"> = {
+const payload = Schema.decodeSync(RunFinishedPayload)({
   type: "run.finished",
   timestamp: "2026-11-22T21:00:00.000Z",
   data: {
@@ -45,7 +40,7 @@ const payload: WebhookPayload<"run.finished"> = {
     rowDeltas: { new: 3, changed: 1, gone: 0 },
     creditsCharged: 3,
   },
-};
+});
 
 const loopbackOnly = parseAllowList("127.0.0.1");
 const systemLookup = async (host: string) => [{ address: host === "localhost" ? "127.0.0.1" : host, family: 4 }];
