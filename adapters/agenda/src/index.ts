@@ -4,5 +4,5 @@ export type {
   AgendaQueueConfig,
   AgendaTuning,
 } from "./config.js";
-export { routineJob, runJob } from "./job-names.js";
+export { routineJob, runJob, webhookJob } from "./job-names.js";
 export { AgendaRunQueueLive } from "./run-queue.js";

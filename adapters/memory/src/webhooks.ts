@@ -50,6 +50,13 @@ export const makeMemoryWebhooks = (state: MemoryState): WebhookStorage => ({
       state.webhookMessages.set(message.id, { ...message, ...next, attempts: message.attempts + 1 });
       state.webhookAttempts.push(attempt);
     }),
+  hasDueWebhookMessages: (datasetId, now) =>
+    Effect.sync(() =>
+      [...state.webhookMessages.values()].some(
+        (m) =>
+          m.datasetId === datasetId && m.status === "pending" && m.nextAttemptAt !== null && m.nextAttemptAt <= now,
+      ),
+    ),
   pendingWebhookDatasets: () =>
     Effect.sync(() => {
       const due = new Map<string, { datasetId: OutboxMessage["datasetId"]; dueAt: string }>();

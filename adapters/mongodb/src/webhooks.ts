@@ -237,6 +237,18 @@ export const makeWebhookMethods = (mongo: Mongo): WebhookStorage => {
           { session },
         );
       }),
+    // Served by webhook_messages_pending (datasetId first, pending documents only).
+    hasDueWebhookMessages: (datasetId, now) =>
+      !isUuid(datasetId)
+        ? Effect.succeed(false)
+        : mongo.run(
+            "hasDueWebhookMessages",
+            async () =>
+              (await webhookMessages.findOne(
+                { datasetId: toUuid(datasetId), status: "pending", nextAttemptAt: { $lte: toDate(now) } },
+                { projection: { _id: 1 } },
+              )) !== null,
+          ),
     pendingWebhookDatasets: () =>
       mongo.run("pendingWebhookDatasets", async () =>
         (

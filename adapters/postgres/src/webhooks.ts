@@ -231,6 +231,18 @@ export const makeWebhookMethods = (db: Db): WebhookStorage => ({
       }),
     ),
 
+  // Served by webhook_messages_pending (dataset_id first, pending rows only).
+  hasDueWebhookMessages: (datasetId, now) =>
+    !isUuid(datasetId)
+      ? Effect.succeed(false)
+      : db
+          .query<{ due: boolean }>(
+            `select exists (select 1 from webhook_messages
+                             where dataset_id = $1 and status = 'pending' and next_attempt_at <= $2) as due`,
+            [datasetId, now],
+          )
+          .pipe(Effect.map((rows) => rows[0]?.due === true)),
+
   pendingWebhookDatasets: () =>
     db
       .query<{ dataset_id: string; due_at: Date }>(

@@ -1,4 +1,11 @@
-import { type OwnerId, type RunRecord, type StorageService, type WebhookRecord, newId } from "@gleaner/core";
+import {
+  newId,
+  type OutboxMessage,
+  type OwnerId,
+  type RunRecord,
+  type StorageService,
+  type WebhookRecord,
+} from "@gleaner/core";
 import { expect } from "chai";
 import { type Effect, Option } from "effect";
 import { it } from "mocha";
@@ -43,6 +50,29 @@ export const webhookStoreCases = ({ run, runningRun }: Harness): void => {
   };
   const claim = (datasetId: RunRecord["datasetId"], now = iso(0), leaseUntil = farther) =>
     run((s) => s.claimWebhookMessage(datasetId, now, leaseUntil)).then(Option.getOrNull);
+  /** Records a taken message's one attempt as delivered (204) or given up (400), at `at`. */
+  const settle = (
+    taken: { readonly message: OutboxMessage; readonly webhook: WebhookRecord },
+    status: "delivered" | "failed",
+    at = iso(0),
+  ) =>
+    run((s) =>
+      s.recordWebhookAttempt(
+        {
+          messageId: taken.message.id,
+          webhookId: taken.webhook.id,
+          eventType: taken.message.payload.type,
+          attempt: 1,
+          status,
+          responseStatus: status === "delivered" ? 204 : 400,
+          error: null,
+          durationMs: 3,
+          nextRetryAt: null,
+          attemptedAt: at,
+        },
+        { status, nextAttemptAt: null },
+      ),
+    );
 
   it("writes an accepted run's events with it, in order, one webhook's at a time under a lease", async () => {
     const { datasetId, running, webhooks } = await accepted(["first", "second"]);
@@ -57,23 +87,7 @@ export const webhookStoreCases = ({ run, runningRun }: Harness): void => {
     // A lease that ends makes the message due again, under the same webhook-id.
     const retaken = await claim(datasetId, farther, iso(60_000));
     expect(retaken?.message.id).to.be.oneOf([one?.message.id, two?.message.id]);
-    await run((s) =>
-      s.recordWebhookAttempt(
-        {
-          messageId: one!.message.id,
-          webhookId: one!.webhook.id,
-          eventType: "run.finished",
-          attempt: 1,
-          status: "delivered",
-          responseStatus: 204,
-          error: null,
-          durationMs: 3,
-          nextRetryAt: null,
-          attemptedAt: iso(0),
-        },
-        { status: "delivered", nextAttemptAt: null },
-      ),
-    );
+    await settle(one!, "delivered");
     const next = await claim(datasetId, iso(0));
     expect(next?.webhook.id).to.equal(one?.webhook.id);
     expect(next?.message.payload).to.deep.include({ type: "rows.changed" });
@@ -82,6 +96,21 @@ export const webhookStoreCases = ({ run, runningRun }: Harness): void => {
     expect(attempts.map((a) => [a.messageId, a.status, a.responseStatus])).to.deep.equal([
       [one!.message.id, "delivered", 204],
     ]);
+  });
+
+  it("says a dataset has deliveries due only while one of its pending messages is due", async () => {
+    const { datasetId } = await accepted(["due"]);
+    const quiet = await runningRun(10);
+    await run((s) => s.acceptRun(anAcceptance(quiet.running, 1, ["a"])));
+    expect(await run((s) => s.hasDueWebhookMessages(datasetId, iso(0)))).to.equal(true);
+    expect(await run((s) => s.hasDueWebhookMessages(quiet.dataset.id as RunRecord["datasetId"], far))).to.equal(false);
+    // Settled (delivered, then given up): nothing is due any more, whatever the time.
+    for (const status of ["delivered", "failed"] as const) {
+      const taken = await claim(datasetId);
+      expect(taken).not.to.equal(null);
+      await settle(taken!, status);
+    }
+    expect(await run((s) => s.hasDueWebhookMessages(datasetId, far))).to.equal(false);
   });
 
   it("gives a message to one of many workers claiming at once", async () => {

@@ -127,9 +127,17 @@ export const WebhookWorkerLive = (
     }),
   );
 
-/** Announces the dataset's deliveries once its run has finished (the outbox already holds them). */
+/**
+ * Wakes the dataset's deliveries once a run job is done, only when the outbox holds messages due
+ * now (the run's, committed with its outcome): a run of an owner without matching webhooks queues
+ * no job. A failed check or enqueue costs latency, never an event: the poll finds the messages.
+ */
 export const announceRunWebhooks = (datasetId: DatasetId) =>
-  Effect.flatMap(RunQueue, (queue) => queue.enqueueWebhookDelivery({ datasetId })).pipe(
+  Effect.gen(function* () {
+    const now = isoAt(yield* Clock.currentTimeMillis);
+    if (!(yield* (yield* Storage).hasDueWebhookMessages(datasetId, now))) return;
+    yield* (yield* RunQueue).enqueueWebhookDelivery({ datasetId });
+  }).pipe(
     Effect.catchAll((error) =>
       Effect.logWarning(`webhook delivery not announced (the poll will find it): ${error.message}`),
     ),

@@ -114,7 +114,9 @@ export const RunWorkerLive = (
           Effect.provide(context),
           Effect.catchAllCause(Effect.logError),
           // The run's webhook messages were committed with its outcome; wake their delivery now.
-          Effect.zipRight(announceRunWebhooks(job.datasetId).pipe(Effect.provideService(RunQueue, queue))),
+          Effect.zipRight(
+            announceRunWebhooks(job.datasetId).pipe(Effect.provide(context), Effect.provideService(RunQueue, queue)),
+          ),
         ),
       );
     }),

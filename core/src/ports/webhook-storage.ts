@@ -39,6 +39,11 @@ export interface WebhookStorage {
     attempt: WebhookAttempt,
     next: { readonly status: OutboxMessage["status"]; readonly nextAttemptAt: string | null },
   ) => Effect.Effect<void, StorageFailure>;
+  /**
+   * Whether the dataset holds a pending message due by `now`: after a run job, whether its
+   * deliveries need a wake-up at all (an owner without matching webhooks gets none).
+   */
+  readonly hasDueWebhookMessages: (datasetId: DatasetId, now: string) => Effect.Effect<boolean, StorageFailure>;
   /** Datasets with pending messages and the earliest nextAttemptAt of each: what a worker picks up when it starts or polls. */
   readonly pendingWebhookDatasets: () => Effect.Effect<
     ReadonlyArray<{ readonly datasetId: DatasetId; readonly dueAt: string }>,
