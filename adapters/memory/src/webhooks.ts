@@ -50,6 +50,18 @@ export const makeMemoryWebhooks = (state: MemoryState): WebhookStorage => ({
       state.webhookMessages.set(message.id, { ...message, ...next, attempts: message.attempts + 1 });
       state.webhookAttempts.push(attempt);
     }),
+  pruneWebhookMessages: (createdBefore, limit) =>
+    Effect.sync(() => {
+      const doomed = new Set<string>();
+      for (const message of state.webhookMessages.values()) {
+        if (doomed.size >= limit) break;
+        if (message.status !== "pending" && message.createdAt < createdBefore) doomed.add(message.id);
+      }
+      for (const id of doomed) state.webhookMessages.delete(id);
+      const kept = state.webhookAttempts.filter((a) => !doomed.has(a.messageId));
+      state.webhookAttempts.splice(0, state.webhookAttempts.length, ...kept);
+      return doomed.size;
+    }),
   hasDueWebhookMessages: (datasetId, now) =>
     Effect.sync(() =>
       [...state.webhookMessages.values()].some(

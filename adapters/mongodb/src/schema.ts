@@ -74,8 +74,13 @@ export const collectionIndexes = {
       partialFilterExpression: { status: "pending" },
     },
     { key: { webhookId: 1 }, name: "webhook_messages_webhook" },
+    // Retention: settled messages by the age of their event.
+    { key: { status: 1, createdAt: 1 }, name: "webhook_messages_settled" },
   ],
-  webhook_attempts: [{ key: { webhookId: 1, attemptedAt: -1 }, name: "webhook_attempts_recent" }],
+  webhook_attempts: [
+    { key: { webhookId: 1, attemptedAt: -1 }, name: "webhook_attempts_recent" },
+    { key: { messageId: 1 }, name: "webhook_attempts_message" },
+  ],
 } as const satisfies Record<string, ReadonlyArray<IndexDescription>>;
 
 export type CollectionName = keyof typeof collectionIndexes;

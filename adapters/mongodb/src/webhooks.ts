@@ -237,6 +237,21 @@ export const makeWebhookMethods = (mongo: Mongo): WebhookStorage => {
           { session },
         );
       }),
+    // Settled messages by age (webhook_messages_settled), then their attempts (webhook_attempts_message).
+    pruneWebhookMessages: (createdBefore, limit) =>
+      mongo.transaction("pruneWebhookMessages", async (session) => {
+        const doomed = await webhookMessages
+          .find(
+            { status: { $in: ["delivered", "failed"] }, createdAt: { $lt: toDate(createdBefore) } },
+            { session, projection: { _id: 1 }, limit },
+          )
+          .toArray();
+        const ids = doomed.map((m) => m._id);
+        if (ids.length === 0) return 0;
+        await webhookAttempts.deleteMany({ messageId: { $in: ids } }, { session });
+        await webhookMessages.deleteMany({ _id: { $in: ids } }, { session });
+        return ids.length;
+      }),
     // Served by webhook_messages_pending (datasetId first, pending documents only).
     hasDueWebhookMessages: (datasetId, now) =>
       !isUuid(datasetId)

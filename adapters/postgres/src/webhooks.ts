@@ -231,6 +231,16 @@ export const makeWebhookMethods = (db: Db): WebhookStorage => ({
       }),
     ),
 
+  // Served by webhook_messages_settled (migration 0007); the attempts go with them (on delete cascade).
+  pruneWebhookMessages: (createdBefore, limit) =>
+    db
+      .query(
+        `with doomed as (select id from webhook_messages where status <> 'pending' and created_at < $1 limit $2)
+         delete from webhook_messages m using doomed where m.id = doomed.id returning m.id`,
+        [createdBefore, limit],
+      )
+      .pipe(Effect.map((rows) => rows.length)),
+
   // Served by webhook_messages_pending (dataset_id first, pending rows only).
   hasDueWebhookMessages: (datasetId, now) =>
     !isUuid(datasetId)

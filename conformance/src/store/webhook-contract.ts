@@ -2,12 +2,15 @@ import {
   newId,
   type OutboxMessage,
   type OwnerId,
+  pruneWebhookOutbox,
   type RunRecord,
+  Storage,
   type StorageService,
   type WebhookRecord,
+  webhookRetentionMs,
 } from "@gleaner/core";
 import { expect } from "chai";
-import { type Effect, Option } from "effect";
+import { Effect, Option, TestClock, TestContext } from "effect";
 import { it } from "mocha";
 import { anAcceptance, evidenceOf } from "./fixtures.js";
 
@@ -111,6 +114,36 @@ export const webhookStoreCases = ({ run, runningRun }: Harness): void => {
       await settle(taken!, status);
     }
     expect(await run((s) => s.hasDueWebhookMessages(datasetId, far))).to.equal(false);
+  });
+
+  it("prunes settled messages with their attempts once past retention, by Effect's Clock; never a pending one", async () => {
+    const { datasetId, webhooks } = await accepted(["settles", "waits"]);
+    const [settles, waits] = webhooks;
+    // Both webhooks' run.finished are taken; settles' is delivered, then its rows.changed given up.
+    const first = await claim(datasetId);
+    const second = await claim(datasetId);
+    const mine = first?.webhook.id === settles!.id ? first! : second!;
+    await settle(mine, "delivered");
+    await settle((await claim(datasetId))!, "failed");
+    // Core's prune, run on a clock set to a moment after the event (all messages share the run's time).
+    const pruneAt = (offsetMs: number) =>
+      run((s) =>
+        TestClock.setTime(Date.parse(mine.message.createdAt) + offsetMs).pipe(
+          Effect.zipRight(pruneWebhookOutbox),
+          Effect.provideService(Storage, s),
+          Effect.provide(TestContext.TestContext),
+        ),
+      );
+    const attemptsOf = async (webhookId: string) => (await run((s) => s.listWebhookAttempts(webhookId, 10))).length;
+    expect(await pruneAt(webhookRetentionMs - 1_000)).to.equal(0);
+    expect(await attemptsOf(settles!.id)).to.equal(2);
+    expect(await pruneAt(webhookRetentionMs + 1_000)).to.be.at.least(2);
+    expect(await attemptsOf(settles!.id)).to.equal(0);
+    // The other webhook's messages are still pending (one leased, one waiting): kept, and still delivered.
+    expect(await run((s) => s.hasDueWebhookMessages(datasetId, far))).to.equal(true);
+    const retaken = await claim(datasetId, "4000-01-01T00:00:00.000Z");
+    expect(retaken?.webhook.id).to.equal(waits!.id);
+    expect(retaken?.message.payload.type).to.equal("run.finished");
   });
 
   it("gives a message to one of many workers claiming at once", async () => {

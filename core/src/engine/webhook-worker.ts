@@ -8,6 +8,7 @@ import {
   isRetryable,
   nextRetryDelayMs,
   type WebhookRetryPolicy,
+  webhookRetentionMs,
   webhookRetry,
 } from "../rules/webhook-delivery.js";
 import type { WebhookAttempt } from "../webhook-domain.js";
@@ -23,6 +24,8 @@ export interface WebhookWorkerOptions {
   readonly leaseMs?: number;
   /** Core's backoff (webhookRetry) unless given; tests shorten it. */
   readonly retry?: WebhookRetryPolicy;
+  /** How often settled messages past retention are pruned (also once at start). Default 1 h. */
+  readonly pruneEveryMs?: number;
 }
 
 const wallClock = Clock.make();
@@ -98,9 +101,29 @@ export const announcePendingWebhooks = Effect.gen(function* () {
   }
 });
 
+/** Messages removed per statement: a month of backlog is pruned in short transactions. */
+const pruneBatch = 1_000;
+
+/**
+ * Prunes the outbox by core's retention: settled messages whose event is older than
+ * `webhookRetentionMs` (by Effect's Clock), with their attempts, a batch at a time. Answers how
+ * many messages went.
+ */
+export const pruneWebhookOutbox = Effect.gen(function* () {
+  const storage = yield* Storage;
+  const createdBefore = isoAt((yield* Clock.currentTimeMillis) - webhookRetentionMs);
+  let pruned = 0;
+  while (true) {
+    const removed = yield* storage.pruneWebhookMessages(createdBefore, pruneBatch);
+    pruned += removed;
+    if (removed < pruneBatch) return pruned;
+  }
+});
+
 /**
  * The webhook worker: consumes delivery jobs from the run queue's adapter (memory or Agenda) for as
- * long as the layer lives, and polls the outbox at start and every `pollMs`.
+ * long as the layer lives, polls the outbox at start and every `pollMs`, and prunes it by core's
+ * retention at start and every `pruneEveryMs` (every worker does; a second prune finds nothing).
  */
 export const WebhookWorkerLive = (
   options: WebhookWorkerOptions = {},
@@ -124,6 +147,15 @@ export const WebhookWorkerLive = (
         Effect.forever,
       );
       yield* Effect.forkScoped(poll);
+      const prune = pruneWebhookOutbox.pipe(
+        Effect.provide(context),
+        Effect.catchAllCause((cause) => Effect.logWarning("webhook outbox prune failed; the next one retries", cause)),
+        Effect.zipRight(
+          Effect.sleep(Duration.millis(options.pruneEveryMs ?? 3_600_000)).pipe(Effect.withClock(wallClock)),
+        ),
+        Effect.forever,
+      );
+      yield* Effect.forkScoped(prune);
     }),
   );
 

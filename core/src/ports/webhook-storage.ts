@@ -44,6 +44,11 @@ export interface WebhookStorage {
    * deliveries need a wake-up at all (an owner without matching webhooks gets none).
    */
   readonly hasDueWebhookMessages: (datasetId: DatasetId, now: string) => Effect.Effect<boolean, StorageFailure>;
+  /**
+   * Removes up to `limit` settled messages (delivered or failed) whose event is older than
+   * `createdBefore`, with their attempts; answers how many messages went. Pending ones stay.
+   */
+  readonly pruneWebhookMessages: (createdBefore: string, limit: number) => Effect.Effect<number, StorageFailure>;
   /** Datasets with pending messages and the earliest nextAttemptAt of each: what a worker picks up when it starts or polls. */
   readonly pendingWebhookDatasets: () => Effect.Effect<
     ReadonlyArray<{ readonly datasetId: DatasetId; readonly dueAt: string }>,

@@ -20,6 +20,14 @@ export const runFinishedPayload = (run: RunRecord, at: string): RunFinishedPaylo
   },
 });
 
+/**
+ * How long a settled message (delivered or given up) and its attempts are kept after its event,
+ * like SPEC.md's 30-day artifact retention: the deliveries view covers a month, and the outbox
+ * does not grow forever. Retries end within ~33 h of the event, so every message has settled long
+ * before. A pending message is never pruned.
+ */
+export const webhookRetentionMs = 30 * 24 * 3_600_000;
+
 /** What one delivery attempt came to. */
 export type DeliveryOutcome =
   | { readonly kind: "answered"; readonly status: number; readonly durationMs: number }
