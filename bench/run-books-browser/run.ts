@@ -15,6 +15,7 @@ import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { startBooksSite } from "@gleaner/conformance";
 import { type ChildResult, PAGES, RESULT_MARKER } from "../run-books/books.js";
+import { median } from "../median.js";
 
 const run = promisify(execFile);
 const here = fileURLToPath(new URL(".", import.meta.url));
@@ -61,11 +62,6 @@ try {
   rmSync(storage, { recursive: true, force: true });
 }
 
-const median = (xs: readonly number[]): number => {
-  const s = [...xs].sort((a, b) => a - b);
-  const mid = Math.floor(s.length / 2);
-  return s.length % 2 === 1 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
-};
 const stat = (id: string) => {
   const xs = samples.get(id)!;
   return { wallMs: median(xs.map((x) => x.wallMs)), peakRssMb: median(xs.map((x) => x.peakRssMb)) };

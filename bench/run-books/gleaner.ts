@@ -6,7 +6,8 @@
 // nothing changed on the site, must write no revision.
 import { startHost } from "@gleaner/koa";
 import { MemoryStoreLive } from "@gleaner/memory";
-import { BOOKS, booksDataset, PAGES, peakRssMb, report } from "./books.js";
+import { booksDataset } from "./books.js";
+import { BOOKS, PAGES, peakRssMb, report, reportDone } from "./crawl-rows.js";
 
 const [parser, siteUrl] = process.argv.slice(2);
 if ((parser !== "htmlparser2" && parser !== "jsdom") || !siteUrl) {
@@ -69,6 +70,7 @@ const changesSince = async (datasetId: string, after?: number) => {
 
 const { dataset } = expectStatus(await call("POST", "/v1/datasets", booksDataset(siteUrl)), 201, "create dataset");
 const first = await timedRun(dataset.id);
+reportDone();
 const { new: added, changed, gone } = first.run.rowDeltas;
 if (added !== BOOKS || changed !== 0 || gone !== 0) {
   throw new Error(`first run rowDeltas ${JSON.stringify(first.run.rowDeltas)}, expected ${BOOKS} new`);
