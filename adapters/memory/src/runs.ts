@@ -96,6 +96,14 @@ export const makeMemoryRuns = (state: MemoryState): RunStorage => ({
       return run;
     }),
   acceptRun: (acceptance) => Effect.sync(() => accept(state, acceptance)),
+  stampCompletion: (runId, status, completedAt, trace) =>
+    Effect.sync(() => {
+      const run = state.runs.get(runId);
+      const evidence = state.evidence.get(runId);
+      if (run?.status !== status || !evidence) return;
+      state.runs.set(runId, { ...run, completedAt });
+      state.evidence.set(runId, { ...evidence, trace });
+    }),
   ownerActivity: (ownerId, since) =>
     Effect.sync(() => {
       const runs = [...state.runs.values()].filter((r) => r.ownerId === ownerId);

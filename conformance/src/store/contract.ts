@@ -221,6 +221,20 @@ export const storeContract = (store: StoreUnderTest): void => {
       expect(artifact.body).to.equal("<p>a\u0000b</p>");
     });
 
+    it("stamps an accepted run's completion after the write, and only a run in the status named", async () => {
+      const { ownerId, running } = await runningRun(10);
+      const acceptance = anAcceptance(running, 1, ["a"]);
+      await run((s) => s.acceptRun(acceptance));
+      const later = new Date(Date.parse(acceptance.run.completedAt!) + 1_234).toISOString();
+      const trace = { ...acceptance.evidence.trace, wallMs: 9_999 };
+      await run((s) => s.stampCompletion(running.id, "held", "2000-01-01T00:00:00.000Z", { ...trace, wallMs: 1 }));
+      await run((s) => s.stampCompletion(running.id, "succeeded", later, trace));
+      const stored = Option.getOrThrow(await run((s) => s.getRun(ownerId, running.id)));
+      expect(stored).to.deep.equal({ ...acceptance.run, completedAt: later });
+      const evidence = Option.getOrThrow(await run((s) => s.getRunEvidence(running.id)));
+      expect(evidence).to.deep.equal({ ...acceptance.evidence, trace });
+    });
+
     it("finds nothing (rather than failing) for ids that are not UUIDs", async () => {
       const owner = anOwner();
       expect(Option.isNone(await run((s) => s.getDataset(owner.id, "not-a-uuid" as never)))).to.equal(true);

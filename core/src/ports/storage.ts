@@ -96,6 +96,17 @@ export interface StorageService {
    */
   readonly acceptRun: (acceptance: RunAcceptance) => Effect.Effect<AcceptanceOutcome, StorageFailure>;
   /**
+   * After `acceptRun` stored a run `succeeded` or `held`: sets its `completedAt` to when the
+   * acceptance write had finished and replaces its evidence's trace with the final one (whose accept
+   * step includes that write). Applies only to a run in that status; nothing else changes.
+   */
+  readonly stampCompletion: (
+    runId: RunId,
+    status: "succeeded" | "held",
+    completedAt: string,
+    trace: RunEvidence["trace"],
+  ) => Effect.Effect<void, StorageFailure>;
+  /**
    * What per-owner limits are checked against (usecases/owner-limits.ts): the owner's datasets,
    * runs `queued` or `running`, and runs queued at or after `since` with the oldest of their queuedAt.
    */
@@ -195,6 +206,7 @@ export type RunStorage = Pick<
   | "claimRun"
   | "finishRun"
   | "acceptRun"
+  | "stampCompletion"
   | "ownerActivity"
   | "getRunEvidence"
   | "getArtifact"

@@ -6,6 +6,7 @@ import {
   createApiKey,
   createDataset,
   createRun,
+  DocumentParser,
   executeRun,
   Fetcher,
   getDiagnostics,
@@ -97,12 +98,30 @@ const runOnce = async (options: {
   credits: number;
   pages?: Record<string, string>;
   refused?: Record<string, ReadFailureReason>;
+  /** Virtual milliseconds each parse and the acceptance write take (the clock moves inside them). */
+  parseMs?: number;
+  acceptWriteMs?: number;
 }) => {
   const clock = Layer.effectDiscard(TestClock.setTime(start)).pipe(Layer.provideMerge(TestContext.TestContext));
+  const slowWrite = Layer.effect(
+    Storage,
+    Effect.map(Storage, (store) => ({
+      ...store,
+      acceptRun: (acceptance: Parameters<typeof store.acceptRun>[0]) =>
+        Effect.tap(store.acceptRun(acceptance), () => TestClock.adjust(options.acceptWriteMs ?? 0)),
+    })),
+  ).pipe(Layer.provideMerge(MemoryStoreLive));
+  const slowParse = Layer.effect(
+    DocumentParser,
+    Effect.map(DocumentParser, (parser) => ({
+      parse: (html: string, url: string) =>
+        Effect.zipRight(TestClock.adjust(options.parseMs ?? 0), parser.parse(html, url)),
+    })),
+  ).pipe(Layer.provide(Htmlparser2ParserLive));
   const layers = Layer.mergeAll(
-    MemoryStoreLive,
+    slowWrite,
     MemoryRunQueueLive(),
-    Htmlparser2ParserLive,
+    slowParse,
     stubFetcher(options.pages ?? goodPages, options.refused),
   );
   const runtime = ManagedRuntime.make(Layer.mergeAll(Layer.provideMerge(layers, clock), notingTracer));
@@ -142,6 +161,22 @@ describe("run engine (memory layers, stub fetcher, TestClock)", () => {
     expect(d.request).to.include({ recipeVersion: 1 });
     expect(d.reconciliation).to.include({ applied: true, new: 3, changed: 0, unchanged: 0, gone: 0 });
     await dispose();
+  });
+
+  it("tells the truth in the trace: extract steps include the parse, the accept step the write, completedAt after it", async () => {
+    for (const credits of [10, 1]) {
+      const { stored, trace, dispose } = await runOnce({ credits, parseMs: 40, acceptWriteMs: 750 });
+      expect(stored.status).to.equal(credits === 10 ? "succeeded" : "held");
+      const extracts = trace.steps.filter((s) => s.phase === "extract");
+      expect(extracts.map((s) => s.durationMs)).to.deep.equal([40, 40]);
+      const accept = trace.steps.at(-1)!;
+      expect(accept.phase).to.equal("accept");
+      expect(accept.durationMs).to.equal(750);
+      const acceptEnded = Date.parse(accept.startedAt) + accept.durationMs!;
+      expect(stored.completedAt).to.equal(new Date(acceptEnded).toISOString());
+      expect(trace.wallMs).to.equal(acceptEnded - Date.parse(stored.startedAt!));
+      await dispose();
+    }
   });
 
   it("holds a run the owner cannot pay for; its trace ends in a failed accept step", async () => {
