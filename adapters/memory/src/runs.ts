@@ -9,15 +9,14 @@ import {
   type RunStorage,
 } from "@gleaner/core";
 import { Effect, Option } from "effect";
+import { newestRunFirst, pruneEvidence } from "./retention.js";
 import type { MemoryState } from "./state.js";
 
-const newestRunFirst = (a: RunRecord, b: RunRecord): number =>
-  a.queuedAt === b.queuedAt ? (a.id < b.id ? 1 : -1) : a.queuedAt < b.queuedAt ? 1 : -1;
-
 /** A finished run's evidence; its in-flight trace has served its purpose (the final one is kept here). */
-const keepEvidence = (state: MemoryState, runId: string, evidence: RunEvidence): void => {
-  state.evidence.set(runId, evidence);
-  state.traceProgress.delete(runId);
+const keepEvidence = (state: MemoryState, run: RunRecord, evidence: RunEvidence): void => {
+  state.evidence.set(run.id, evidence);
+  state.traceProgress.delete(run.id);
+  pruneEvidence(state, run.datasetId, run.completedAt ?? run.queuedAt);
 };
 
 export const latestRun = (state: MemoryState, datasetId: string): RunRecord | null =>
@@ -40,7 +39,7 @@ const accept = (state: MemoryState, acceptance: RunAcceptance): AcceptanceOutcom
   });
   if (decision._tag === "Held") {
     state.runs.set(decision.run.id, decision.run);
-    keepEvidence(state, decision.run.id, acceptance.heldEvidence);
+    keepEvidence(state, decision.run, acceptance.heldEvidence);
   }
   if (decision._tag === "Accepted") {
     if (decision.charge) state.ledger.push({ ...decision.charge, ownerId: acceptance.charge.ownerId });
@@ -49,7 +48,7 @@ const accept = (state: MemoryState, acceptance: RunAcceptance): AcceptanceOutcom
     for (const revision of acceptance.revisions) revisions.push({ ...revision, sequence: revisions.length + 1 });
     for (const { row } of acceptance.rows) state.putRow(row);
     state.runs.set(run.id, run);
-    keepEvidence(state, run.id, acceptance.evidence);
+    keepEvidence(state, run, acceptance.evidence);
   }
   return acceptanceOutcome(decision);
 };
@@ -92,7 +91,7 @@ export const makeMemoryRuns = (state: MemoryState): RunStorage => ({
       const current = state.runs.get(run.id);
       if (current?.status !== "running") return current ?? run;
       state.runs.set(run.id, run);
-      keepEvidence(state, run.id, evidence);
+      keepEvidence(state, run, evidence);
       return run;
     }),
   acceptRun: (acceptance) => Effect.sync(() => accept(state, acceptance)),

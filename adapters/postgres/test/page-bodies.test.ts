@@ -1,5 +1,5 @@
-import { aDataset, anAcceptance, anOwner, aQueuedRun } from "@gleaner/conformance";
-import { Credits, Storage } from "@gleaner/core";
+import { anAcceptance, aQueuedRun, seedOwnerWithDataset } from "@gleaner/conformance";
+import { Storage } from "@gleaner/core";
 import { expect } from "chai";
 import { Effect, ManagedRuntime, Option } from "effect";
 import pg from "pg";
@@ -24,11 +24,7 @@ await whenPostgresReachable("postgres store: page bodies once per digest", (url)
     it("stores a page read unchanged by two runs once, and serves it with each run's artifact", async () => {
       const storage = await runtime.runPromise(Storage);
       const run = <A, E>(effect: Effect.Effect<A, E>) => runtime.runPromise(effect);
-      const owner = anOwner();
-      await run(storage.createOwner(owner));
-      await run(Effect.flatMap(Credits, (c) => c.grant(owner.id, 10)));
-      const dataset = aDataset(owner.id);
-      await run(storage.insertDataset(dataset));
+      const { dataset } = await runtime.runPromise(seedOwnerWithDataset(10));
       const bodies = async () =>
         Number((await client.query(`select count(*) from "${schema}".page_bodies`)).rows[0].count);
       const runIds: string[] = [];
