@@ -11,6 +11,16 @@ import { isRaw, type Route } from "./route.js";
 /** Path ids are core's UUIDs; anything else names nothing (404, like an unknown id). */
 const isUuid = Schema.is(Schema.UUID);
 
+/**
+ * RFC 9110 13.1.2: If-None-Match holds when it is `*` or lists the tag, compared weakly (W/ ignored).
+ * Not Koa's `ctx.fresh`: that is a cache's rule and ignores the tag when the request says
+ * `Cache-Control: no-cache`, which fetch() adds to every conditional request it sends.
+ */
+const noneMatchHolds = (header: string, tag: string): boolean => {
+  const opaque = (t: string) => t.trim().replace(/^W\//, "");
+  return header.trim() === "*" || header.split(",").some((candidate) => opaque(candidate) === opaque(tag));
+};
+
 /** `/v1/datasets/{datasetId}` -> `/v1/datasets/:datasetId` */
 export const koaPath = (path: string): string => path.replace(/\{([^}]+)\}/g, ":$1");
 
@@ -45,15 +55,21 @@ export const buildRouter = (routes: ReadonlyArray<Route>, { runtime, bodyLimitBy
         }
         params[name] = value.toLowerCase();
       }
-      const answer = await runUseCase(
-        runtime,
-        route.handle({
-          owner: ctx.state.owner!,
-          params,
-          query: ctx.query as Record<string, unknown>,
-          body: (ctx.request as { body?: unknown }).body,
-        }),
-      );
+      const input = {
+        owner: ctx.state.owner!,
+        params,
+        query: ctx.query as Record<string, unknown>,
+        body: (ctx.request as { body?: unknown }).body,
+      };
+      if (route.etag) {
+        const tag = await runUseCase(runtime, route.etag(input));
+        ctx.set("ETag", tag);
+        if (noneMatchHolds(ctx.get("If-None-Match"), tag)) {
+          ctx.status = 304;
+          return;
+        }
+      }
+      const answer = await runUseCase(runtime, route.handle(input));
       ctx.status = route.success.status;
       if (isRaw(answer)) {
         ctx.type = answer.contentType;
