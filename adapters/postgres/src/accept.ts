@@ -10,7 +10,7 @@ import {
 import { Effect } from "effect";
 import type { Db, Sql } from "./db.js";
 import { type RunRow, runColumns, toRun } from "./records.js";
-import { appendRevisions, upsertRows } from "./rows.js";
+import { appendRevisions, recordSighting, upsertRows } from "./rows.js";
 import { writeEvidence, writeRun } from "./run-writes.js";
 
 /**
@@ -25,7 +25,7 @@ import { writeEvidence, writeRun } from "./run-writes.js";
  * 4. the owner row, so two runs of one owner cannot both spend the same credits; whether the run
  *    is already charged (the unique charge per run id) and the balance;
  * 5. then, as decided: the held run and its evidence, or the charge, observations, revisions
- *    (sequences from the counter), rows, run, evidence.
+ *    (sequences from the counter), rows (those seen unchanged only as the run's sighting), run, evidence.
  */
 export const acceptRun = (db: Db, acceptance: RunAcceptance): Effect.Effect<AcceptanceOutcome, StorageFailure> =>
   db.transaction((tx) =>
@@ -102,11 +102,13 @@ const writeAccepted = (
       );
     }
     yield* appendRevisions(tx, run.datasetId, acceptance.revisions);
+    // Rows seen unchanged are not rewritten: the run's sighting stands for their seen-markers.
     yield* upsertRows(
       tx,
       run.datasetId,
-      acceptance.rows.map(({ row }) => row),
+      acceptance.rows.filter((r) => !r.seenOnly).map(({ row }) => row),
     );
+    yield* recordSighting(tx, acceptance);
     yield* writeRun(tx, run);
     yield* writeEvidence(tx, run.id, acceptance.evidence);
   });

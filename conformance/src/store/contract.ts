@@ -235,6 +235,31 @@ export const storeContract = (store: StoreUnderTest): void => {
       expect(evidence).to.deep.equal({ ...acceptance.evidence, trace });
     });
 
+    it("reads a row a later run saw unchanged (seenOnly) with that run's seen-markers, wherever rows are read", async () => {
+      const { dataset, running } = await runningRun(10);
+      const first = anAcceptance(running, 1, ["kept", "other"]);
+      await run((s) => s.acceptRun(first));
+      const queued = aQueuedRun(dataset, 60_000);
+      await run((s) => s.insertRun(queued));
+      const second = Option.getOrThrow(await run((s) => s.claimRun(queued.id, new Date().toISOString(), false)));
+      const observedAt = new Date(Date.parse(first.run.completedAt!) + 60_000).toISOString();
+      const seen = first.rows.map(({ row }) => ({
+        row: { ...row, lastSeenRunId: second.id, observedAt, status: "unchanged" as const },
+        expectedRevisionId: row.revisionId,
+        seenOnly: true,
+      }));
+      const outcome = await run((s) => s.acceptRun({ ...anAcceptance(second, 1, []), rows: seen }));
+      expect(outcome._tag).to.equal("Accepted");
+      const expected = seen.map(({ row }) => row).sort((a, b) => (a.id < b.id ? -1 : 1));
+      const loaded = [...(await run((s) => s.loadRows(dataset.id)))].sort((a, b) => (a.id < b.id ? -1 : 1));
+      expect(loaded).to.deep.equal(expected);
+      expect(Option.getOrThrow(await run((s) => s.getRow(dataset.id, expected[0]!.id)))).to.deep.equal(expected[0]);
+      const page = { after: null, since: null, limit: 10 };
+      const unchanged = await run((s) => s.listRows(dataset.id, { ...page, statuses: ["unchanged"] }));
+      expect(unchanged.map((r) => r.id).sort()).to.deep.equal(expected.map((r) => r.id));
+      expect(await run((s) => s.listRows(dataset.id, { ...page, statuses: ["new"] }))).to.deep.equal([]);
+    });
+
     it("finds nothing (rather than failing) for ids that are not UUIDs", async () => {
       const owner = anOwner();
       expect(Option.isNone(await run((s) => s.getDataset(owner.id, "not-a-uuid" as never)))).to.equal(true);

@@ -14,6 +14,7 @@ import {
   type OwnerId,
   ReadFailed,
   type ReadFailureReason,
+  type RunAcceptance,
   type RunId,
   Storage,
 } from "../../src/index.js";
@@ -103,12 +104,15 @@ const runOnce = async (options: {
   acceptWriteMs?: number;
 }) => {
   const clock = Layer.effectDiscard(TestClock.setTime(start)).pipe(Layer.provideMerge(TestContext.TestContext));
+  const accepted: RunAcceptance[] = [];
   const slowWrite = Layer.effect(
     Storage,
     Effect.map(Storage, (store) => ({
       ...store,
-      acceptRun: (acceptance: Parameters<typeof store.acceptRun>[0]) =>
-        Effect.tap(store.acceptRun(acceptance), () => TestClock.adjust(options.acceptWriteMs ?? 0)),
+      acceptRun: (acceptance: Parameters<typeof store.acceptRun>[0]) => {
+        accepted.push(acceptance);
+        return Effect.tap(store.acceptRun(acceptance), () => TestClock.adjust(options.acceptWriteMs ?? 0));
+      },
     })),
   ).pipe(Layer.provideMerge(MemoryStoreLive));
   const slowParse = Layer.effect(
@@ -128,14 +132,18 @@ const runOnce = async (options: {
   const run = <A, E>(effect: Effect.Effect<A, E, any>) => runtime.runPromise(effect as Effect.Effect<A, E, never>);
   const { owner } = await run(createApiKey(`owner-${globalThis.crypto.randomUUID()}`, options.credits));
   const dataset = await run(createDataset(owner.id, body));
-  const { runId } = await run(createRun(owner.id, dataset.id));
-  await run(TestClock.adjust(5_000));
-  await run(executeRun({ runId: runId as RunId, datasetId: dataset.id as never }, false));
+  const execute = async () => {
+    const { runId } = await run(createRun(owner.id, dataset.id));
+    await run(TestClock.adjust(5_000));
+    await run(executeRun({ runId: runId as RunId, datasetId: dataset.id as never }, false));
+    return runId;
+  };
+  const runId = await execute();
   const stored = Option.getOrThrow(await run(Effect.flatMap(Storage, (s) => s.getRun(owner.id as OwnerId, runId))));
   const { trace } = await run(getTrace(owner.id, runId));
   const diagnostics = (query: Record<string, string> = {}) =>
     run(getDiagnostics(owner.id, runId, query)).then((d) => d.diagnostics as any);
-  return { stored, trace, diagnostics, dispose: () => runtime.dispose() };
+  return { stored, trace, diagnostics, accepted, execute, dispose: () => runtime.dispose() };
 };
 
 const phaseCount = (trace: { phases: ReadonlyArray<{ phase: string; count: number }> }, phase: string) =>
@@ -177,6 +185,26 @@ describe("run engine (memory layers, stub fetcher, TestClock)", () => {
       expect(trace.wallMs).to.equal(acceptEnded - Date.parse(stored.startedAt!));
       await dispose();
     }
+  });
+
+  it("marks rows a run saw unchanged as seen only, their evidence still citing where the values were read", async () => {
+    const { accepted, execute, dispose } = await runOnce({ credits: 10 });
+    await execute();
+    expect(accepted).to.have.length(2);
+    const [first, second] = accepted as [RunAcceptance, RunAcceptance];
+    expect(second.rows).to.have.length(3);
+    for (const { row, seenOnly } of second.rows) {
+      const before = first.rows.find((r) => r.row.id === row.id)!.row;
+      expect(seenOnly).to.equal(true);
+      expect(row).to.deep.equal({
+        ...before,
+        status: "unchanged",
+        lastSeenRunId: second.run.id,
+        observedAt: row.observedAt,
+      });
+      expect(row.observedAt > before.observedAt).to.equal(true);
+    }
+    await dispose();
   });
 
   it("holds a run the owner cannot pay for; its trace ends in a failed accept step", async () => {

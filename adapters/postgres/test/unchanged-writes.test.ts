@@ -6,8 +6,8 @@ import pg from "pg";
 import { PostgresStoreLive } from "../src/index.js";
 import { dropSchema, freshSchema, whenPostgresReachable } from "./support.js";
 
-await whenPostgresReachable("postgres store: page bodies once per digest", (url) => {
-  describe("postgres store: page bodies once per digest", () => {
+await whenPostgresReachable("postgres store: an unchanged re-run writes no row and no page body again", (url) => {
+  describe("postgres store: an unchanged re-run writes no row and no page body again", () => {
     const schema = freshSchema();
     const runtime = ManagedRuntime.make(PostgresStoreLive({ url, schema, poolSize: 4 }));
     const client = new pg.Client({ connectionString: url });
@@ -46,6 +46,38 @@ await whenPostgresReachable("postgres store: page bodies once per digest", (url)
       }
       const perRun = await client.query(`select count(*) from "${schema}".run_artifacts where body is not null`);
       expect(Number(perRun.rows[0].count)).to.equal(0);
+    });
+
+    it("leaves every row record untouched when a run saw them unchanged (one sighting instead)", async () => {
+      const storage = await runtime.runPromise(Storage);
+      const run = <A, E>(effect: Effect.Effect<A, E>) => runtime.runPromise(effect);
+      const { dataset } = await runtime.runPromise(seedOwnerWithDataset(10));
+      const claim = async (offsetMs: number) => {
+        const queued = aQueuedRun(dataset, offsetMs);
+        await run(storage.insertRun(queued));
+        return Option.getOrThrow(await run(storage.claimRun(queued.id, new Date().toISOString(), false)));
+      };
+      const first = anAcceptance(await claim(0), 1, ["a", "b", "c"]);
+      await run(storage.acceptRun(first));
+      // xmin is the id of the transaction that wrote a row version: a rewrite changes it.
+      const versions = async () =>
+        (
+          await client.query(`select id, xmin::text from "${schema}".rows where dataset_id = $1 order by id`, [
+            dataset.id,
+          ])
+        ).rows;
+      const before = await versions();
+      const second = await claim(60_000);
+      const seen = first.rows.map(({ row }) => ({
+        row: { ...row, lastSeenRunId: second.id, observedAt: new Date().toISOString(), status: "unchanged" as const },
+        expectedRevisionId: row.revisionId,
+        seenOnly: true,
+      }));
+      expect((await run(storage.acceptRun({ ...anAcceptance(second, 1, []), rows: seen })))._tag).to.equal("Accepted");
+      expect(await versions()).to.deep.equal(before);
+      for (const row of await run(storage.loadRows(dataset.id))) {
+        expect(row).to.include({ lastSeenRunId: second.id, status: "unchanged" });
+      }
     });
   });
 });
