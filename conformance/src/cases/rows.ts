@@ -212,6 +212,8 @@ export const rowCases = (ctx: SuiteContext): void => {
       expect(afterRun.status).to.equal(200);
       const runTag = afterRun.headers.get("etag")!;
       expect(runTag).to.not.equal(tag);
+      // Read again unchanged, the page is the same (the host keeps its bytes per tag); after the edit, never.
+      expect((await tagged({ limit: 5 })).body).to.deep.equal(afterRun.body);
       const row = afterRun.body.data.find((r: Body) => r.presence === "present");
       const edit = await owner.patch(`${rowsPath()}/${row.id}`, {
         expectedRevisionId: row.revisionId,
@@ -222,6 +224,8 @@ export const rowCases = (ctx: SuiteContext): void => {
       const afterEdit = await tagged({ limit: 5 }, runTag);
       expect(afterEdit.status).to.equal(200);
       expect(afterEdit.headers.get("etag")).to.not.equal(runTag);
+      const edited = afterEdit.body.data.find((r: Body) => r.id === row.id);
+      expect(edited.data[columnId(dataset, "title")]).to.equal("Edited title");
     });
 
     it("answers 404 for unknown, non-UUID and other owners' rows and datasets", async () => {
