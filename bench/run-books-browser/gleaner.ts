@@ -3,7 +3,8 @@
 //   gleaner.ts <siteUrl> <browserPath>
 import { startHost } from "@gleaner/koa";
 import { MemoryStoreLive } from "@gleaner/memory";
-import { BOOKS, booksDataset, PAGES, report } from "../run-books/books.js";
+import { booksDataset } from "../run-books/books.js";
+import { BOOKS, PAGES, report } from "../run-books/crawl-rows.js";
 import { watchPeakRss } from "./tree-rss.js";
 
 const [siteUrl, browserPath] = process.argv.slice(2);

@@ -14,7 +14,8 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { startBooksSite } from "@gleaner/conformance";
-import { type ChildResult, PAGES, RESULT_MARKER } from "../run-books/books.js";
+import { CHROMIUM_ARGS } from "@gleaner/playwright";
+import { type ChildResult, PAGES, RESULT_MARKER } from "../run-books/crawl-rows.js";
 import { median } from "../median.js";
 
 const run = promisify(execFile);
@@ -42,12 +43,16 @@ try {
     const order = round % 2 === 0 ? contenders : [...contenders].reverse();
     for (const c of order) {
       rmSync(storage, { recursive: true, force: true });
-      const { stdout } = await run(process.execPath, ["--import", "tsx", join(here, c.script), site.url, browserPath], {
-        cwd: here,
-        env: { ...process.env, CRAWLEE_STORAGE_DIR: storage, CRAWLEE_PURGE_ON_START: "true" },
-        maxBuffer: 16 * 1024 * 1024,
-        timeout: 900_000,
-      });
+      const { stdout } = await run(
+        process.execPath,
+        ["--import", "tsx", join(here, c.script), site.url, browserPath, JSON.stringify(CHROMIUM_ARGS)],
+        {
+          cwd: here,
+          env: { ...process.env, CRAWLEE_STORAGE_DIR: storage, CRAWLEE_PURGE_ON_START: "true" },
+          maxBuffer: 16 * 1024 * 1024,
+          timeout: 900_000,
+        },
+      );
       const line = stdout.split("\n").find((l) => l.startsWith(RESULT_MARKER));
       if (line === undefined) throw new Error(`${c.id}: no result line in\n${stdout}`);
       const sample = JSON.parse(line.slice(RESULT_MARKER.length)) as ChildResult;
