@@ -15,6 +15,7 @@ import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { startBooksSite } from "@gleaner/conformance";
 import { CHROMIUM_ARGS } from "@gleaner/playwright";
+import { booksDataset } from "../run-books/books.js";
 import { type ChildResult, PAGES, RESULT_MARKER } from "../run-books/crawl-rows.js";
 import { median } from "../median.js";
 
@@ -32,6 +33,12 @@ const contenders = [
 ] as const;
 
 const site = await startBooksSite({ render: "script" });
+// Each child gets what it needs from here, so neither loads the other's code: PlaywrightCrawler
+// Gleaner's launch flags, Gleaner the dataset body (the conformance suite's, rendered in a browser).
+const chromiumJson = JSON.stringify(CHROMIUM_ARGS);
+const dataset = booksDataset(site.url) as { source: Record<string, unknown> };
+dataset.source.render = "browser";
+const datasetJson = JSON.stringify(dataset);
 const storage = mkdtempSync(join(tmpdir(), "gleaner-bench-browser-"));
 const samples = new Map<string, ChildResult[]>(contenders.map((c) => [c.id, []]));
 try {
@@ -45,7 +52,14 @@ try {
       rmSync(storage, { recursive: true, force: true });
       const { stdout } = await run(
         process.execPath,
-        ["--import", "tsx", join(here, c.script), site.url, browserPath, JSON.stringify(CHROMIUM_ARGS)],
+        [
+          "--import",
+          "tsx",
+          join(here, c.script),
+          site.url,
+          browserPath,
+          c.id === "gleaner" ? datasetJson : chromiumJson,
+        ],
         {
           cwd: here,
           env: { ...process.env, CRAWLEE_STORAGE_DIR: storage, CRAWLEE_PURGE_ON_START: "true" },

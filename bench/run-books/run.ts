@@ -14,7 +14,8 @@
  *   3. whole process, sequential: spawn → first run succeeded (Gleaner: host start-up, key, dataset,
  *      run) against spawn → crawl done (Crawlee: import, construction, crawl), with each process's peak
  *      RSS at that moment. Target (issue 17): ≤ 1.0× CheerioCrawler in time and in RSS.
- * The site is started here; a child gets only its URL, so a Crawlee process loads nothing of Gleaner.
+ * The site is started here; a child gets only its URL (Gleaner's also the dataset body), so a Crawlee
+ * process loads nothing of Gleaner and a Gleaner process nothing of the conformance suite.
  */
 import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -24,6 +25,7 @@ import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { isDeepStrictEqual } from "node:util";
 import { BOOKS_SELECTORS, startBooksSite } from "@gleaner/conformance";
+import { booksDataset } from "./books.js";
 import { type ChildResult, DONE_MARKER, PAGES, RESULT_MARKER, SELECTORS } from "./crawl-rows.js";
 import { median } from "../median.js";
 
@@ -77,7 +79,9 @@ const runChild = (c: Contender): Promise<Sample> => {
   rmSync(storage, { recursive: true, force: true });
   return new Promise((resolve, reject) => {
     const spawnedAt = performance.now();
-    const child = spawn(process.execPath, ["--import", "tsx", join(here, c.script), ...c.args, site.url], {
+    // Gleaner's child gets its dataset body too: it must not load the conformance suite to build it.
+    const dataset = c.script === "gleaner.ts" ? [JSON.stringify(booksDataset(site.url))] : [];
+    const child = spawn(process.execPath, ["--import", "tsx", join(here, c.script), ...c.args, site.url, ...dataset], {
       cwd: here,
       env: {
         ...process.env,
