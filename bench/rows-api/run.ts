@@ -3,7 +3,8 @@
  * rows, at cursor page 1 and page 200, under autocannon load, against a bare Koa route that
  * answers the very same bytes. Each server runs in its own child process (server.ts) with the
  * same setup; autocannon runs here, so load generation never shares the server's event loop.
- * Both servers stay up for the whole bench and the four cases are measured in interleaved rounds (the
+ * Both servers stay up for the whole bench and the cases (with a conditional GET answered 304) are
+ * measured in interleaved rounds (the
  * order rotates each round), so a burst of load elsewhere hits both contenders. Prints median req/s,
  * p50 and p99 per case, and the ratios Gleaner / bare (of medians and per round).
  *
