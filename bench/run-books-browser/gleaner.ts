@@ -5,6 +5,7 @@ import { startHost } from "@gleaner/koa";
 import { MemoryStoreLive } from "@gleaner/memory";
 import { BOOKS, PAGES, report } from "../run-books/crawl-rows.js";
 import { watchPeakRss } from "./tree-rss.js";
+import { benchHostConfig } from "../bench-host.js";
 
 // The parent builds the dataset body (the conformance suite's): this process loads only the host.
 const [siteUrl, browserPath, datasetJson] = process.argv.slice(2);
@@ -13,13 +14,7 @@ if (!siteUrl || !browserPath || !datasetJson)
 
 const host = await startHost({
   config: {
-    port: 0,
-    host: "127.0.0.1",
-    logLevel: "silent",
-    allowPrivateTargets: ["127.0.0.1/32"],
-    // A benchmark owner runs far more than a tenant may: lift the per-owner limits.
-    ownerLimits: { maxActiveRuns: 1_000, maxRunsPerHour: 1_000_000, maxDatasets: 1_000_000 },
-    workerConcurrency: 1,
+    ...benchHostConfig,
     browserPath,
   },
   overrides: { store: MemoryStoreLive },

@@ -8,6 +8,7 @@
 import { startHost } from "@gleaner/koa";
 import { MemoryStoreLive } from "@gleaner/memory";
 import { BOOKS, PAGES, peakRssMb, report, reportDone } from "./crawl-rows.js";
+import { benchHostConfig } from "../bench-host.js";
 
 const [parser, siteUrl, datasetJson] = process.argv.slice(2);
 if ((parser !== "htmlparser2" && parser !== "jsdom") || !siteUrl || !datasetJson) {
@@ -16,13 +17,7 @@ if ((parser !== "htmlparser2" && parser !== "jsdom") || !siteUrl || !datasetJson
 
 const host = await startHost({
   config: {
-    port: 0,
-    host: "127.0.0.1",
-    logLevel: "silent",
-    allowPrivateTargets: ["127.0.0.1/32"],
-    // A benchmark owner runs far more than a tenant may: lift the per-owner limits.
-    ownerLimits: { maxActiveRuns: 1_000, maxRunsPerHour: 1_000_000, maxDatasets: 1_000_000 },
-    workerConcurrency: 1,
+    ...benchHostConfig,
     parser,
   },
   overrides: { store: MemoryStoreLive },

@@ -7,8 +7,9 @@ import {
   type RunEvidence,
   type RunRecord,
   type RunStorage,
+  stampAcceptance,
 } from "@gleaner/core";
-import { Effect, Option } from "effect";
+import { Clock, Effect, Option } from "effect";
 import { newestRunFirst, pruneEvidence } from "./retention.js";
 import type { MemoryState } from "./state.js";
 
@@ -94,15 +95,11 @@ export const makeMemoryRuns = (state: MemoryState): RunStorage => ({
       keepEvidence(state, run, evidence);
       return run;
     }),
-  acceptRun: (acceptance) => Effect.sync(() => accept(state, acceptance)),
-  stampCompletion: (runId, status, completedAt, trace) =>
-    Effect.sync(() => {
-      const run = state.runs.get(runId);
-      const evidence = state.evidence.get(runId);
-      if (run?.status !== status || !evidence) return;
-      state.runs.set(runId, { ...run, completedAt });
-      state.evidence.set(runId, { ...evidence, trace });
-    }),
+  // The write is one synchronous block: stamped as it starts, it is written at that instant.
+  acceptRun: (acceptance) =>
+    Effect.flatMap(Clock.currentTimeMillis, (now) =>
+      Effect.sync(() => accept(state, stampAcceptance(acceptance, now))),
+    ),
   ownerActivity: (ownerId, since) =>
     Effect.sync(() => {
       const runs = [...state.runs.values()].filter((r) => r.ownerId === ownerId);

@@ -67,17 +67,6 @@ export const makeRunMethods = (mongo: Mongo): RunStorage => {
 
     acceptRun: (acceptance) => acceptRun(mongo, acceptance),
 
-    stampCompletion: (runId, status, completedAt, trace) =>
-      mongo.transaction("stampCompletion", async (session) => {
-        const stamped = await runs.updateOne(
-          { _id: toUuid(runId), status },
-          { $set: { completedAt: toDate(completedAt) } },
-          { session },
-        );
-        if (stamped.matchedCount === 1)
-          await evidence.updateOne({ _id: toUuid(runId) }, { $set: { trace } }, { session });
-      }),
-
     saveTraceProgress: (runId, trace) =>
       mongo.run("saveTraceProgress", async () => {
         const run = await runs.findOne({ _id: toUuid(runId) }, { projection: { status: 1 } });

@@ -59,16 +59,6 @@ export const makeRunMethods = (db: Db): RunStorage => ({
 
   acceptRun: (acceptance) => acceptRun(db, acceptance),
 
-  // One statement: the run and its evidence's trace change together, and only while the run has the status.
-  stampCompletion: (runId, status, completedAt, trace) =>
-    db
-      .query(
-        `with stamped as (update runs set completed_at = $3 where id = $1 and status = $2 returning id)
-         update run_evidence set trace = $4 where run_id in (select id from stamped)`,
-        [runId, status, completedAt, JSON.stringify(trace)],
-      )
-      .pipe(Effect.asVoid),
-
   // runs_owner_recent (migration 0002) serves both run counts; datasets_owner_newest the other.
   ownerActivity: (ownerId, since) =>
     !isUuid(ownerId)

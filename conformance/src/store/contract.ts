@@ -59,7 +59,9 @@ export const storeContract = (store: StoreUnderTest): void => {
       expect(await run((s) => s.lastSequence(dataset.id))).to.equal(3);
       expect(await run((s) => s.loadRows(dataset.id))).to.have.length(3);
       const stored = Option.getOrThrow(await run((s) => s.getRun(ownerId, running.id)));
-      expect(stored).to.deep.equal(acceptance.run);
+      const accepted = outcomes.find((o) => o._tag === "Accepted");
+      expect(stored).to.deep.equal(accepted && "run" in accepted ? accepted.run : null);
+      expect(stored).to.deep.equal({ ...acceptance.run, completedAt: stored.completedAt });
     });
 
     it("never lets two runs of one owner spend the same credits: one is accepted, the other held", async () => {
@@ -221,18 +223,32 @@ export const storeContract = (store: StoreUnderTest): void => {
       expect(artifact.body).to.equal("<p>a\u0000b</p>");
     });
 
-    it("stamps an accepted run's completion after the write, and only a run in the status named", async () => {
+    it("stamps the run's completedAt and the trace's accept step when it writes them, in the same write", async () => {
       const { ownerId, running } = await runningRun(10);
-      const acceptance = anAcceptance(running, 1, ["a"]);
-      await run((s) => s.acceptRun(acceptance));
-      const later = new Date(Date.parse(acceptance.run.completedAt!) + 1_234).toISOString();
-      const trace = { ...acceptance.evidence.trace, wallMs: 9_999 };
-      await run((s) => s.stampCompletion(running.id, "held", "2000-01-01T00:00:00.000Z", { ...trace, wallMs: 1 }));
-      await run((s) => s.stampCompletion(running.id, "succeeded", later, trace));
+      const base = anAcceptance(running, 1, ["a"]);
+      // The engine hands over a provisional completedAt (when reconciliation ended), long before this write.
+      const startedAt = base.run.completedAt!;
+      const accept = { phase: "accept" as const, status: "succeeded" as const, startedAt, durationMs: 1 };
+      const step = { stepId: globalThis.crypto.randomUUID(), attemptId: globalThis.crypto.randomUUID(), ...accept };
+      const trace = {
+        ...base.evidence.trace,
+        steps: [step],
+        phases: [{ phase: "accept" as const, count: 1, totalMs: 1, maxMs: 1 }],
+      };
+      const acceptance = { ...base, evidence: { ...base.evidence, trace } };
+      const before = Date.now();
+      const outcome = await run((s) => s.acceptRun(acceptance));
       const stored = Option.getOrThrow(await run((s) => s.getRun(ownerId, running.id)));
-      expect(stored).to.deep.equal({ ...acceptance.run, completedAt: later });
+      expect(outcome).to.deep.equal({ _tag: "Accepted", run: stored });
+      const completedAt = Date.parse(stored.completedAt!);
+      expect(completedAt).to.be.at.least(before - 1);
       const evidence = Option.getOrThrow(await run((s) => s.getRunEvidence(running.id)));
-      expect(evidence).to.deep.equal({ ...acceptance.evidence, trace });
+      const last = evidence.trace.steps.at(-1)!;
+      expect(Date.parse(last.startedAt) + last.durationMs!).to.equal(completedAt);
+      expect(evidence.trace.phases).to.deep.equal([
+        { phase: "accept", count: 1, totalMs: last.durationMs, maxMs: last.durationMs },
+      ]);
+      expect(evidence.trace.wallMs).to.equal(completedAt - Date.parse(running.startedAt!));
     });
 
     it("reads a row a later run saw unchanged (seenOnly) with that run's seen-markers, wherever rows are read", async () => {

@@ -1,6 +1,7 @@
 import { Clock, Effect } from "effect";
 import { Storage } from "../ports/storage.js";
 import type { AcceptanceOutcome, RunPlanRecord, RunRecord } from "../run-domain.js";
+import { observationsToStore } from "../rules/cited-observations.js";
 import { newId } from "../schema/ids.js";
 import type { CheckResult } from "../schema/run.js";
 import { observePages, runEvidence } from "./evidence.js";
@@ -10,31 +11,6 @@ import { reconcilePhase } from "./reconcile.js";
 import type { TraceRecorder } from "./trace.js";
 
 const maxAcceptAttempts = 5;
-
-/**
- * The write is done: the run completed now, and its accept step lasted from `started` until now.
- * A store that cannot take the stamp leaves the provisional one (the end of reconciliation): the
- * acceptance itself is already committed, so that is logged, not a failed run.
- */
-const stampAfterWrite = (run: RunRecord, recorder: TraceRecorder, started: number, status: "succeeded" | "held") =>
-  Effect.gen(function* () {
-    const storage = yield* Storage;
-    const ended = yield* Clock.currentTimeMillis;
-    const completedAt = iso(ended);
-    const step = {
-      phase: "accept" as const,
-      startedAt: iso(started),
-      durationMs: Math.max(0, Math.round(ended - started)),
-    };
-    const trace = traceOf(run, recorder, completedAt, {
-      ...step,
-      status: status === "succeeded" ? "succeeded" : "failed",
-    });
-    return yield* storage.stampCompletion(run.id, status, completedAt, trace).pipe(
-      Effect.as(completedAt),
-      Effect.catchAll((error) => Effect.as(Effect.logWarning("run completion not stamped", error), null)),
-    );
-  });
 
 export interface AcceptInput {
   readonly run: RunRecord;
@@ -49,8 +25,8 @@ export interface AcceptInput {
  * accept: reconcile against the current rows and hand the store one acceptance; recompute when an
  * edit slipped in between (RowsChanged). The accept step is `succeeded` in the evidence stored
  * with an accepted run and `failed` in the evidence stored with a held one. The step spans
- * reconciliation and the store's write; the run's `completedAt` is stamped once the write is done
- * (the run and its evidence are written whole first, then stamped: see `stampCompletion`).
+ * reconciliation and the store's write: the store stamps `completedAt` and the step's end while it
+ * writes (`stampAcceptance`), in the same atomic write.
  * Returns the store's outcome, or "exhausted" when rows kept changing.
  */
 export const acceptPhase = Effect.fn("run.accept")(function* (input: AcceptInput) {
@@ -83,7 +59,8 @@ export const acceptPhase = Effect.fn("run.accept")(function* (input: AcceptInput
       traceOf(run, recorder, completedAt, { ...step, status: "succeeded" }),
       plan,
     );
-    const written: AcceptanceOutcome = yield* storage.acceptRun({
+    // completedAt here is provisional: the store stamps the run and the accept step while it writes.
+    const outcome: AcceptanceOutcome = yield* storage.acceptRun({
       run: {
         ...run,
         status: "succeeded",
@@ -102,17 +79,14 @@ export const acceptPhase = Effect.fn("run.accept")(function* (input: AcceptInput
       },
       rows: reconciliation.rows,
       revisions: reconciliation.revisions,
-      observations,
+      observations: observationsToStore(observations, [
+        ...reconciliation.rows.map(({ row }) => row),
+        ...reconciliation.revisions,
+      ]),
       charge: { ownerId: run.ownerId, pages, entryId: newId() },
       evidence,
       heldEvidence: { ...evidence, trace: traceOf(run, recorder, completedAt, { ...step, status: "failed" }) },
     });
-    let outcome = written;
-    if (written._tag === "Accepted" || written._tag === "Held") {
-      const status = written._tag === "Accepted" ? "succeeded" : "held";
-      const stamped = yield* stampAfterWrite(run, recorder, started, status);
-      if (stamped !== null) outcome = { ...written, run: { ...written.run, completedAt: stamped } };
-    }
     if (outcome._tag !== "RowsChanged") {
       const held = outcome._tag === "Held";
       yield* Effect.logInfo(held ? "run held" : "run accepted").pipe(

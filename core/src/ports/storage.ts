@@ -92,20 +92,11 @@ export interface StorageService {
    * Accepts a run in one transaction: guard the run is `running` and each row's head revision is
    * the one the engine read; charge `charge.pages` credits idempotently by run id (or, when the
    * balance is short, store `heldRun` instead and nothing else); write rows, revisions with the
-   * next gapless per-dataset sequences, observations, evidence and the `succeeded` run.
+   * next gapless per-dataset sequences, observations, evidence and the `succeeded` run. The run, held
+   * run and evidence are written as `stampAcceptance(acceptance, now)` with `now` read from the Clock
+   * after the rows are written (so the run's completedAt and its accept step include the write).
    */
   readonly acceptRun: (acceptance: RunAcceptance) => Effect.Effect<AcceptanceOutcome, StorageFailure>;
-  /**
-   * After `acceptRun` stored a run `succeeded` or `held`: sets its `completedAt` to when the
-   * acceptance write had finished and replaces its evidence's trace with the final one (whose accept
-   * step includes that write). Applies only to a run in that status; nothing else changes.
-   */
-  readonly stampCompletion: (
-    runId: RunId,
-    status: "succeeded" | "held",
-    completedAt: string,
-    trace: RunEvidence["trace"],
-  ) => Effect.Effect<void, StorageFailure>;
   /**
    * What per-owner limits are checked against (usecases/owner-limits.ts): the owner's datasets,
    * runs `queued` or `running`, and runs queued at or after `since` with the oldest of their queuedAt.
@@ -206,7 +197,6 @@ export type RunStorage = Pick<
   | "claimRun"
   | "finishRun"
   | "acceptRun"
-  | "stampCompletion"
   | "ownerActivity"
   | "getRunEvidence"
   | "getArtifact"

@@ -111,7 +111,8 @@ const runOnce = async (options: {
       ...store,
       acceptRun: (acceptance: Parameters<typeof store.acceptRun>[0]) => {
         accepted.push(acceptance);
-        return Effect.tap(store.acceptRun(acceptance), () => TestClock.adjust(options.acceptWriteMs ?? 0));
+        // The write's work before the store stamps the run (rows, revisions, charge) takes this long.
+        return Effect.zipRight(TestClock.adjust(options.acceptWriteMs ?? 0), store.acceptRun(acceptance));
       },
     })),
   ).pipe(Layer.provideMerge(MemoryStoreLive));
@@ -187,11 +188,14 @@ describe("run engine (memory layers, stub fetcher, TestClock)", () => {
     }
   });
 
-  it("marks rows a run saw unchanged as seen only, their evidence still citing where the values were read", async () => {
+  it("marks rows a run saw unchanged as seen only, citing where the values were read, and stores no new observation", async () => {
     const { accepted, execute, dispose } = await runOnce({ credits: 10 });
     await execute();
     expect(accepted).to.have.length(2);
     const [first, second] = accepted as [RunAcceptance, RunAcceptance];
+    // Observations are read only through citations: the second run's pages are cited by no row.
+    expect(first.observations).to.have.length(2);
+    expect(second.observations).to.deep.equal([]);
     expect(second.rows).to.have.length(3);
     for (const { row, seenOnly } of second.rows) {
       const before = first.rows.find((r) => r.row.id === row.id)!.row;
