@@ -13,6 +13,7 @@ import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import type { DocumentParserService } from "@gleaner/core";
 import { Effect } from "effect";
+import { median } from "../median.js";
 
 const fixtures = new URL("../../conformance/fixtures/books/", import.meta.url);
 interface Book {
@@ -71,7 +72,8 @@ const extract = (parser: DocumentParserService, html: string, url: string): numb
   return cells;
 };
 
-const measure = async (which: string, rounds: number) => {
+/** One child: a warm-up pass over the 50 pages (JIT), then `passes` measured passes. */
+const measure = async (which: string, passes: number) => {
   const parser: DocumentParserService =
     which === "jsdom"
       ? { parse: (await import("@gleaner/jsdom")).parseWithJsdom }
@@ -80,23 +82,20 @@ const measure = async (which: string, rounds: number) => {
   let peakRss = process.memoryUsage().rss;
   const samples: number[] = [];
   let cells = 0;
-  for (let round = 0; round < rounds; round++) {
+  for (let pass = 0; pass <= passes; pass++) {
     for (const [index, html] of pages.entries()) {
       const started = performance.now();
       cells = extract(parser, html, `http://books.local/catalogue/page-${index + 1}.html`);
-      samples.push(performance.now() - started);
+      if (pass > 0) samples.push(performance.now() - started);
       peakRss = Math.max(peakRss, process.memoryUsage().rss);
     }
   }
   if (cells !== 120) throw new Error(`${which} extracted ${cells} cells from a page, expected 120`);
-  samples.sort((a, b) => a - b);
-  // Round 1 is warm-up (JIT); the median is over every sample, which it barely moves.
-  const median = samples[Math.floor(samples.length / 2)] ?? 0;
   const bytes = pages.reduce((sum, page) => sum + page.length, 0) / pages.length;
   console.log(
     JSON.stringify({
       which,
-      medianMs: median,
+      medianMs: median(samples),
       peakRssMb: peakRss / 1024 / 1024,
       pageKb: bytes / 1024,
       pages: samples.length,
@@ -104,31 +103,53 @@ const measure = async (which: string, rounds: number) => {
   );
 };
 
+interface ChildFigures {
+  readonly medianMs: number;
+  readonly peakRssMb: number;
+  readonly pageKb: number;
+}
+
 const child = process.argv[2];
-if (child) {
-  await measure(child, Number(process.argv[3] ?? 5));
+if (child === "jsdom" || child === "htmlparser2") {
+  await measure(child, Number(process.argv[3] ?? 1));
 } else {
-  const rounds = 5;
+  // Interleaved rounds: each round runs both parsers, each in a fresh child, in an order that alternates,
+  // so a burst of load elsewhere hits both; medians over rounds and per-round ratios.
+  const roundsArg = process.argv.indexOf("--rounds");
+  const rounds = roundsArg > 0 ? Number(process.argv[roundsArg + 1]) : 5;
   const self = fileURLToPath(import.meta.url);
   const run = (which: string) =>
     JSON.parse(
-      execFileSync(process.execPath, ["--import", "tsx", self, which, String(rounds)], { encoding: "utf8" }).trim(),
-    ) as {
-      medianMs: number;
-      peakRssMb: number;
-      pageKb: number;
-      pages: number;
-    };
-  const jsdom = run("jsdom");
-  const fast = run("htmlparser2");
-  const row = (name: string, r: typeof jsdom) =>
+      execFileSync(process.execPath, ["--import", "tsx", self, which, "1"], { encoding: "utf8" }).trim(),
+    ) as ChildFigures;
+  const jsdom: ChildFigures[] = [];
+  const fast: ChildFigures[] = [];
+  for (let round = 0; round < rounds; round++) {
+    if (round % 2 === 0) {
+      jsdom.push(run("jsdom"));
+      fast.push(run("htmlparser2"));
+    } else {
+      fast.push(run("htmlparser2"));
+      jsdom.push(run("jsdom"));
+    }
+  }
+  const summary = (xs: readonly ChildFigures[]) => ({
+    medianMs: median(xs.map((x) => x.medianMs)),
+    peakRssMb: median(xs.map((x) => x.peakRssMb)),
+  });
+  const j = summary(jsdom);
+  const h = summary(fast);
+  const row = (name: string, r: { medianMs: number; peakRssMb: number }) =>
     `${name.padEnd(24)} ${r.medianMs.toFixed(2).padStart(8)} ms/page ${r.peakRssMb.toFixed(0).padStart(6)} MB peak RSS`;
   console.log(
-    `books listing pages: 50 pages x ${rounds} rounds, ~${jsdom.pageKb.toFixed(0)} KB each, 20 items, 6 reads per item`,
+    `books listing pages: 50 pages, ${rounds} interleaved rounds (a fresh child per parser per round, one warm-up pass), ` +
+      `~${jsdom[0]!.pageKb.toFixed(0)} KB each, 20 items, 6 reads per item`,
   );
-  console.log(row("jsdom", jsdom));
-  console.log(row("htmlparser2 + css-select", fast));
+  console.log(row("jsdom", j));
+  console.log(row("htmlparser2 + css-select", h));
+  const perRound = jsdom.map((x, i) => (x.medianMs / fast[i]!.medianMs).toFixed(1));
   console.log(
-    `ratio jsdom / htmlparser2: time ${(jsdom.medianMs / fast.medianMs).toFixed(1)}x, peak RSS ${(jsdom.peakRssMb / fast.peakRssMb).toFixed(1)}x`,
+    `ratio jsdom / htmlparser2: time ${(j.medianMs / h.medianMs).toFixed(1)}x (per round ${perRound.join(", ")}), ` +
+      `peak RSS ${(j.peakRssMb / h.peakRssMb).toFixed(1)}x`,
   );
 }

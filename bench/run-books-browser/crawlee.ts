@@ -1,15 +1,15 @@
 // Child process: Crawlee's PlaywrightCrawler over the script-rendered books site on the same Chromium
 // (playwright-core's launcher, GLEANER_BROWSER_PATH, Gleaner's launch flags), crawl only: render, read
 // the five fields of every item, follow the pager. Concurrency 1 from /index.html, as a Gleaner
-// next-link run reads.   crawlee.ts <siteUrl> <browserPath>
-import { BOOKS_SELECTORS } from "@gleaner/conformance";
-import { CHROMIUM_ARGS } from "@gleaner/playwright";
+// next-link run reads.   crawlee.ts <siteUrl> <browserPath> <Chromium args as JSON>
+// Imports nothing of Gleaner (run.ts passes Gleaner's launch flags): the process carries Crawlee alone.
 import { chromium } from "playwright-core";
-import { type BookRow, checkRows, PAGES, report, toRow } from "../run-books/books.js";
+import { type BookRow, checkRows, PAGES, report, SELECTORS, toRow } from "../run-books/crawl-rows.js";
 import { watchPeakRss } from "./tree-rss.js";
 
-const [siteUrl, browserPath] = process.argv.slice(2);
-if (!siteUrl || !browserPath) throw new Error("usage: crawlee.ts <siteUrl> <browserPath>");
+const [siteUrl, browserPath, argsJson] = process.argv.slice(2);
+if (!siteUrl || !browserPath || !argsJson) throw new Error("usage: crawlee.ts <siteUrl> <browserPath> <argsJson>");
+const chromiumArgs = JSON.parse(argsJson) as string[];
 
 const { PlaywrightCrawler, Configuration, log } = await import("@crawlee/playwright");
 log.setLevel(log.LEVELS.OFF);
@@ -25,15 +25,15 @@ const crawler = new PlaywrightCrawler(
     // its SSRF guard; Crawlee's pages live in the default context and would go nowhere.
     launchContext: {
       launcher: chromium,
-      launchOptions: { executablePath: browserPath, args: CHROMIUM_ARGS.filter((arg) => !arg.startsWith("--proxy-")) },
+      launchOptions: { executablePath: browserPath, args: chromiumArgs.filter((arg) => !arg.startsWith("--proxy-")) },
     },
     async requestHandler({ page, request, enqueueLinks }) {
       pages++;
       const url = request.loadedUrl ?? request.url;
       const items = await page.$$eval(
-        BOOKS_SELECTORS.item,
-        (elements, s) =>
-          elements.map((item) => {
+        SELECTORS.item,
+        (elements: Element[], s: typeof SELECTORS) =>
+          elements.map((item: Element) => {
             const link = item.querySelector(s.link);
             return [
               link?.getAttribute("href"),
@@ -43,12 +43,12 @@ const crawler = new PlaywrightCrawler(
               item.querySelector(s.availability)?.textContent,
             ];
           }),
-        BOOKS_SELECTORS,
+        SELECTORS,
       );
       for (const [href, title, price, rating, availability] of items) {
         rows.push(toRow(url, href, title, price, rating, availability));
       }
-      await enqueueLinks({ selector: BOOKS_SELECTORS.nextLink });
+      await enqueueLinks({ selector: SELECTORS.nextLink });
     },
   },
   new Configuration({ persistStorage: false, purgeOnStart: true }),

@@ -1,23 +1,20 @@
 // Child process: a Gleaner host on the memory adapters, one `render: browser` run over the
 // script-rendered books site, timed from POST /runs to `succeeded` (full acceptance of 1000 rows).
-//   gleaner.ts <siteUrl> <browserPath>
+//   gleaner.ts <siteUrl> <browserPath> <dataset body as JSON>
 import { startHost } from "@gleaner/koa";
 import { MemoryStoreLive } from "@gleaner/memory";
-import { BOOKS, booksDataset, PAGES, report } from "../run-books/books.js";
+import { BOOKS, PAGES, report } from "../run-books/crawl-rows.js";
 import { watchPeakRss } from "./tree-rss.js";
+import { benchHostConfig } from "../bench-host.js";
 
-const [siteUrl, browserPath] = process.argv.slice(2);
-if (!siteUrl || !browserPath) throw new Error("usage: gleaner.ts <siteUrl> <browserPath>");
+// The parent builds the dataset body (the conformance suite's): this process loads only the host.
+const [siteUrl, browserPath, datasetJson] = process.argv.slice(2);
+if (!siteUrl || !browserPath || !datasetJson)
+  throw new Error("usage: gleaner.ts <siteUrl> <browserPath> <datasetJson>");
 
 const host = await startHost({
   config: {
-    port: 0,
-    host: "127.0.0.1",
-    logLevel: "silent",
-    allowPrivateTargets: ["127.0.0.1/32"],
-    // A benchmark owner runs far more than a tenant may: lift the per-owner limits.
-    ownerLimits: { maxActiveRuns: 1_000, maxRunsPerHour: 1_000_000, maxDatasets: 1_000_000 },
-    workerConcurrency: 1,
+    ...benchHostConfig,
     browserPath,
   },
   overrides: { store: MemoryStoreLive },
@@ -33,9 +30,7 @@ const call = async (method: string, path: string, body?: unknown): Promise<{ sta
   return { status: response.status, body: text ? JSON.parse(text) : null };
 };
 
-const body = booksDataset(siteUrl) as { source: Record<string, unknown> };
-body.source.render = "browser";
-const created = await call("POST", "/v1/datasets", body);
+const created = await call("POST", "/v1/datasets", JSON.parse(datasetJson));
 if (created.status !== 201) throw new Error(`create dataset: ${created.status} ${JSON.stringify(created.body)}`);
 
 const stopRss = watchPeakRss();

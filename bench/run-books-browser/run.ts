@@ -14,7 +14,10 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { startBooksSite } from "@gleaner/conformance";
-import { type ChildResult, PAGES, RESULT_MARKER } from "../run-books/books.js";
+import { CHROMIUM_ARGS } from "@gleaner/playwright";
+import { booksDataset } from "../run-books/books.js";
+import { type ChildResult, PAGES, RESULT_MARKER } from "../run-books/crawl-rows.js";
+import { median } from "../median.js";
 
 const run = promisify(execFile);
 const here = fileURLToPath(new URL(".", import.meta.url));
@@ -30,6 +33,12 @@ const contenders = [
 ] as const;
 
 const site = await startBooksSite({ render: "script" });
+// Each child gets what it needs from here, so neither loads the other's code: PlaywrightCrawler
+// Gleaner's launch flags, Gleaner the dataset body (the conformance suite's, rendered in a browser).
+const chromiumJson = JSON.stringify(CHROMIUM_ARGS);
+const dataset = booksDataset(site.url) as { source: Record<string, unknown> };
+dataset.source.render = "browser";
+const datasetJson = JSON.stringify(dataset);
 const storage = mkdtempSync(join(tmpdir(), "gleaner-bench-browser-"));
 const samples = new Map<string, ChildResult[]>(contenders.map((c) => [c.id, []]));
 try {
@@ -41,12 +50,23 @@ try {
     const order = round % 2 === 0 ? contenders : [...contenders].reverse();
     for (const c of order) {
       rmSync(storage, { recursive: true, force: true });
-      const { stdout } = await run(process.execPath, ["--import", "tsx", join(here, c.script), site.url, browserPath], {
-        cwd: here,
-        env: { ...process.env, CRAWLEE_STORAGE_DIR: storage, CRAWLEE_PURGE_ON_START: "true" },
-        maxBuffer: 16 * 1024 * 1024,
-        timeout: 900_000,
-      });
+      const { stdout } = await run(
+        process.execPath,
+        [
+          "--import",
+          "tsx",
+          join(here, c.script),
+          site.url,
+          browserPath,
+          c.id === "gleaner" ? datasetJson : chromiumJson,
+        ],
+        {
+          cwd: here,
+          env: { ...process.env, CRAWLEE_STORAGE_DIR: storage, CRAWLEE_PURGE_ON_START: "true" },
+          maxBuffer: 16 * 1024 * 1024,
+          timeout: 900_000,
+        },
+      );
       const line = stdout.split("\n").find((l) => l.startsWith(RESULT_MARKER));
       if (line === undefined) throw new Error(`${c.id}: no result line in\n${stdout}`);
       const sample = JSON.parse(line.slice(RESULT_MARKER.length)) as ChildResult;
@@ -61,11 +81,6 @@ try {
   rmSync(storage, { recursive: true, force: true });
 }
 
-const median = (xs: readonly number[]): number => {
-  const s = [...xs].sort((a, b) => a - b);
-  const mid = Math.floor(s.length / 2);
-  return s.length % 2 === 1 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
-};
 const stat = (id: string) => {
   const xs = samples.get(id)!;
   return { wallMs: median(xs.map((x) => x.wallMs)), peakRssMb: median(xs.map((x) => x.peakRssMb)) };

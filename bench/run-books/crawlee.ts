@@ -4,8 +4,8 @@
 // sequential: maxConcurrency 1, start at /index.html, follow `li.next > a` (what a Gleaner run does);
 // parallel:   min = max concurrency 10, all 50 page URLs enqueued up front (a shortcut Gleaner's
 //             next-link run cannot take).
-import { BOOKS_SELECTORS } from "@gleaner/conformance";
-import { type BookRow, checkRows, PAGES, peakRssMb, report, toRow } from "./books.js";
+// Imports nothing of Gleaner (only crawl-rows.ts, which imports nothing): the process carries Crawlee alone.
+import { type BookRow, checkRows, PAGES, peakRssMb, report, reportDone, SELECTORS, toRow } from "./crawl-rows.js";
 
 const [kind, mode, siteUrl] = process.argv.slice(2);
 if ((kind !== "cheerio" && kind !== "jsdom") || (mode !== "sequential" && mode !== "parallel") || !siteUrl) {
@@ -35,21 +35,21 @@ if (kind === "cheerio") {
       async requestHandler({ $, request, enqueueLinks }) {
         pages++;
         const url = request.loadedUrl ?? request.url;
-        $(BOOKS_SELECTORS.item).each((_, el) => {
+        $(SELECTORS.item).each((_, el) => {
           const item = $(el);
-          const link = item.find(BOOKS_SELECTORS.link).first();
+          const link = item.find(SELECTORS.link).first();
           rows.push(
             toRow(
               url,
               link.attr("href"),
               link.attr("title"),
-              item.find(BOOKS_SELECTORS.price).first().text(),
-              item.find(BOOKS_SELECTORS.rating).first().attr("class"),
-              item.find(BOOKS_SELECTORS.availability).first().text(),
+              item.find(SELECTORS.price).first().text(),
+              item.find(SELECTORS.rating).first().attr("class"),
+              item.find(SELECTORS.availability).first().text(),
             ),
           );
         });
-        if (mode === "sequential") await enqueueLinks({ selector: BOOKS_SELECTORS.nextLink });
+        if (mode === "sequential") await enqueueLinks({ selector: SELECTORS.nextLink });
       },
     },
     config,
@@ -67,20 +67,20 @@ if (kind === "cheerio") {
       async requestHandler({ window, request, enqueueLinks }) {
         pages++;
         const url = request.loadedUrl ?? request.url;
-        for (const item of window.document.querySelectorAll(BOOKS_SELECTORS.item)) {
-          const link = item.querySelector(BOOKS_SELECTORS.link);
+        for (const item of window.document.querySelectorAll(SELECTORS.item)) {
+          const link = item.querySelector(SELECTORS.link);
           rows.push(
             toRow(
               url,
               link?.getAttribute("href"),
               link?.getAttribute("title"),
-              item.querySelector(BOOKS_SELECTORS.price)?.textContent,
-              item.querySelector(BOOKS_SELECTORS.rating)?.getAttribute("class"),
-              item.querySelector(BOOKS_SELECTORS.availability)?.textContent,
+              item.querySelector(SELECTORS.price)?.textContent,
+              item.querySelector(SELECTORS.rating)?.getAttribute("class"),
+              item.querySelector(SELECTORS.availability)?.textContent,
             ),
           );
         }
-        if (mode === "sequential") await enqueueLinks({ selector: BOOKS_SELECTORS.nextLink });
+        if (mode === "sequential") await enqueueLinks({ selector: SELECTORS.nextLink });
       },
     },
     config,
@@ -91,5 +91,6 @@ if (kind === "cheerio") {
 checkRows(rows);
 const wallMs = performance.now() - started;
 if (pages !== PAGES) throw new Error(`${kind} ${mode}: crawled ${pages} pages, expected ${PAGES}`);
+reportDone();
 report({ contender: `${kind}-${mode}`, wallMs, pages, rows: rows.length, peakRssMb: peakRssMb() });
 process.exit(0);

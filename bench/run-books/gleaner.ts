@@ -1,27 +1,23 @@
 // Child process: a Gleaner host on the memory adapters, one dataset over the books site, two runs.
-//   gleaner.ts <htmlparser2|jsdom> <siteUrl>
+//   gleaner.ts <htmlparser2|jsdom> <siteUrl> <dataset body as JSON>
+// The parent builds the dataset body (the conformance suite's), so this process loads only the host.
 // Timed span: from POST /v1/datasets/{id}/runs to GET /v1/runs/{id} answering `succeeded`, i.e. full
 // acceptance: read 50 pages in pagination order, extract, coerce, check (coverage, identity, extraction,
 // minimum items, required columns), reconcile, write 1000 rows and charge 50 credits. The second run, with
 // nothing changed on the site, must write no revision.
 import { startHost } from "@gleaner/koa";
 import { MemoryStoreLive } from "@gleaner/memory";
-import { BOOKS, booksDataset, PAGES, peakRssMb, report } from "./books.js";
+import { BOOKS, PAGES, peakRssMb, report, reportDone } from "./crawl-rows.js";
+import { benchHostConfig } from "../bench-host.js";
 
-const [parser, siteUrl] = process.argv.slice(2);
-if ((parser !== "htmlparser2" && parser !== "jsdom") || !siteUrl) {
-  throw new Error("usage: gleaner.ts <htmlparser2|jsdom> <siteUrl>");
+const [parser, siteUrl, datasetJson] = process.argv.slice(2);
+if ((parser !== "htmlparser2" && parser !== "jsdom") || !siteUrl || !datasetJson) {
+  throw new Error("usage: gleaner.ts <htmlparser2|jsdom> <siteUrl> <datasetJson>");
 }
 
 const host = await startHost({
   config: {
-    port: 0,
-    host: "127.0.0.1",
-    logLevel: "silent",
-    allowPrivateTargets: ["127.0.0.1/32"],
-    // A benchmark owner runs far more than a tenant may: lift the per-owner limits.
-    ownerLimits: { maxActiveRuns: 1_000, maxRunsPerHour: 1_000_000, maxDatasets: 1_000_000 },
-    workerConcurrency: 1,
+    ...benchHostConfig,
     parser,
   },
   overrides: { store: MemoryStoreLive },
@@ -67,8 +63,9 @@ const changesSince = async (datasetId: string, after?: number) => {
   return { through: answer.body.through as number, count: (answer.body.data as unknown[]).length };
 };
 
-const { dataset } = expectStatus(await call("POST", "/v1/datasets", booksDataset(siteUrl)), 201, "create dataset");
+const { dataset } = expectStatus(await call("POST", "/v1/datasets", JSON.parse(datasetJson)), 201, "create dataset");
 const first = await timedRun(dataset.id);
+reportDone();
 const { new: added, changed, gone } = first.run.rowDeltas;
 if (added !== BOOKS || changed !== 0 || gone !== 0) {
   throw new Error(`first run rowDeltas ${JSON.stringify(first.run.rowDeltas)}, expected ${BOOKS} new`);

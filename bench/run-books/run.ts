@@ -6,22 +6,29 @@
  *
  *   npm run bench:run-books -w @gleaner/bench [-- --repeats 5]
  *
- * Two comparisons:
+ * Three comparisons:
  *   1. sequential (the target): everyone at concurrency 1 following the next-page link from /index.html,
  *      which is what a Gleaner next-link run does. Target: Gleaner ≤ 1.0× CheerioCrawler's wall time.
  *   2. Crawlee parallel: Crawlee at min = max concurrency 10 with all 50 page URLs enqueued up front, a
  *      shortcut next-link pagination cannot take; Gleaner's numbers are the same sequential runs.
+ *   3. whole process, sequential: spawn → first run succeeded (Gleaner: host start-up, key, dataset,
+ *      run) against spawn → crawl done (Crawlee: import, construction, crawl), with each process's peak
+ *      RSS at that moment. Target (issue 17): ≤ 1.0× CheerioCrawler in time and in RSS.
+ * The site is started here; a child gets only its URL (Gleaner's also the dataset body), so a Crawlee
+ * process loads nothing of Gleaner and a Gleaner process nothing of the conformance suite.
  */
-import { execFile } from "node:child_process";
+import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { cpus, loadavg, tmpdir, totalmem } from "node:os";
 import { join } from "node:path";
+import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
-import { promisify } from "node:util";
-import { startBooksSite } from "@gleaner/conformance";
-import { type ChildResult, PAGES, RESULT_MARKER } from "./books.js";
+import { isDeepStrictEqual } from "node:util";
+import { BOOKS_SELECTORS, startBooksSite } from "@gleaner/conformance";
+import { booksDataset } from "./books.js";
+import { type ChildResult, DONE_MARKER, PAGES, RESULT_MARKER, SELECTORS } from "./crawl-rows.js";
+import { median } from "../median.js";
 
-const run = promisify(execFile);
 const here = fileURLToPath(new URL(".", import.meta.url));
 const repeatsArg = process.argv.indexOf("--repeats");
 const repeats = repeatsArg > 0 ? Number(process.argv[repeatsArg + 1]) : 3;
@@ -50,30 +57,67 @@ const contenders: readonly Contender[] = [
 interface Sample extends ChildResult {
   readonly listingRequests: number;
   readonly otherRequests: number;
+  /** Whole process: from spawn to the child's done line (Gleaner: first run succeeded; Crawlee: crawl done). */
+  readonly spawnToDoneMs: number;
+  /** The child's peak RSS when it printed its done line. */
+  readonly peakRssAtDoneMb: number;
+}
+
+// The Crawlee children carry a copy of the selectors (they import nothing of Gleaner): keep it honest.
+const { item, link, price, rating, availability, nextLink } = BOOKS_SELECTORS;
+if (!isDeepStrictEqual(SELECTORS, { item, link, price, rating, availability, nextLink })) {
+  throw new Error("crawl-rows.ts SELECTORS differ from the conformance suite's BOOKS_SELECTORS");
 }
 
 const site = await startBooksSite();
 const storage = mkdtempSync(join(tmpdir(), "gleaner-bench-crawlee-"));
 const samples = new Map<string, Sample[]>(contenders.map((c) => [c.id, []]));
 
-const runChild = async (c: Contender): Promise<Sample> => {
+/** Spawns one contender and timestamps its done line as it arrives (the whole-process span). */
+const runChild = (c: Contender): Promise<Sample> => {
   site.clearRequests();
   rmSync(storage, { recursive: true, force: true });
-  const { stdout } = await run(process.execPath, ["--import", "tsx", join(here, c.script), ...c.args, site.url], {
-    cwd: here,
-    env: {
-      ...process.env,
-      CRAWLEE_STORAGE_DIR: storage,
-      CRAWLEE_PURGE_ON_START: "true",
-      CRAWLEE_PERSIST_STORAGE: "false",
-    },
-    maxBuffer: 16 * 1024 * 1024,
+  return new Promise((resolve, reject) => {
+    const spawnedAt = performance.now();
+    // Gleaner's child gets its dataset body too: it must not load the conformance suite to build it.
+    const dataset = c.script === "gleaner.ts" ? [JSON.stringify(booksDataset(site.url))] : [];
+    const child = spawn(process.execPath, ["--import", "tsx", join(here, c.script), ...c.args, site.url, ...dataset], {
+      cwd: here,
+      env: {
+        ...process.env,
+        CRAWLEE_STORAGE_DIR: storage,
+        CRAWLEE_PURGE_ON_START: "true",
+        CRAWLEE_PERSIST_STORAGE: "false",
+      },
+      stdio: ["ignore", "pipe", "inherit"],
+    });
+    let done: { at: number; rssMb: number } | undefined;
+    let result: ChildResult | undefined;
+    const lines = createInterface({ input: child.stdout });
+    lines.on("line", (line) => {
+      if (line.startsWith(DONE_MARKER)) done = { at: performance.now(), rssMb: Number(line.slice(DONE_MARKER.length)) };
+      else if (line.startsWith(RESULT_MARKER)) result = JSON.parse(line.slice(RESULT_MARKER.length)) as ChildResult;
+    });
+    child.once("error", reject);
+    child.once("close", (code) => {
+      if (code !== 0 || done === undefined || result === undefined) {
+        reject(
+          new Error(
+            `${c.id}: exited ${code}, done line ${done ? "seen" : "missing"}, result ${result ? "seen" : "missing"}`,
+          ),
+        );
+        return;
+      }
+      const listing = site.requests.filter((r) => r.kind === "listing").length;
+      resolve({
+        ...result,
+        listingRequests: listing,
+        otherRequests: site.requestCount - listing,
+        spawnToDoneMs: done.at - spawnedAt,
+        peakRssAtDoneMb: done.rssMb,
+      });
+    });
   });
-  const line = stdout.split("\n").find((l) => l.startsWith(RESULT_MARKER));
-  if (line === undefined) throw new Error(`${c.id}: no result line in\n${stdout}`);
-  const result = JSON.parse(line.slice(RESULT_MARKER.length)) as ChildResult;
-  const listing = site.requests.filter((r) => r.kind === "listing").length;
-  return { ...result, listingRequests: listing, otherRequests: site.requestCount - listing };
 };
 
 try {
@@ -89,7 +133,8 @@ try {
       samples.get(c.id)!.push(sample);
       console.log(
         `  round ${round + 1} ${c.id.padEnd(13)} ${sample.wallMs.toFixed(0).padStart(6)} ms ` +
-          `${sample.peakRssMb.toFixed(0).padStart(4)} MB  (${sample.listingRequests} listing + ${sample.otherRequests} other requests)`,
+          `${sample.peakRssMb.toFixed(0).padStart(4)} MB; whole process ${sample.spawnToDoneMs.toFixed(0).padStart(6)} ms ` +
+          `${sample.peakRssAtDoneMb.toFixed(0).padStart(4)} MB  (${sample.listingRequests} listing + ${sample.otherRequests} other requests)`,
       );
     }
   }
@@ -101,25 +146,23 @@ try {
   rmSync(storage, { recursive: true, force: true });
 }
 
-const median = (xs: readonly number[]): number => {
-  const s = [...xs].sort((a, b) => a - b);
-  const mid = Math.floor(s.length / 2);
-  return s.length % 2 === 1 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
-};
-const stat = (id: string) => {
+type Span = "span" | "whole";
+const stat = (id: string, span: Span = "span") => {
   const xs = samples.get(id)!;
-  return { wallMs: median(xs.map((x) => x.wallMs)), peakRssMb: median(xs.map((x) => x.peakRssMb)) };
+  return span === "span"
+    ? { wallMs: median(xs.map((x) => x.wallMs)), peakRssMb: median(xs.map((x) => x.peakRssMb)) }
+    : { wallMs: median(xs.map((x) => x.spawnToDoneMs)), peakRssMb: median(xs.map((x) => x.peakRssAtDoneMb)) };
 };
 const byId = new Map(contenders.map((c) => [c.id, c]));
 
-const table = (title: string, ids: readonly string[], baseline: string) => {
-  const base = stat(baseline);
+const table = (title: string, ids: readonly string[], baseline: string, span: Span = "span") => {
+  const base = stat(baseline, span);
   console.log(`\n${title}`);
   console.log(
     `${"contender".padEnd(40)} ${"wall ms".padStart(8)} ${"pages/s".padStart(8)} ${"peak RSS MB".padStart(12)} ${"time ×".padStart(7)} ${"RSS ×".padStart(6)}`,
   );
   for (const id of ids) {
-    const s = stat(id);
+    const s = stat(id, span);
     console.log(
       `${byId.get(id)!.label.padEnd(40)} ${s.wallMs.toFixed(0).padStart(8)} ${((PAGES * 1000) / s.wallMs).toFixed(1).padStart(8)} ` +
         `${s.peakRssMb.toFixed(0).padStart(12)} ${(s.wallMs / base.wallMs).toFixed(2).padStart(7)} ${(s.peakRssMb / base.peakRssMb).toFixed(2).padStart(6)}`,
@@ -138,12 +181,27 @@ table(
   "cheerio-10",
 );
 
+table(
+  "3. whole process, spawn → first run succeeded / crawl done, peak RSS of the process then (ratios vs CheerioCrawler)",
+  ["gleaner", "gleaner-jsdom", "cheerio", "jsdom"],
+  "cheerio",
+  "whole",
+);
+
 const ratio = stat("gleaner").wallMs / stat("cheerio").wallMs;
 // Same-round ratios: both ran within seconds of each other, so a burst of load elsewhere hits both.
 const paired = samples.get("gleaner")!.map((g, i) => g.wallMs / samples.get("cheerio")![i]!.wallMs);
 console.log(
   `\nTarget: Gleaner full acceptance ≤ 1.0× CheerioCrawler crawl-only (sequential): ${ratio.toFixed(2)}× — ${ratio <= 1 ? "MET" : "NOT MET"}` +
     ` (per-round ratios ${paired.map((r) => r.toFixed(2)).join(", ")}; median ${median(paired).toFixed(2)}×)`,
+);
+const whole = stat("gleaner", "whole");
+const wholeBase = stat("cheerio", "whole");
+const wholePaired = samples.get("gleaner")!.map((g, i) => g.spawnToDoneMs / samples.get("cheerio")![i]!.spawnToDoneMs);
+console.log(
+  `Target: whole process ≤ 1.0× the CheerioCrawler script: time ${(whole.wallMs / wholeBase.wallMs).toFixed(2)}× ` +
+    `(per round ${wholePaired.map((r) => r.toFixed(2)).join(", ")}) — ${whole.wallMs <= wholeBase.wallMs ? "MET" : "NOT MET"}; ` +
+    `peak RSS ${(whole.peakRssMb / wholeBase.peakRssMb).toFixed(2)}× — ${whole.peakRssMb <= wholeBase.peakRssMb ? "MET" : "NOT MET"}`,
 );
 for (const id of ["gleaner", "gleaner-jsdom"]) {
   const xs = samples.get(id)!;

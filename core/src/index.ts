@@ -37,6 +37,7 @@ export * from "./usecases/run-insights.js";
 export * from "./usecases/owner-limits.js";
 export * from "./usecases/runs.js";
 export * from "./usecases/rows.js";
+export * from "./usecases/rows-tag.js";
 export * from "./usecases/row-edit.js";
 export * from "./usecases/changes.js";
 export * from "./schema/requests-rows.js";

@@ -169,9 +169,22 @@ export type NewRevision = Omit<StoredRevision, "sequence">;
  * One accepted run, written in one transaction: the rows it touched (each guarded by the revision
  * the engine read), their new revisions, the page observations, the charge and the run's final state.
  */
+/** A row an acceptance writes, with the head revision the engine read it at. */
+export interface AcceptedRow {
+  readonly row: RowRecord;
+  readonly expectedRevisionId: RevisionId | null | "absent";
+  /**
+   * The run saw the row unchanged, and the row differs from the stored one only in its seen-markers:
+   * `lastSeenRunId` (this run), `observedAt` (this acceptance) and `status` (`unchanged`). A store may
+   * record that once for the run instead of rewriting the row (decision 0020); reading the row must
+   * then answer those markers all the same.
+   */
+  readonly seenOnly?: boolean;
+}
+
 export interface RunAcceptance {
   readonly run: RunRecord;
-  readonly rows: ReadonlyArray<{ readonly row: RowRecord; readonly expectedRevisionId: RevisionId | null | "absent" }>;
+  readonly rows: ReadonlyArray<AcceptedRow>;
   readonly revisions: ReadonlyArray<NewRevision>;
   readonly observations: ReadonlyArray<SourceObservation>;
   readonly charge: { readonly ownerId: OwnerId; readonly pages: number; readonly entryId: string };

@@ -13,27 +13,23 @@ import {
   resolveReference,
   utf8Excerpt,
 } from "@gleaner/core";
-import { selectAll, selectOne } from "css-select";
 import render from "dom-serializer";
-import { type AnyNode, type Document, DomHandler, type Element, isTag } from "domhandler";
+import { type Document, DomHandler, type Element, isTag } from "domhandler";
 import { getAttributeValue, textContent } from "domutils";
 import { Effect, Layer } from "effect";
 import { Parser } from "htmlparser2";
+import { firstInDocument, selectInDocument, selectInElement } from "./selectors.js";
 
-/**
- * css-select treats selectors as relative to the element they run on (its `relativeSelector`
- * default): "div p" inside a container only matches a div within that container, as with jsdom's
- * `:scope div p`.
- */
+/** Selectors run relative to the element (see selectors.ts), compiled once per process. */
 const wrapElement = (element: Element): DocumentElement => ({
-  select: (selector) => selectAll<AnyNode, Element>(selector, element).map(wrapElement),
+  select: (selector) => selectInElement(selector, element).map(wrapElement),
   text: () => normalizeWhitespace(textContent(element)),
   attribute: (name) => getAttributeValue(element, name.toLowerCase()) ?? null,
   excerpt: (maxBytes) => utf8Excerpt(render(element, { encodeEntities: "utf8" }), maxBytes),
 });
 
 const wrapDocument = (document: Document): DocumentElement => ({
-  select: (selector) => selectAll<AnyNode, Element>(selector, document).map(wrapElement),
+  select: (selector) => selectInDocument(selector, document).map(wrapElement),
   text: () => normalizeWhitespace(textContent(document.children.filter(isTag))),
   attribute: () => null,
   excerpt: (maxBytes) => utf8Excerpt(render(document.children.filter(isTag), { encodeEntities: "utf8" }), maxBytes),
@@ -82,7 +78,7 @@ export const boundedHtmlparser2 =
       try: () => {
         new URL(url); // a parser without a base URL could resolve no link
         const document = parseBounded(html, limits);
-        const base = selectOne<AnyNode, Element>("base[href]", document);
+        const base = firstInDocument("base[href]", document);
         const baseUrl = documentBaseUrl(url, base ? (getAttributeValue(base, "href") ?? null) : null);
         return {
           root: wrapDocument(document),

@@ -8,17 +8,17 @@ import {
   type RunEvidence,
   type RunRecord,
   type RunStorage,
+  stampAcceptance,
 } from "@gleaner/core";
-import { Effect, Option } from "effect";
+import { Clock, Effect, Option } from "effect";
+import { newestRunFirst, pruneEvidence } from "./retention.js";
 import type { MemoryState } from "./state.js";
 
-const newestRunFirst = (a: RunRecord, b: RunRecord): number =>
-  a.queuedAt === b.queuedAt ? (a.id < b.id ? 1 : -1) : a.queuedAt < b.queuedAt ? 1 : -1;
-
 /** A finished run's evidence; its in-flight trace has served its purpose (the final one is kept here). */
-const keepEvidence = (state: MemoryState, runId: string, evidence: RunEvidence): void => {
-  state.evidence.set(runId, evidence);
-  state.traceProgress.delete(runId);
+const keepEvidence = (state: MemoryState, run: RunRecord, evidence: RunEvidence): void => {
+  state.evidence.set(run.id, evidence);
+  state.traceProgress.delete(run.id);
+  pruneEvidence(state, run.datasetId, run.completedAt ?? run.queuedAt);
 };
 
 export const latestRun = (state: MemoryState, datasetId: string): RunRecord | null =>
@@ -41,7 +41,7 @@ const accept = (state: MemoryState, acceptance: RunAcceptance): AcceptanceOutcom
   });
   if (decision._tag === "Held") {
     state.runs.set(decision.run.id, decision.run);
-    keepEvidence(state, decision.run.id, acceptance.heldEvidence);
+    keepEvidence(state, decision.run, acceptance.heldEvidence);
   }
   if (decision._tag === "Accepted") {
     if (decision.charge) state.ledger.push({ ...decision.charge, ownerId: acceptance.charge.ownerId });
@@ -52,7 +52,7 @@ const accept = (state: MemoryState, acceptance: RunAcceptance): AcceptanceOutcom
     state.putWebhookMessages(outboxMessagesForRun(run, state.webhooksOf(run.ownerId), changes));
     for (const { row } of acceptance.rows) state.putRow(row);
     state.runs.set(run.id, run);
-    keepEvidence(state, run.id, acceptance.evidence);
+    keepEvidence(state, run, acceptance.evidence);
   }
   return acceptanceOutcome(decision);
 };
@@ -95,11 +95,15 @@ export const makeMemoryRuns = (state: MemoryState): RunStorage => ({
       const current = state.runs.get(run.id);
       if (current?.status !== "running") return current ?? run;
       state.runs.set(run.id, run);
-      keepEvidence(state, run.id, evidence);
+      keepEvidence(state, run, evidence);
       state.putWebhookMessages(outboxMessagesForRun(run, state.webhooksOf(run.ownerId), null));
       return run;
     }),
-  acceptRun: (acceptance) => Effect.sync(() => accept(state, acceptance)),
+  // The write is one synchronous block: stamped as it starts, it is written at that instant.
+  acceptRun: (acceptance) =>
+    Effect.flatMap(Clock.currentTimeMillis, (now) =>
+      Effect.sync(() => accept(state, stampAcceptance(acceptance, now))),
+    ),
   ownerActivity: (ownerId, since) =>
     Effect.sync(() => {
       const runs = [...state.runs.values()].filter((r) => r.ownerId === ownerId);

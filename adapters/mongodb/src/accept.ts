@@ -5,8 +5,10 @@ import {
   decideAcceptance,
   type LedgerEntry,
   type RunAcceptance,
+  type RunRecord,
   rowHeadsMatch,
   type StorageFailure,
+  stampAcceptance,
 } from "@gleaner/core";
 import { Effect } from "effect";
 import { type ClientSession, ObjectId } from "mongodb";
@@ -45,20 +47,31 @@ export const acceptRun = (mongo: Mongo, acceptance: RunAcceptance): Effect.Effec
   // The account is created outside the transaction (an idempotent upsert) so that the
   // transaction only ever updates it.
   ensureAccount(mongo, acceptance.charge.ownerId).pipe(
-    Effect.zipRight(mongo.transaction("acceptRun", (session) => accept(mongo.collections, session, acceptance))),
+    Effect.zipRight(Effect.clock),
+    // The stamp is read from Effect's Clock inside the transaction, once the rows are written.
+    Effect.flatMap((clock) =>
+      mongo.transaction("acceptRun", (session) =>
+        accept(mongo.collections, session, acceptance, () => clock.unsafeCurrentTimeMillis()),
+      ),
+    ),
   );
 
 const accept = async (
   collections: Collections,
   session: ClientSession,
   acceptance: RunAcceptance,
+  now: () => number,
 ): Promise<AcceptanceOutcome> => {
   const decision = decideAcceptance(acceptance, await readFacts(collections, session, acceptance));
   if (decision._tag === "Held") {
-    await writeRun(collections, session, decision.run);
-    await writeEvidence(collections, session, decision.run.id, acceptance.heldEvidence);
+    const stamped = stampAcceptance(acceptance, now());
+    await writeRun(collections, session, stamped.heldRun);
+    await writeEvidence(collections, session, stamped.heldRun.id, stamped.heldEvidence);
+    return { _tag: "Held", run: stamped.heldRun };
   }
-  if (decision._tag === "Accepted") await writeAccepted(collections, session, acceptance, decision.charge);
+  if (decision._tag === "Accepted") {
+    return { _tag: "Accepted", run: await writeAccepted(collections, session, acceptance, decision.charge, now) };
+  }
   return acceptanceOutcome(decision);
 };
 
@@ -101,7 +114,8 @@ const writeAccepted = async (
   session: ClientSession,
   acceptance: RunAcceptance,
   charge: LedgerEntry | null,
-): Promise<void> => {
+  now: () => number,
+): Promise<RunRecord> => {
   const { run } = acceptance;
   if (charge) {
     const account = await collections.accounts.findOneAndUpdate(
@@ -138,7 +152,12 @@ const writeAccepted = async (
       { session, ordered: true },
     );
   }
-  await writeRun(collections, session, run);
-  await writeEvidence(collections, session, run.id, acceptance.evidence);
-  await writeOutbox(collections, session, run, { lastSequenceBefore: first - 1, revisions: acceptance.revisions });
+  const stamped = stampAcceptance(acceptance, now());
+  await writeRun(collections, session, stamped.run);
+  await writeEvidence(collections, session, run.id, stamped.evidence);
+  await writeOutbox(collections, session, stamped.run, {
+    lastSequenceBefore: first - 1,
+    revisions: acceptance.revisions,
+  });
+  return stamped.run;
 };

@@ -5,12 +5,14 @@ import {
   type LedgerEntry,
   decideAcceptance,
   type RunAcceptance,
+  type RunRecord,
   type StorageFailure,
+  stampAcceptance,
 } from "@gleaner/core";
-import { Effect } from "effect";
+import { Clock, Effect } from "effect";
 import type { Db, Sql } from "./db.js";
 import { type RunRow, runColumns, toRun } from "./records.js";
-import { appendRevisions, upsertRows } from "./rows.js";
+import { appendRevisions, recordSighting, upsertRows } from "./rows.js";
 import { writeEvidence, writeRun } from "./run-writes.js";
 import { writeOutbox } from "./webhooks.js";
 
@@ -26,17 +28,23 @@ import { writeOutbox } from "./webhooks.js";
  * 4. the owner row, so two runs of one owner cannot both spend the same credits; whether the run
  *    is already charged (the unique charge per run id) and the balance;
  * 5. then, as decided: the held run and its evidence, or the charge, observations, revisions
- *    (sequences from the counter), rows, run, evidence and the run's webhook messages (outbox).
+ *    (sequences from the counter), rows (those seen unchanged only as the run's sighting), run, evidence
+ *    and the run's webhook messages (outbox); the run and evidence stamped (`stampAcceptance`)
+ *    after the rows are written.
  */
 export const acceptRun = (db: Db, acceptance: RunAcceptance): Effect.Effect<AcceptanceOutcome, StorageFailure> =>
   db.transaction((tx) =>
     Effect.gen(function* () {
       const decision = decideAcceptance(acceptance, yield* readFacts(tx, acceptance));
       if (decision._tag === "Held") {
-        yield* writeRun(tx, decision.run);
-        yield* writeEvidence(tx, decision.run.id, acceptance.heldEvidence);
+        const stamped = stampAcceptance(acceptance, yield* Clock.currentTimeMillis);
+        yield* writeRun(tx, stamped.heldRun);
+        yield* writeEvidence(tx, stamped.heldRun.id, stamped.heldEvidence);
+        return { _tag: "Held", run: stamped.heldRun } as const;
       }
-      if (decision._tag === "Accepted") yield* writeAccepted(tx, acceptance, decision.charge);
+      if (decision._tag === "Accepted") {
+        return { _tag: "Accepted", run: yield* writeAccepted(tx, acceptance, decision.charge) } as const;
+      }
       return acceptanceOutcome(decision);
     }),
   );
@@ -68,11 +76,12 @@ const readFacts = (tx: Sql, { run, charge, rows }: RunAcceptance): Effect.Effect
     };
   });
 
+/** Writes an accepted run; answers the run as stored (stamped once its rows are written). */
 const writeAccepted = (
   tx: Sql,
   acceptance: RunAcceptance,
   charge: LedgerEntry | null,
-): Effect.Effect<void, StorageFailure> =>
+): Effect.Effect<RunRecord, StorageFailure> =>
   Effect.gen(function* () {
     const { run } = acceptance;
     if (charge) {
@@ -103,12 +112,17 @@ const writeAccepted = (
       );
     }
     const first = yield* appendRevisions(tx, run.datasetId, acceptance.revisions);
+    // Rows seen unchanged are not rewritten: the run's sighting stands for their seen-markers.
     yield* upsertRows(
       tx,
       run.datasetId,
-      acceptance.rows.map(({ row }) => row),
+      acceptance.rows.filter((r) => !r.seenOnly).map(({ row }) => row),
     );
-    yield* writeRun(tx, run);
-    yield* writeEvidence(tx, run.id, acceptance.evidence);
-    yield* writeOutbox(tx, run, { lastSequenceBefore: first - 1, revisions: acceptance.revisions });
+    yield* recordSighting(tx, acceptance);
+    const stamped = stampAcceptance(acceptance, yield* Clock.currentTimeMillis);
+    yield* writeRun(tx, stamped.run);
+    yield* writeEvidence(tx, run.id, stamped.evidence);
+    // The events carry the run as stored (stamped), like every reader after this transaction.
+    yield* writeOutbox(tx, stamped.run, { lastSequenceBefore: first - 1, revisions: acceptance.revisions });
+    return stamped.run;
   });

@@ -98,6 +98,19 @@ export interface RowTableRow {
 export const rowColumns =
   "id, dataset_id, row_key, data, evidence, overrides, missing_reasons, presence, status, first_seen_run_id, last_seen_run_id, source_url, observed_at, updated_at, revision_id, identity";
 
+/** Rows with their dataset's last sighting (migration 0009): read rows `from ${rowsSeen}`. */
+export const rowsSeen = "rows r left join row_sightings s on s.dataset_id = r.dataset_id";
+/** A present row another run than the last sighting's saw last: that sighting saw it, unchanged. */
+const seenBySighting = "(s.run_id is not null and r.presence = 'present' and r.last_seen_run_id <> s.run_id)";
+/** The row's status as read: the sighting's `unchanged` when it applies. */
+export const seenStatus = `case when ${seenBySighting} then 'unchanged' else r.status end`;
+/** rowColumns of `rowsSeen`, with the seen-markers of the last sighting where it applies. */
+export const seenRowColumns = `r.id, r.dataset_id, r.row_key, r.data, r.evidence, r.overrides, r.missing_reasons,
+  r.presence, ${seenStatus} as status, r.first_seen_run_id,
+  case when ${seenBySighting} then s.run_id else r.last_seen_run_id end as last_seen_run_id, r.source_url,
+  case when ${seenBySighting} then s.observed_at else r.observed_at end as observed_at,
+  r.updated_at, r.revision_id, r.identity`;
+
 const decodeRow = storedDecoder(RowRecord, "PostgreSQL", "row");
 
 export const toRow = (row: RowTableRow) =>

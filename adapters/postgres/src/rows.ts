@@ -1,6 +1,7 @@
 import {
   type NewRevision,
   type RowRecord,
+  type RunAcceptance,
   SourceObservation,
   StorageFailure,
   type RowStorage,
@@ -27,6 +28,9 @@ import {
   rowColumns,
   rowRecordsetType,
   rowsAsRecordset,
+  rowsSeen,
+  seenRowColumns,
+  seenStatus,
   toRevision,
   toRow,
 } from "./records.js";
@@ -52,6 +56,22 @@ export const upsertRows = (tx: Sql, datasetId: string, rows: ReadonlyArray<RowRe
          from jsonb_to_recordset($2::jsonb) as r${rowRecordsetType}
        on conflict (id) do update set ${assignments}`,
       [datasetId, rowsAsRecordset(last)],
+    )
+    .pipe(Effect.asVoid);
+};
+
+/**
+ * Records that `acceptance.run` saw its dataset (migration 0009): every acceptance replaces the
+ * sighting, so the rows it did not rewrite read with its seen-markers. A run that saw rows unchanged
+ * gives them all one `observedAt` (core's acceptance time): that is the sighting's.
+ */
+export const recordSighting = (tx: Sql, { run, rows }: RunAcceptance) => {
+  const observedAt = rows.find((r) => r.seenOnly)?.row.observedAt ?? run.completedAt ?? run.startedAt;
+  return tx
+    .query(
+      `insert into row_sightings (dataset_id, run_id, observed_at) values ($1, $2, $3)
+       on conflict (dataset_id) do update set run_id = excluded.run_id, observed_at = excluded.observed_at`,
+      [run.datasetId, run.id, observedAt],
     )
     .pipe(Effect.asVoid);
 };
@@ -98,7 +118,7 @@ export const makeRowMethods = (db: Db): RowStorage => ({
     !isUuid(datasetId)
       ? Effect.succeed([])
       : db
-          .query<RowTableRow>(`select ${rowColumns} from rows where dataset_id = $1`, [datasetId])
+          .query<RowTableRow>(`select ${seenRowColumns} from ${rowsSeen} where r.dataset_id = $1`, [datasetId])
           .pipe(Effect.flatMap(allDecoded(toRow))),
 
   listRows: (datasetId, { after, since, statuses, limit }) =>
@@ -106,12 +126,12 @@ export const makeRowMethods = (db: Db): RowStorage => ({
       ? Effect.succeed([])
       : db
           .query<RowTableRow>(
-            `select ${rowColumns} from rows
-              where dataset_id = $1
-                and (cardinality($2::text[]) = 0 or status = any($2::text[]))
-                and ($3::timestamptz is null or updated_at >= $3::timestamptz)
-                and ($4::timestamptz is null or (updated_at, id) < ($4::timestamptz, $5::uuid))
-              order by updated_at desc, id desc
+            `select ${seenRowColumns} from ${rowsSeen}
+              where r.dataset_id = $1
+                and (cardinality($2::text[]) = 0 or ${seenStatus} = any($2::text[]))
+                and ($3::timestamptz is null or r.updated_at >= $3::timestamptz)
+                and ($4::timestamptz is null or (r.updated_at, r.id) < ($4::timestamptz, $5::uuid))
+              order by r.updated_at desc, r.id desc
               limit $6`,
             [datasetId, statuses, since, after?.updatedAt ?? null, after?.id ?? null, limit],
           )
@@ -121,7 +141,10 @@ export const makeRowMethods = (db: Db): RowStorage => ({
     !isUuid(datasetId) || !isUuid(rowId)
       ? Effect.succeed(Option.none())
       : db
-          .query<RowTableRow>(`select ${rowColumns} from rows where dataset_id = $1 and id = $2`, [datasetId, rowId])
+          .query<RowTableRow>(`select ${seenRowColumns} from ${rowsSeen} where r.dataset_id = $1 and r.id = $2`, [
+            datasetId,
+            rowId,
+          ])
           .pipe(Effect.flatMap(firstDecoded(toRow))),
 
   // Checks in memory's order (duplicate request, then stale head) under the dataset lock, so the

@@ -42,10 +42,9 @@ export const writeEvidence = (tx: Sql, runId: RunId, evidence: RunEvidence) =>
       tx.query("delete from run_trace_progress where run_id = $1", [runId]),
       tx.query(
         `insert into run_artifacts (run_id, position, id, kind, url, content_type, sha256, size, truncated, body, created_at)
-       select $1, a.position, a.id, a.kind, a.url, a.content_type, a.sha256, a.size, a.truncated,
-              decode(a.body, 'base64'), a.created_at
+       select $1, a.position, a.id, a.kind, a.url, a.content_type, a.sha256, a.size, a.truncated, null, a.created_at
          from jsonb_to_recordset($2::jsonb) as a(position integer, id text, kind text, url text, content_type text,
-              sha256 text, size integer, truncated boolean, body text, created_at timestamptz)`,
+              sha256 text, size integer, truncated boolean, created_at timestamptz)`,
         [
           runId,
           JSON.stringify(
@@ -58,9 +57,23 @@ export const writeEvidence = (tx: Sql, runId: RunId, evidence: RunEvidence) =>
               sha256: artifact.sha256,
               size: artifact.size,
               truncated: artifact.truncated,
-              body: artifact.body === null ? null : Buffer.from(artifact.body, "utf8").toString("base64"),
               created_at: artifact.createdAt,
             })),
+          ),
+        ],
+      ),
+      // Each body once per digest: a page read unchanged again adds nothing here.
+      tx.query(
+        `insert into page_bodies (sha256, body)
+         select distinct on (b.sha256) b.sha256, decode(b.body, 'base64') from jsonb_to_recordset($1::jsonb) as b(sha256 text, body text)
+         on conflict (sha256) do nothing`,
+        [
+          JSON.stringify(
+            evidence.artifacts.flatMap((artifact) =>
+              artifact.body === null
+                ? []
+                : [{ sha256: artifact.sha256, body: Buffer.from(artifact.body, "utf8").toString("base64") }],
+            ),
           ),
         ],
       ),
@@ -81,7 +94,13 @@ export interface ArtifactRow {
   readonly created_at: Date;
 }
 
-export const artifactColumns = "run_id, id, kind, url, content_type, sha256, size, truncated, body, created_at";
+/**
+ * An artifact with its body: its own (written before page_bodies existed) or the one stored for its
+ * digest. Select `from run_artifacts a`.
+ */
+export const artifactColumns = `a.run_id, a.id, a.kind, a.url, a.content_type, a.sha256, a.size, a.truncated,
+  coalesce(a.body, (select p.body from page_bodies p where p.sha256 = a.sha256 and not a.truncated)) as body,
+  a.created_at`;
 
 const decodeArtifact = storedDecoder(RunArtifact, "PostgreSQL", "artifact");
 

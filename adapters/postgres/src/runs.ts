@@ -93,7 +93,7 @@ export const makeRunMethods = (db: Db): RunStorage => ({
           );
           if (!evidence) return Option.none();
           const artifacts = yield* db.query<ArtifactRow>(
-            `select ${artifactColumns} from run_artifacts where run_id = $1 order by position`,
+            `select ${artifactColumns} from run_artifacts a where a.run_id = $1 order by a.position`,
             [runId],
           );
           return Option.some<RunEvidence>({
@@ -132,7 +132,7 @@ export const makeRunMethods = (db: Db): RunStorage => ({
       ? Effect.succeed(Option.none())
       : db
           .query<ArtifactRow>(
-            `select ${artifactColumns} from run_artifacts where run_id = $1 and id = $2 order by position limit 1`,
+            `select ${artifactColumns} from run_artifacts a where a.run_id = $1 and a.id = $2 order by a.position limit 1`,
             [runId, artifactId],
           )
           .pipe(Effect.flatMap(firstDecoded(toArtifact))),

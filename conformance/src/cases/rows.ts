@@ -193,6 +193,41 @@ export const rowCases = (ctx: SuiteContext): void => {
       }
     });
 
+    it("tags each page: the tag again answers 304 with no body; a query, a run or an edit changes the tag", async () => {
+      const tagged = async (query: Record<string, string | number>, tag?: string) =>
+        owner.request("GET", rowsPath(), { query, ...(tag ? { headers: { "if-none-match": tag } } : {}) });
+      const first = await tagged({ limit: 5 });
+      const tag = first.headers.get("etag")!;
+      expect(tag).to.match(/^W\/".+"$/);
+      const again = await tagged({ limit: 5 }, tag);
+      expect(again.status).to.equal(304);
+      expect(again.body).to.equal(null);
+      expect(again.headers.get("etag")).to.equal(tag);
+      const otherQuery = await tagged({ limit: 6 }, tag);
+      expect(otherQuery.status).to.equal(200);
+      expect(otherQuery.headers.get("etag")).to.not.equal(tag);
+      // A run with nothing changed on the site still moves every row's lastSeenRunId: a new tag.
+      await runSucceeds(owner, dataset.id);
+      const afterRun = await tagged({ limit: 5 }, tag);
+      expect(afterRun.status).to.equal(200);
+      const runTag = afterRun.headers.get("etag")!;
+      expect(runTag).to.not.equal(tag);
+      // Read again unchanged, the page is the same (the host keeps its bytes per tag); after the edit, never.
+      expect((await tagged({ limit: 5 })).body).to.deep.equal(afterRun.body);
+      const row = afterRun.body.data.find((r: Body) => r.presence === "present");
+      const edit = await owner.patch(`${rowsPath()}/${row.id}`, {
+        expectedRevisionId: row.revisionId,
+        requestId: globalThis.crypto.randomUUID(),
+        values: { [columnId(dataset, "title")]: "Edited title" },
+      });
+      expect(edit.status, JSON.stringify(edit.body)).to.equal(200);
+      const afterEdit = await tagged({ limit: 5 }, runTag);
+      expect(afterEdit.status).to.equal(200);
+      expect(afterEdit.headers.get("etag")).to.not.equal(runTag);
+      const edited = afterEdit.body.data.find((r: Body) => r.id === row.id);
+      expect(edited.data[columnId(dataset, "title")]).to.equal("Edited title");
+    });
+
     it("answers 404 for unknown, non-UUID and other owners' rows and datasets", async () => {
       const row = (await owner.get(rowsPath(), { limit: 1 })).body.data[0];
       const stranger = await ctx.owner(0);

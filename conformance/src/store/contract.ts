@@ -60,7 +60,9 @@ export const storeContract = (store: StoreUnderTest): void => {
       expect(await run((s) => s.lastSequence(dataset.id))).to.equal(3);
       expect(await run((s) => s.loadRows(dataset.id))).to.have.length(3);
       const stored = Option.getOrThrow(await run((s) => s.getRun(ownerId, running.id)));
-      expect(stored).to.deep.equal(acceptance.run);
+      const accepted = outcomes.find((o) => o._tag === "Accepted");
+      expect(stored).to.deep.equal(accepted && "run" in accepted ? accepted.run : null);
+      expect(stored).to.deep.equal({ ...acceptance.run, completedAt: stored.completedAt });
     });
 
     it("never lets two runs of one owner spend the same credits: one is accepted, the other held", async () => {
@@ -220,6 +222,59 @@ export const storeContract = (store: StoreUnderTest): void => {
       expect(evidence).to.deep.equal(acceptance.evidence);
       const artifact = Option.getOrThrow(await run((s) => s.getArtifact(running.id, "page-1")));
       expect(artifact.body).to.equal("<p>a\u0000b</p>");
+    });
+
+    it("stamps the run's completedAt and the trace's accept step when it writes them, in the same write", async () => {
+      const { ownerId, running } = await runningRun(10);
+      const base = anAcceptance(running, 1, ["a"]);
+      // The engine hands over a provisional completedAt (when reconciliation ended), long before this write.
+      const startedAt = base.run.completedAt!;
+      const accept = { phase: "accept" as const, status: "succeeded" as const, startedAt, durationMs: 1 };
+      const step = { stepId: globalThis.crypto.randomUUID(), attemptId: globalThis.crypto.randomUUID(), ...accept };
+      const trace = {
+        ...base.evidence.trace,
+        steps: [step],
+        phases: [{ phase: "accept" as const, count: 1, totalMs: 1, maxMs: 1 }],
+      };
+      const acceptance = { ...base, evidence: { ...base.evidence, trace } };
+      const before = Date.now();
+      const outcome = await run((s) => s.acceptRun(acceptance));
+      const stored = Option.getOrThrow(await run((s) => s.getRun(ownerId, running.id)));
+      expect(outcome).to.deep.equal({ _tag: "Accepted", run: stored });
+      const completedAt = Date.parse(stored.completedAt!);
+      expect(completedAt).to.be.at.least(before - 1);
+      const evidence = Option.getOrThrow(await run((s) => s.getRunEvidence(running.id)));
+      const last = evidence.trace.steps.at(-1)!;
+      expect(Date.parse(last.startedAt) + last.durationMs!).to.equal(completedAt);
+      expect(evidence.trace.phases).to.deep.equal([
+        { phase: "accept", count: 1, totalMs: last.durationMs, maxMs: last.durationMs },
+      ]);
+      expect(evidence.trace.wallMs).to.equal(completedAt - Date.parse(running.startedAt!));
+    });
+
+    it("reads a row a later run saw unchanged (seenOnly) with that run's seen-markers, wherever rows are read", async () => {
+      const { dataset, running } = await runningRun(10);
+      const first = anAcceptance(running, 1, ["kept", "other"]);
+      await run((s) => s.acceptRun(first));
+      const queued = aQueuedRun(dataset, 60_000);
+      await run((s) => s.insertRun(queued));
+      const second = Option.getOrThrow(await run((s) => s.claimRun(queued.id, new Date().toISOString(), false)));
+      const observedAt = new Date(Date.parse(first.run.completedAt!) + 60_000).toISOString();
+      const seen = first.rows.map(({ row }) => ({
+        row: { ...row, lastSeenRunId: second.id, observedAt, status: "unchanged" as const },
+        expectedRevisionId: row.revisionId,
+        seenOnly: true,
+      }));
+      const outcome = await run((s) => s.acceptRun({ ...anAcceptance(second, 1, []), rows: seen }));
+      expect(outcome._tag).to.equal("Accepted");
+      const expected = seen.map(({ row }) => row).sort((a, b) => (a.id < b.id ? -1 : 1));
+      const loaded = [...(await run((s) => s.loadRows(dataset.id)))].sort((a, b) => (a.id < b.id ? -1 : 1));
+      expect(loaded).to.deep.equal(expected);
+      expect(Option.getOrThrow(await run((s) => s.getRow(dataset.id, expected[0]!.id)))).to.deep.equal(expected[0]);
+      const page = { after: null, since: null, limit: 10 };
+      const unchanged = await run((s) => s.listRows(dataset.id, { ...page, statuses: ["unchanged"] }));
+      expect(unchanged.map((r) => r.id).sort()).to.deep.equal(expected.map((r) => r.id));
+      expect(await run((s) => s.listRows(dataset.id, { ...page, statuses: ["new"] }))).to.deep.equal([]);
     });
 
     it("finds nothing (rather than failing) for ids that are not UUIDs", async () => {

@@ -1,4 +1,5 @@
 import {
+  Credits,
   type DatasetId,
   type DatasetRecord,
   type NewRevision,
@@ -12,7 +13,9 @@ import {
   type RunEvidence,
   type RunId,
   type RunRecord,
+  Storage,
 } from "@gleaner/core";
+import { Effect } from "effect";
 
 // Minimal, internally consistent records for exercising a store directly through the Storage port
 // (the HTTP suite covers the same methods through the real engine), and for adapters' mapping tests.
@@ -184,3 +187,15 @@ export const anEdit = (row: RowRecord, requestId: string): { row: RowRecord; rev
     },
   };
 };
+
+/** Stores a new owner granted `credits` and one dataset of theirs, through the ports. */
+export const seedOwnerWithDataset = (credits: number) =>
+  Effect.gen(function* () {
+    const storage = yield* Storage;
+    const owner = anOwner();
+    yield* storage.createOwner(owner);
+    if (credits > 0) yield* (yield* Credits).grant(owner.id, credits);
+    const dataset = aDataset(owner.id);
+    yield* storage.insertDataset(dataset);
+    return { owner, dataset };
+  });

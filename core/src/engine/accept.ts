@@ -1,6 +1,7 @@
 import { Clock, Effect } from "effect";
 import { Storage } from "../ports/storage.js";
 import type { AcceptanceOutcome, RunEvidence, RunPlanRecord, RunRecord } from "../run-domain.js";
+import { observationsToStore } from "../rules/cited-observations.js";
 import type { DatasetColumn } from "../schema/column.js";
 import { newId } from "../schema/ids.js";
 import type { SourceObservation } from "../schema/row.js";
@@ -41,7 +42,9 @@ export interface AcceptInput {
  * acceptance (Storage.acceptRun: rows, revisions, observations, one credit per distinct page,
  * held when unpaid); recompute when an edit slipped in between (RowsChanged). The plan records the
  * reconciliation; the accept step is `succeeded` in the evidence stored with an accepted run and
- * `failed` in the evidence stored with a held one.
+ * `failed` in the evidence stored with a held one. The step spans reconciliation and the store's
+ * write: the store stamps `completedAt` and the step's end while it writes (`stampAcceptance`), in
+ * the same atomic write.
  * Returns the store's outcome, or "exhausted" when rows kept changing.
  */
 export const acceptPhase = Effect.fn("run.accept")(function* (input: AcceptInput) {
@@ -66,6 +69,7 @@ export const acceptPhase = Effect.fn("run.accept")(function* (input: AcceptInput
     const durationMs = Math.max(0, Math.round((yield* Clock.currentTimeMillis) - started));
     const step = { phase: "accept" as const, startedAt: completedAt, durationMs };
     const evidence = input.evidence(completedAt, input.trace(completedAt, { ...step, status: "succeeded" }), plan);
+    // completedAt here is provisional: the store stamps the run and the accept step while it writes.
     const outcome: AcceptanceOutcome = yield* storage.acceptRun({
       run: {
         ...run,
@@ -85,7 +89,10 @@ export const acceptPhase = Effect.fn("run.accept")(function* (input: AcceptInput
       },
       rows: reconciliation.rows,
       revisions: reconciliation.revisions,
-      observations,
+      observations: observationsToStore(observations, [
+        ...reconciliation.rows.map(({ row }) => row),
+        ...reconciliation.revisions,
+      ]),
       charge: { ownerId: run.ownerId, pages, entryId: newId() },
       evidence,
       heldEvidence: { ...evidence, trace: input.trace(completedAt, { ...step, status: "failed" }) },

@@ -111,9 +111,11 @@ export const readSource = Effect.fn("run.read")(function* (
       startedAt: isoAt(started),
       durationMs: Math.max(0, Math.round(finished - started)),
     };
-    // A page that fetched but cannot be parsed (over the document limits) fails its read alike.
+    // A page that fetched but cannot be parsed (over the document limits) fails its read alike; its
+    // read step then spans the parse too. A page that parses has its parse in its extract step.
     const parsed =
       result._tag === "Left" ? null : yield* Effect.either(parser.parse(result.right.body, result.right.finalUrl));
+    const parsedAt = yield* Clock.currentTimeMillis;
     if (result._tag === "Left" || parsed?._tag === "Left") {
       const error: Pick<ReadFailed, "failure" | "message"> =
         result._tag === "Left" ? result.left : unparsable(result.right, parsed?._tag === "Left" ? parsed.left : null);
@@ -123,6 +125,7 @@ export const readSource = Effect.fn("run.read")(function* (
         sourceUrl: url.slice(0, 2048),
         readFailure: error.failure,
         ...timing,
+        durationMs: Math.max(0, Math.round(parsedAt - started)),
       });
       failures.push({ url, failure: error.failure, message: error.message, stepId });
       coverage = { complete: false, reason: `Reading ${url} failed (${error.failure.reason}): ${error.message}` };
@@ -135,11 +138,15 @@ export const readSource = Effect.fn("run.read")(function* (
     const document = parsed.right;
     try {
       const remaining = source.maxItems - records.length;
-      const extracted = yield* trace.timed(
-        "extract",
-        Effect.sync(() => extractPage(document, page.finalUrl, source, columns, remaining + 1)),
-        { sourceUrl: page.finalUrl.slice(0, 2048) },
-      );
+      const extracted = extractPage(document, page.finalUrl, source, columns, remaining + 1);
+      // The extract step is the page's parse and its extraction: both are the engine's own CPU time.
+      trace.add({
+        phase: "extract",
+        status: "succeeded",
+        sourceUrl: page.finalUrl.slice(0, 2048),
+        startedAt: isoAt(finished),
+        durationMs: Math.max(0, Math.round((yield* Clock.currentTimeMillis) - finished)),
+      });
       const found = extracted.records.length;
       yield* Effect.logDebug("page read").pipe(
         Effect.annotateLogs({ url: page.finalUrl, status: page.status, records: found, attempts: page.attempts }),

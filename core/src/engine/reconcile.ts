@@ -1,5 +1,5 @@
 import { Effect } from "effect";
-import type { NewRevision, ReconciliationRecord, RowRecord } from "../run-domain.js";
+import type { AcceptedRow, NewRevision, ReconciliationRecord, RowRecord } from "../run-domain.js";
 import type { DatasetColumn } from "../schema/column.js";
 import { type DatasetId, newId, type ObservationId, type RevisionId, type RowId, type RunId } from "../schema/ids.js";
 import type { CellOverrides, FieldEvidence, MissingReasons, RowData } from "../schema/row.js";
@@ -7,7 +7,7 @@ import type { RowDeltas } from "../schema/run.js";
 import type { ExtractedRecord } from "./extract.js";
 
 export interface Reconciliation {
-  readonly rows: ReadonlyArray<{ readonly row: RowRecord; readonly expectedRevisionId: RevisionId | null | "absent" }>;
+  readonly rows: ReadonlyArray<AcceptedRow>;
   readonly revisions: ReadonlyArray<NewRevision>;
   readonly rowDeltas: RowDeltas;
   /** What diagnostics show of the plan: counts, row ids, gone and returned keys, overrides kept. */
@@ -58,7 +58,7 @@ const sourceView = (
 export const reconcile = (input: ReconcileInput): Reconciliation => {
   const byKey = new Map(input.current.map((r) => [r.rowKey, r]));
   const seen = new Set<string>();
-  const rows: Array<Reconciliation["rows"][number]> = [];
+  const rows: AcceptedRow[] = [];
   const revisions: NewRevision[] = [];
   const deltas = { new: 0, changed: 0, gone: 0 };
   const rowIds: Record<string, string> = {};
@@ -188,8 +188,19 @@ export const reconcile = (input: ReconcileInput): Reconciliation => {
     }
     unchanged++;
     if (existing.status !== "unchanged" || existing.lastSeenRunId !== input.runId) {
-      // Seen and the same: no revision; the row's current state notes the run quietly.
-      rows.push({ row: { ...base, status: "unchanged" }, expectedRevisionId: existing.revisionId });
+      // Seen and the same: no revision; the row's current state notes the run quietly. Its evidence
+      // and override snapshots keep citing the observation its values were read from (the values
+      // are the same), so unless the item moved page or identity, only the seen-markers change.
+      const row: RowRecord = {
+        ...base,
+        evidence: existing.evidence,
+        overrides: existing.overrides,
+        status: "unchanged",
+      };
+      const seenOnly =
+        row.sourceUrl === existing.sourceUrl &&
+        JSON.stringify(row.identity ?? null) === JSON.stringify(existing.identity ?? null);
+      rows.push({ row, expectedRevisionId: existing.revisionId, seenOnly });
     }
   }
 

@@ -93,7 +93,9 @@ export interface StorageService extends WebhookStorage {
    * the one the engine read; charge `charge.pages` credits idempotently by run id (or, when the
    * balance is short, store `heldRun` instead and nothing else); write rows, revisions with the
    * next gapless per-dataset sequences, observations, evidence, the `succeeded` run and the
-   * webhook messages core's outboxMessagesForRun gives for it (none for a held run).
+   * webhook messages core's outboxMessagesForRun gives for it (none for a held run). The run, held
+   * run and evidence are written as `stampAcceptance(acceptance, now)` with `now` read from the Clock
+   * after the rows are written (so the run's completedAt and its accept step include the write).
    */
   readonly acceptRun: (acceptance: RunAcceptance) => Effect.Effect<AcceptanceOutcome, StorageFailure>;
   /**

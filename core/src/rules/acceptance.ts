@@ -1,4 +1,5 @@
-import type { AcceptanceOutcome, RunAcceptance, RunRecord } from "../run-domain.js";
+import type { AcceptanceOutcome, RunAcceptance, RunEvidence, RunRecord } from "../run-domain.js";
+import { isoAt } from "../time.js";
 import type { LedgerEntryId } from "../schema/ids.js";
 import type { LedgerEntry } from "../schema/usage.js";
 
@@ -65,3 +66,46 @@ export const decideAcceptance = (acceptance: RunAcceptance, facts: AcceptanceFac
 /** What the store answers once it has applied the decision. */
 export const acceptanceOutcome = (decision: AcceptanceDecision): AcceptanceOutcome =>
   decision._tag === "Accepted" ? { _tag: "Accepted", run: decision.run } : decision;
+
+/**
+ * The trace as of `completedAt`: its final accept step (the engine's reconciliation and the store's
+ * write) lasts until then, and the run's wall time with it. A trace whose last step is not an accept
+ * step is left as it is.
+ */
+const traceUntil = (
+  trace: RunEvidence["trace"],
+  completedAt: number,
+  startedAt: string | null,
+): RunEvidence["trace"] => {
+  const last = trace.steps.at(-1);
+  if (last?.phase !== "accept") return trace;
+  const durationMs = Math.max(0, Math.round(completedAt - Date.parse(last.startedAt)));
+  const added = durationMs - (last.durationMs ?? 0);
+  return {
+    ...trace,
+    wallMs:
+      trace.wallMs === null || startedAt === null ? trace.wallMs : Math.max(0, completedAt - Date.parse(startedAt)),
+    steps: [...trace.steps.slice(0, -1), { ...last, durationMs }],
+    phases: trace.phases.map((p) =>
+      p.phase === "accept" ? { ...p, totalMs: p.totalMs + added, maxMs: Math.max(p.maxMs, durationMs) } : p,
+    ),
+  };
+};
+
+/**
+ * An acceptance stamped by the store while it writes it (decision 0020): `completedAt` of the run (and
+ * of the held run) is `nowMs`, read from the store's Clock after it wrote the rows and before it writes
+ * the run, so the trace's accept step includes the write. One atomic write: no reader ever sees the run
+ * finished with another time.
+ */
+export const stampAcceptance = (acceptance: RunAcceptance, nowMs: number): RunAcceptance => {
+  const completedAt = isoAt(nowMs);
+  const { run, heldRun, evidence, heldEvidence } = acceptance;
+  return {
+    ...acceptance,
+    run: { ...run, completedAt },
+    heldRun: { ...heldRun, completedAt },
+    evidence: { ...evidence, trace: traceUntil(evidence.trace, nowMs, run.startedAt) },
+    heldEvidence: { ...heldEvidence, trace: traceUntil(heldEvidence.trace, nowMs, heldRun.startedAt) },
+  };
+};

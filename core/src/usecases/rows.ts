@@ -2,11 +2,12 @@ import { Effect, Option } from "effect";
 import { decodeQuery } from "../decode.js";
 import { BadRequest, NotFound } from "../errors.js";
 import { Storage } from "../ports/storage.js";
+import { citedObservations } from "../rules/cited-observations.js";
 import { CursorSecret, decodeCursor, encodeCursor } from "../rules/cursor.js";
 import type { RowRecord } from "../run-domain.js";
-import type { DatasetId, ObservationId, OwnerId, RowId } from "../schema/ids.js";
+import type { DatasetId, OwnerId, RowId } from "../schema/ids.js";
 import { RowListQuery } from "../schema/requests-rows.js";
-import type { CellOverrides, DatasetRow, FieldEvidence, RowDetail, RowStatus } from "../schema/row.js";
+import type { DatasetRow, RowDetail, RowStatus } from "../schema/row.js";
 import { findDataset } from "./find-dataset.js";
 
 /** The list view of a stored row. Deterministic rows have no entity identity (null). */
@@ -26,17 +27,7 @@ export const toDatasetRow = (r: RowRecord): DatasetRow => ({
   updatedAt: r.updatedAt,
 });
 
-/** Every observation cited by the evidence, and by the source snapshots kept under overrides. */
-export const citedObservations = (
-  items: ReadonlyArray<{ readonly evidence: FieldEvidence; readonly overrides: CellOverrides }>,
-): ObservationId[] => {
-  const ids = new Set<ObservationId>();
-  for (const { evidence, overrides } of items) {
-    for (const refs of Object.values(evidence)) for (const ref of refs) ids.add(ref.observationId);
-    for (const override of Object.values(overrides)) for (const ref of override.evidence) ids.add(ref.observationId);
-  }
-  return [...ids];
-};
+export { citedObservations };
 
 /** A row of an owner's dataset, or NotFound (another owner's dataset is simply not found). */
 export const findRow = (ownerId: OwnerId, datasetId: string, rowId: string) =>

@@ -6,6 +6,7 @@ import {
   createApiKey,
   createDataset,
   createRun,
+  DocumentParser,
   executeRun,
   Fetcher,
   getDiagnostics,
@@ -13,6 +14,7 @@ import {
   type OwnerId,
   ReadFailed,
   type ReadFailureReason,
+  type RunAcceptance,
   type RunId,
   Storage,
 } from "../../src/index.js";
@@ -89,26 +91,52 @@ const runOnce = async (options: {
   credits: number;
   pages?: Record<string, string>;
   refused?: Record<string, ReadFailureReason>;
+  /** Virtual milliseconds each parse and the acceptance write take (the clock moves inside them). */
+  parseMs?: number;
+  acceptWriteMs?: number;
 }) => {
   const clock = Layer.effectDiscard(TestClock.setTime(start)).pipe(Layer.provideMerge(TestContext.TestContext));
+  const accepted: RunAcceptance[] = [];
+  const slowWrite = Layer.effect(
+    Storage,
+    Effect.map(Storage, (store) => ({
+      ...store,
+      acceptRun: (acceptance: Parameters<typeof store.acceptRun>[0]) => {
+        accepted.push(acceptance);
+        // The write's work before the store stamps the run (rows, revisions, charge) takes this long.
+        return Effect.zipRight(TestClock.adjust(options.acceptWriteMs ?? 0), store.acceptRun(acceptance));
+      },
+    })),
+  ).pipe(Layer.provideMerge(MemoryStoreLive));
+  const slowParse = Layer.effect(
+    DocumentParser,
+    Effect.map(DocumentParser, (parser) => ({
+      parse: (html: string, url: string) =>
+        Effect.zipRight(TestClock.adjust(options.parseMs ?? 0), parser.parse(html, url)),
+    })),
+  ).pipe(Layer.provide(Htmlparser2ParserLive));
   const layers = Layer.mergeAll(
-    MemoryStoreLive,
+    slowWrite,
     MemoryRunQueueLive(),
-    Htmlparser2ParserLive,
+    slowParse,
     stubFetcher(options.pages ?? goodPages, options.refused),
   );
   const runtime = ManagedRuntime.make(Layer.mergeAll(Layer.provideMerge(layers, clock), notingTracer));
   const run = <A, E>(effect: Effect.Effect<A, E, any>) => runtime.runPromise(effect as Effect.Effect<A, E, never>);
   const { owner } = await run(createApiKey(`owner-${globalThis.crypto.randomUUID()}`, options.credits));
   const dataset = await run(createDataset(owner.id, body));
-  const { runId } = await run(createRun(owner.id, dataset.id));
-  await run(TestClock.adjust(5_000));
-  await run(executeRun({ runId: runId as RunId, datasetId: dataset.id as never }, false));
+  const execute = async () => {
+    const { runId } = await run(createRun(owner.id, dataset.id));
+    await run(TestClock.adjust(5_000));
+    await run(executeRun({ runId: runId as RunId, datasetId: dataset.id as never }, false));
+    return runId;
+  };
+  const runId = await execute();
   const stored = Option.getOrThrow(await run(Effect.flatMap(Storage, (s) => s.getRun(owner.id as OwnerId, runId))));
   const { trace } = await run(getTrace(owner.id, runId));
   const diagnostics = (query: Record<string, string> = {}) =>
     run(getDiagnostics(owner.id, runId, query)).then((d) => d.diagnostics as any);
-  return { stored, trace, diagnostics, dispose: () => runtime.dispose() };
+  return { stored, trace, diagnostics, accepted, execute, dispose: () => runtime.dispose() };
 };
 
 const phaseCount = (trace: { phases: ReadonlyArray<{ phase: string; count: number }> }, phase: string) =>
@@ -133,6 +161,45 @@ describe("run engine (memory layers, stub fetcher, TestClock)", () => {
     expect(d.completion.outputComplete).to.equal(true);
     expect(d.request).to.include({ recipeVersion: 1 });
     expect(d.reconciliation).to.include({ applied: true, new: 3, changed: 0, unchanged: 0, gone: 0 });
+    await dispose();
+  });
+
+  it("tells the truth in the trace: extract steps include the parse, the accept step the write, completedAt after it", async () => {
+    for (const credits of [10, 1]) {
+      const { stored, trace, dispose } = await runOnce({ credits, parseMs: 40, acceptWriteMs: 750 });
+      expect(stored.status).to.equal(credits === 10 ? "succeeded" : "held");
+      const extracts = trace.steps.filter((s) => s.phase === "extract");
+      expect(extracts.map((s) => s.durationMs)).to.deep.equal([40, 40]);
+      const accept = trace.steps.at(-1)!;
+      expect(accept.phase).to.equal("accept");
+      expect(accept.durationMs).to.equal(750);
+      const acceptEnded = Date.parse(accept.startedAt) + accept.durationMs!;
+      expect(stored.completedAt).to.equal(new Date(acceptEnded).toISOString());
+      expect(trace.wallMs).to.equal(acceptEnded - Date.parse(stored.startedAt!));
+      await dispose();
+    }
+  });
+
+  it("marks rows a run saw unchanged as seen only, citing where the values were read, and stores no new observation", async () => {
+    const { accepted, execute, dispose } = await runOnce({ credits: 10 });
+    await execute();
+    expect(accepted).to.have.length(2);
+    const [first, second] = accepted as [RunAcceptance, RunAcceptance];
+    // Observations are read only through citations: the second run's pages are cited by no row.
+    expect(first.observations).to.have.length(2);
+    expect(second.observations).to.deep.equal([]);
+    expect(second.rows).to.have.length(3);
+    for (const { row, seenOnly } of second.rows) {
+      const before = first.rows.find((r) => r.row.id === row.id)!.row;
+      expect(seenOnly).to.equal(true);
+      expect(row).to.deep.equal({
+        ...before,
+        status: "unchanged",
+        lastSeenRunId: second.run.id,
+        observedAt: row.observedAt,
+      });
+      expect(row.observedAt > before.observedAt).to.equal(true);
+    }
     await dispose();
   });
 

@@ -121,7 +121,7 @@ export interface paths {
     };
     /**
      * List rows
-     * @description The dataset's current rows, most recently updated first (then by id). `since` keeps rows updated at or after that instant; repeat `status` to include several statuses. Values are keyed by Field id, never by label.
+     * @description The dataset's current rows, most recently updated first (then by id). `since` keeps rows updated at or after that instant; repeat `status` to include several statuses. Values are keyed by Field id, never by label. Each page carries a weak `ETag`; send it back as `If-None-Match` and an unchanged page is answered 304 with no body (the tag changes with every accepted run, edit and dataset update).
      */
     get: operations["listRows"];
     put?: never;
@@ -2038,7 +2038,10 @@ export interface operations {
         cursor?: string;
         limit?: number;
       };
-      header?: never;
+      header?: {
+        /** @description An ETag of an earlier answer: if it still holds, the answer is 304 with no body. */
+        "If-None-Match"?: string;
+      };
       path: {
         /** @description The dataset's id (a UUID). */
         datasetId: string;
@@ -2052,11 +2055,22 @@ export interface operations {
         headers: {
           /** @description The owner's credit balance at the time of the answer; 0 when unauthenticated. */
           "X-Credits-Remaining"?: number;
+          /** @description A weak entity tag of this answer; send it back as If-None-Match. */
+          ETag?: string;
           [name: string]: unknown;
         };
         content: {
           "application/json": components["schemas"]["RowList"];
         };
+      };
+      /** @description Not Modified: the If-None-Match tag still holds. */
+      304: {
+        headers: {
+          /** @description A weak entity tag of this answer; send it back as If-None-Match. */
+          ETag?: string;
+          [name: string]: unknown;
+        };
+        content?: never;
       };
       /** @description Bad request: `bad_request`. */
       400: {

@@ -4,12 +4,23 @@ import { NotFound } from "@gleaner/core";
 import { Schema } from "effect";
 import type { Middleware } from "koa";
 import { HttpError } from "../http/errors.js";
+import { taggedPages } from "../http/tagged-pages.js";
 import { type GleanerState, requireJsonBody, requireOwner } from "../http/middleware.js";
 import { type GleanerRuntime, runUseCase } from "../http/runtime.js";
 import { isRaw, type Route } from "./route.js";
 
 /** Path ids are core's UUIDs; anything else names nothing (404, like an unknown id). */
 const isUuid = Schema.is(Schema.UUID);
+
+/**
+ * RFC 9110 13.1.2: If-None-Match holds when it is `*` or lists the tag, compared weakly (W/ ignored).
+ * Not Koa's `ctx.fresh`: that is a cache's rule and ignores the tag when the request says
+ * `Cache-Control: no-cache`, which fetch() adds to every conditional request it sends.
+ */
+const noneMatchHolds = (header: string, tag: string): boolean => {
+  const opaque = (t: string) => t.trim().replace(/^W\//, "");
+  return header.trim() === "*" || header.split(",").some((candidate) => opaque(candidate) === opaque(tag));
+};
 
 /** `/v1/datasets/{datasetId}` -> `/v1/datasets/:datasetId` */
 export const koaPath = (path: string): string => path.replace(/\{([^}]+)\}/g, ":$1");
@@ -27,6 +38,7 @@ export interface RouterOptions {
 export const buildRouter = (routes: ReadonlyArray<Route>, { runtime, bodyLimitBytes }: RouterOptions) => {
   // strict: `/v1/datasets/` is not `/v1/datasets`; the document lists paths exactly as they are answered.
   const router = new Router<GleanerState>({ strict: true });
+  const pages = taggedPages();
   const parseJson = bodyParser({
     enableTypes: ["json"],
     extendTypes: { json: ["application/json", "application/merge-patch+json"] },
@@ -45,17 +57,37 @@ export const buildRouter = (routes: ReadonlyArray<Route>, { runtime, bodyLimitBy
         }
         params[name] = value.toLowerCase();
       }
-      const answer = await runUseCase(
-        runtime,
-        route.handle({
-          owner: ctx.state.owner!,
-          params,
-          query: ctx.query as Record<string, unknown>,
-          body: (ctx.request as { body?: unknown }).body,
-        }),
-      );
+      const input = {
+        owner: ctx.state.owner!,
+        params,
+        query: ctx.query as Record<string, unknown>,
+        body: (ctx.request as { body?: unknown }).body,
+      };
+      let tag: string | null = null;
+      if (route.etag) {
+        tag = await runUseCase(runtime, route.etag(input));
+        ctx.set("ETag", tag);
+        if (noneMatchHolds(ctx.get("If-None-Match"), tag)) {
+          ctx.status = 304;
+          return;
+        }
+        const cached = pages.get(tag);
+        if (cached !== undefined) {
+          ctx.status = route.success.status;
+          ctx.type = "application/json";
+          ctx.body = cached;
+          return;
+        }
+      }
+      const answer = await runUseCase(runtime, route.handle(input));
       ctx.status = route.success.status;
-      if (isRaw(answer)) {
+      if (tag !== null && !isRaw(answer)) {
+        // Serialized once per tag: the next read of the unchanged page sends these bytes.
+        const bytes = Buffer.from(JSON.stringify(answer), "utf8");
+        pages.set(tag, bytes);
+        ctx.type = "application/json";
+        ctx.body = bytes;
+      } else if (isRaw(answer)) {
         ctx.type = answer.contentType;
         for (const [name, value] of Object.entries(answer.headers ?? {})) ctx.set(name, value);
         ctx.body = answer.body;

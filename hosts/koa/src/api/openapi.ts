@@ -78,6 +78,17 @@ const creditsHeader = {
   },
 };
 
+const etagHeader = {
+  ETag: { description: "A weak entity tag of this answer; send it back as If-None-Match.", schema: { type: "string" } },
+};
+const ifNoneMatch = {
+  name: "If-None-Match",
+  in: "header",
+  required: false,
+  description: "An ETag of an earlier answer: if it still holds, the answer is 304 with no body.",
+  schema: { type: "string" },
+};
+
 const retryAfterHeader = {
   "Retry-After": { description: "Seconds to wait before trying again.", schema: { type: "integer" } },
 };
@@ -107,7 +118,7 @@ export const buildOpenApi = (routes: ReadonlyArray<Route>): Json => {
       summary: route.summary,
       description: route.description,
       ...(route.auth ? {} : { security: [] }),
-      parameters: [...pathParameters(route), ...queryParameters(route, register)],
+      parameters: [...pathParameters(route), ...queryParameters(route, register), ...(route.etag ? [ifNoneMatch] : [])],
     };
     if (route.body) {
       operation.requestBody = {
@@ -117,10 +128,11 @@ export const buildOpenApi = (routes: ReadonlyArray<Route>): Json => {
     }
     const headers = route.auth ? creditsHeader : undefined;
     const success = route.success;
+    const successHeaders = route.etag ? { ...headers, ...etagHeader } : headers;
     const responses: Json = {
       [String(success.status)]: {
         description: success.description,
-        ...(headers ? { headers } : {}),
+        ...(successHeaders ? { headers: successHeaders } : {}),
         // 204 No Content has no body to describe.
         ...(success.status === 204
           ? {}
@@ -133,6 +145,9 @@ export const buildOpenApi = (routes: ReadonlyArray<Route>): Json => {
             }),
       },
     };
+    if (route.etag) {
+      responses["304"] = { description: "Not Modified: the If-None-Match tag still holds.", headers: etagHeader };
+    }
     for (const [status, codes] of errorStatuses(route)) {
       const retry = status === 429 || status === 503 ? retryAfterHeader : {};
       responses[String(status)] = {

@@ -52,6 +52,11 @@ export interface Route {
    */
   readonly errors?: Readonly<Record<number, ReadonlyArray<string>>>;
   readonly handle: (input: RouteInput) => Effect.Effect<unknown | RawAnswer, ApiError, GleanerServices>;
+  /**
+   * A GET whose answer has a cheap entity tag: computed before `handle`, sent as `ETag`, and a request
+   * whose `If-None-Match` carries it is answered 304 without running `handle` (decision 0018).
+   */
+  readonly etag?: (input: RouteInput) => Effect.Effect<string, ApiError, GleanerServices>;
 }
 
 export const isRaw = (value: unknown): value is RawAnswer =>

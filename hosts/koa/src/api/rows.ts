@@ -10,6 +10,7 @@ import {
   RowList,
   RowListQuery,
   RowRevision,
+  rowsPageTag,
 } from "@gleaner/core";
 import { datasetIdParam } from "./datasets.js";
 import type { Route } from "./route.js";
@@ -29,12 +30,15 @@ export const rowRoutes: ReadonlyArray<Route> = [
     summary: "List rows",
     description:
       "The dataset's current rows, most recently updated first (then by id). `since` keeps rows updated at or " +
-      "after that instant; repeat `status` to include several statuses. Values are keyed by Field id, never by label.",
+      "after that instant; repeat `status` to include several statuses. Values are keyed by Field id, never by label. " +
+      "Each page carries a weak `ETag`; send it back as `If-None-Match` and an unchanged page is answered 304 with " +
+      "no body (the tag changes with every accepted run, edit and dataset update).",
     auth: true,
     pathParams: datasetIdParam,
     query: RowListQuery,
     success: { status: 200, description: "A page of rows.", schema: RowList },
     handle: ({ owner, params, query }) => listRows(owner.id, params.datasetId!, query),
+    etag: ({ owner, params, query }) => rowsPageTag(owner.id, params.datasetId!, query),
   },
   {
     method: "get",

@@ -1,0 +1,30 @@
+import { expect } from "chai";
+import { Effect } from "effect";
+import { parseWithHtmlparser2 } from "../src/index.js";
+import { selectorCompiles } from "../src/selectors.js";
+
+const items = Array.from(
+  { length: 50 },
+  (_, n) =>
+    `<article id="a${n}"><div><p>in ${n}</p></div><p>direct ${n}</p><span>s${n}</span><b>after ${n}</b></article>`,
+).join("");
+const html = `<html><body><div><p>outside</p></div>${items}</body></html>`;
+
+describe("htmlparser2 selectors: compiled once, relative to each element", () => {
+  it("answers each item's own matches from one compiled selector per string", () => {
+    const doc = Effect.runSync(parseWithHtmlparser2(html, "https://shop.example/"));
+    const articles = doc.root.select("article");
+    expect(articles).to.have.length(50);
+    const before = selectorCompiles();
+    for (const [n, article] of articles.entries()) {
+      // "div p" relative to the article: only its own nested p, never the document's outer div.
+      expect(article.select("div p").map((p) => p.text())).to.deep.equal([`in ${n}`]);
+      expect(article.select("> p").map((p) => p.text())).to.deep.equal([`direct ${n}`]);
+      expect(article.select("span + b").map((b) => b.text())).to.deep.equal([`after ${n}`]);
+    }
+    expect(selectorCompiles() - before).to.be.at.most(3);
+    expect(doc.root.select("div p").map((p) => p.text())[0]).to.equal("outside");
+    // The same string selected from the document is absolute: every nested p of the page.
+    expect(doc.root.select("div p")).to.have.length(51);
+  });
+});

@@ -1,0 +1,37 @@
+import type { RunRecord } from "@gleaner/core";
+import type { MemoryState } from "./state.js";
+
+/**
+ * What the embedded store keeps of finished runs' evidence, so a long-lived process does not grow
+ * with every run (a 50-page run's evidence is ~7 MB of heap, most of it page bodies):
+ *
+ * - evidence (trace, facts, failures, plan) of the newest `evidenceRunsPerDataset` finished runs of
+ *   each dataset; an older run's evidence is dropped whole (its diagnostics then have none);
+ * - artifacts (page bodies) of the newest `artifactRunsPerDataset` of those, never older than SPEC's
+ *   30 days; a failed or blocked run's artifacts go as soon as a newer run of the dataset finished.
+ */
+export const evidenceRunsPerDataset = 20;
+export const artifactRunsPerDataset = 5;
+export const artifactRetentionMs = 30 * 24 * 60 * 60 * 1000;
+
+export const newestRunFirst = (a: RunRecord, b: RunRecord): number =>
+  a.queuedAt === b.queuedAt ? (a.id < b.id ? 1 : -1) : a.queuedAt < b.queuedAt ? 1 : -1;
+
+/** Applies the limits above to a dataset's finished runs; `now` is when the latest one finished. */
+export const pruneEvidence = (state: MemoryState, datasetId: string, now: string): void => {
+  const cutoff = new Date(Date.parse(now) - artifactRetentionMs).toISOString();
+  const finished = [...state.runs.values()]
+    .filter((r) => r.datasetId === datasetId && state.evidence.has(r.id))
+    .sort(newestRunFirst);
+  for (const [index, run] of finished.entries()) {
+    if (index >= evidenceRunsPerDataset) {
+      state.evidence.delete(run.id);
+      continue;
+    }
+    const evidence = state.evidence.get(run.id)!;
+    const superseded = index > 0 && (run.status === "failed" || run.status === "blocked");
+    const artifacts =
+      index >= artifactRunsPerDataset || superseded ? [] : evidence.artifacts.filter((a) => a.createdAt >= cutoff);
+    if (artifacts.length !== evidence.artifacts.length) state.evidence.set(run.id, { ...evidence, artifacts });
+  }
+};
