@@ -1,15 +1,17 @@
 import { Schema, Struct } from "effect";
-import type { ResearchRecipe } from "./schema/research.js";
+import { ResearchRecipe } from "./schema/research.js";
 import { RunArtifactWithBody } from "./schema/responses.js";
-import { Run, type RunTrace } from "./schema/run.js";
+import { Run, RunTrace } from "./schema/run.js";
 import { DatasetId, OwnerId, type RevisionId, type RowId } from "./schema/ids.js";
 import {
   CellOverrides,
   DatasetRow,
   FieldEvidence,
+  MissingReason,
   ResearchRowIdentity,
   RowData,
   RowRevision,
+  Scalar,
   type SourceObservation,
 } from "./schema/row.js";
 
@@ -40,108 +42,143 @@ export const toRun = (record: RunRecord): Run => Struct.pick(record, ...runKeys)
 export const RunArtifact = Schema.Struct({ ...RunArtifactWithBody.fields, url: Schema.String });
 export type RunArtifact = typeof RunArtifact.Type;
 
-/** What was recorded about one extracted record, for diagnostics (`entity=<rowKey>`). */
-export interface RecordFact {
-  readonly rowKey: string | null;
-  readonly pageUrl: string;
-  readonly index: number;
-  readonly cells: ReadonlyArray<{
-    readonly fieldId: string;
-    readonly value: string | number | boolean | null;
-    readonly missingReason: string | null;
-    readonly raw: string | null;
-  }>;
-  /** Research runs: the entity the row stands for, the names it was seen under, and cell conflicts. */
-  readonly entity?: {
-    readonly kind: string;
-    readonly anchor: string;
-    readonly aliases: ReadonlyArray<string>;
-    readonly pages: ReadonlyArray<string>;
-    readonly conflicts: ReadonlyArray<{ readonly fieldId: string; readonly values: ReadonlyArray<string> }>;
-  };
-}
+/** One cell of an extracted record, as recorded. */
+const RecordedCell = Schema.Struct({
+  fieldId: Schema.String,
+  value: Scalar,
+  missingReason: Schema.NullOr(MissingReason),
+  raw: Schema.NullOr(Schema.String),
+});
 
-/** A read that did not yield a page, as recorded (stage `retrieval`, code = readFailure reason). */
-export interface RecordedFailure {
-  readonly stage: string;
-  readonly code: string;
-  readonly detail: string;
-  readonly url: string | null;
+/** What was recorded about one extracted record, for diagnostics (`entity=<rowKey>`). */
+export const RecordFact = Schema.Struct({
+  rowKey: Schema.NullOr(Schema.String),
+  pageUrl: Schema.String,
+  index: Schema.NonNegativeInt,
+  cells: Schema.Array(RecordedCell),
+  /** Research runs: the entity the row stands for, the names it was seen under, and cell conflicts. */
+  entity: Schema.optional(
+    Schema.Struct({
+      kind: Schema.String,
+      anchor: Schema.String,
+      aliases: Schema.Array(Schema.String),
+      pages: Schema.Array(Schema.String),
+      conflicts: Schema.Array(Schema.Struct({ fieldId: Schema.String, values: Schema.Array(Schema.String) })),
+    }),
+  ),
+});
+export type RecordFact = typeof RecordFact.Type;
+
+/**
+ * A read that did not yield a page (stage `retrieval`, code = readFailure reason) or a research
+ * value refused (stage `validation`), as recorded.
+ */
+export const RecordedFailure = Schema.Struct({
+  stage: Schema.String,
+  code: Schema.String,
+  detail: Schema.String,
+  url: Schema.NullOr(Schema.String),
   /** The trace step of the failed read: the failure's evidence id. Absent on older records. */
-  readonly stepId?: string;
+  stepId: Schema.optional(Schema.String),
   /** The HTTP status the site answered, when it answered. Absent on older records. */
-  readonly status?: number | null;
-}
+  status: Schema.optional(Schema.NullOr(Schema.Int)),
+});
+export type RecordedFailure = typeof RecordedFailure.Type;
 
 /** The recipe a run pinned: what it was asked to read and within which limits. */
-export interface PinnedRecipe {
-  readonly recipeVersion: number;
-  readonly schemaVersion: number;
-  readonly url: string;
-  readonly pagination: string;
-  readonly itemSelector: string;
-  readonly maxPages: number;
-  readonly maxItems: number;
-  readonly minimumItems: number;
-  readonly render: string;
-  readonly proxy: string;
-  readonly ignoreRobots: boolean;
+export const PinnedRecipe = Schema.Struct({
+  recipeVersion: Schema.NonNegativeInt,
+  schemaVersion: Schema.NonNegativeInt,
+  url: Schema.String,
+  pagination: Schema.String,
+  itemSelector: Schema.String,
+  maxPages: Schema.NonNegativeInt,
+  maxItems: Schema.NonNegativeInt,
+  minimumItems: Schema.NonNegativeInt,
+  render: Schema.String,
+  proxy: Schema.String,
+  ignoreRobots: Schema.Boolean,
   /** Field ids of the identity, in order. */
-  readonly identityFieldIds: ReadonlyArray<string>;
-}
+  identityFieldIds: Schema.Array(Schema.String),
+});
+export type PinnedRecipe = typeof PinnedRecipe.Type;
 
 /** What a check names: every record that made it fail. */
-export interface CheckNames {
-  readonly checkId: string;
-  readonly records: ReadonlyArray<{ readonly rowKey: string | null; readonly pageUrl: string; readonly index: number }>;
-}
+export const CheckNames = Schema.Struct({
+  checkId: Schema.String,
+  records: Schema.Array(
+    Schema.Struct({ rowKey: Schema.NullOr(Schema.String), pageUrl: Schema.String, index: Schema.NonNegativeInt }),
+  ),
+});
+export type CheckNames = typeof CheckNames.Type;
+
+const RowKeys = Schema.Array(Schema.String);
+/** Row id by rowKey. */
+const RowIdsByKey = Schema.Record({ key: Schema.String, value: Schema.String });
 
 /** The reconciliation the run computed against the current rows (applied only if accepted). */
-export interface ReconciliationRecord {
-  readonly new: number;
-  readonly changed: number;
-  readonly unchanged: number;
-  readonly gone: number;
+export const ReconciliationRecord = Schema.Struct({
+  new: Schema.NonNegativeInt,
+  changed: Schema.NonNegativeInt,
+  unchanged: Schema.NonNegativeInt,
+  gone: Schema.NonNegativeInt,
   /** Row id by rowKey for every row the plan touched or saw (new rows exist only once accepted). */
-  readonly rowIds: Readonly<Record<string, string>>;
+  rowIds: RowIdsByKey,
   /** rowKeys of rows the plan creates. */
-  readonly created: ReadonlyArray<string>;
+  created: RowKeys,
   /** rowKeys of rows not seen by this run (they go missing). */
-  readonly goneKeys: ReadonlyArray<string>;
+  goneKeys: RowKeys,
   /** rowKeys of rows whose source values changed (returned rows included). */
-  readonly changedKeys: ReadonlyArray<string>;
+  changedKeys: RowKeys,
   /** rowKeys of rows that were missing and are seen again. */
-  readonly returnedKeys: ReadonlyArray<string>;
+  returnedKeys: RowKeys,
   /** Overridden cells whose manual value the plan kept. */
-  readonly overridesKept: ReadonlyArray<{ readonly rowKey: string; readonly fieldId: string }>;
-}
+  overridesKept: Schema.Array(Schema.Struct({ rowKey: Schema.String, fieldId: Schema.String })),
+});
+export type ReconciliationRecord = typeof ReconciliationRecord.Type;
 
 /**
  * What the engine decided besides reading, for diagnostics: the pinned recipe, each check's named
  * records, the reconciliation plan and the pages it would charge. Null on runs recorded before.
  */
-export interface RunPlanRecord {
-  readonly recipe: PinnedRecipe | null;
-  readonly checks: ReadonlyArray<CheckNames>;
-  readonly reconciliation: ReconciliationRecord | null;
-  readonly pagesToCharge: number | null;
+export const RunPlanRecord = Schema.Struct({
+  recipe: Schema.NullOr(PinnedRecipe),
+  checks: Schema.Array(CheckNames),
+  reconciliation: Schema.NullOr(ReconciliationRecord),
+  pagesToCharge: Schema.NullOr(Schema.NonNegativeInt),
   /**
    * Row ids of rows that already existed for keys the run read, recorded when the run ended before
    * reconciliation (a failed check), so diagnostics can name the row a lost cell belongs to.
    */
-  readonly knownRowIds?: Readonly<Record<string, string>>;
-}
+  knownRowIds: Schema.optional(RowIdsByKey),
+});
+export type RunPlanRecord = typeof RunPlanRecord.Type;
+
+/**
+ * The trace as a run records it: the API's trace without `status`, which the run's record holds.
+ * Its limits are the API's (decision 0012): the engine has always written within them.
+ */
+export const RecordedTrace = Schema.Struct(Struct.omit(RunTrace.fields, "status"));
+export type RecordedTrace = typeof RecordedTrace.Type;
+
+/**
+ * A run's evidence as a store keeps it in one record: everything but the artifacts, which are
+ * kept one by one (so one can be read without the rest) and decoded as RunArtifact.
+ */
+export const RunEvidenceRecord = Schema.Struct({
+  trace: RecordedTrace,
+  /** The pinned research recipe; absent (null) for deterministic runs. */
+  recipe: Schema.optional(Schema.NullOr(ResearchRecipe)),
+  facts: Schema.Array(RecordFact),
+  failures: Schema.Array(RecordedFailure),
+  /** Absent or null on runs recorded before the plan was kept. */
+  plan: Schema.optional(Schema.NullOr(RunPlanRecord)),
+});
+export type RunEvidenceRecord = typeof RunEvidenceRecord.Type;
 
 /** Everything a finished run leaves besides rows: its trace, artifacts and recorded facts. */
-export interface RunEvidence {
-  readonly trace: Omit<RunTrace, "status">;
-  readonly artifacts: ReadonlyArray<RunArtifact>;
-  /** The pinned research recipe; absent (null) for deterministic runs. */
-  readonly recipe?: ResearchRecipe | null;
-  readonly facts: ReadonlyArray<RecordFact>;
-  readonly failures: ReadonlyArray<RecordedFailure>;
-  readonly plan?: RunPlanRecord | null;
-}
+export const RunEvidence = Schema.Struct({ ...RunEvidenceRecord.fields, artifacts: Schema.Array(RunArtifact) });
+export type RunEvidence = typeof RunEvidence.Type;
 
 /** The current state of one row: the API's row plus what only the store keeps. `revisionId` is the head of its revision chain. */
 export const RowRecord = Schema.Struct({

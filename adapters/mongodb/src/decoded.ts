@@ -4,9 +4,10 @@ import { Either, type Schema } from "effect";
 /**
  * Core's storedDecoder for documents read inside the store's async callbacks: a document the
  * record's schema refuses throws its StorageFailure, which `mongo.run` and the transactions pass
- * on as it is (errors.ts). Never a cast: ids are checked against their brands.
+ * on as it is (errors.ts). Never a cast: ids are checked against their brands. `id` names the
+ * record in the failure when the input carries no `id` of its own.
  */
 export const decodedOrThrow = <A, I>(schema: Schema.Schema<A, I, never>, record: string) => {
   const decode = storedDecoder(schema, "MongoDB", record);
-  return (input: unknown): A => Either.getOrThrowWith(decode(input), (failure) => failure);
+  return (input: unknown, id?: string): A => Either.getOrThrowWith(decode(input, id), (failure) => failure);
 };

@@ -10,8 +10,10 @@ import {
   RowRecord,
   type RowRevision,
   type RowStatus,
+  RecordedTrace,
   RunArtifact,
   type RunEvidence,
+  RunEvidenceRecord,
   type RunId,
   SourceObservation,
   StoredRevision,
@@ -274,11 +276,25 @@ export const artifactFromDoc = (doc: ArtifactDoc): RunArtifact =>
     createdAt: fromDate(doc.createdAt),
   });
 
-export const evidenceFromDocs = (doc: EvidenceDoc, artifacts: ReadonlyArray<ArtifactDoc>): RunEvidence => ({
-  trace: doc.trace,
-  artifacts: artifacts.map(artifactFromDoc),
-  facts: doc.facts,
-  failures: doc.failures,
-  plan: doc.plan ?? null,
-  ...(doc.recipe ? { recipe: doc.recipe } : {}),
-});
+const decodeEvidence = decodedOrThrow(RunEvidenceRecord, "run evidence");
+
+/** The evidence document decoded (never cast), with its artifacts in evidence order. */
+export const evidenceFromDocs = (doc: EvidenceDoc, artifacts: ReadonlyArray<ArtifactDoc>): RunEvidence => {
+  const runId = fromUuid(doc._id);
+  const evidence = decodeEvidence(
+    {
+      trace: doc.trace,
+      facts: doc.facts,
+      failures: doc.failures,
+      plan: doc.plan ?? null,
+      ...(doc.recipe ? { recipe: doc.recipe } : {}),
+    },
+    runId,
+  );
+  return { ...evidence, artifacts: artifacts.map(artifactFromDoc) };
+};
+
+const decodeTrace = decodedOrThrow(RecordedTrace, "run trace");
+
+/** The trace of a run in flight, kept as progress, decoded. */
+export const traceFromDoc = (doc: TraceProgressDoc): RecordedTrace => decodeTrace(doc.trace, fromUuid(doc._id));

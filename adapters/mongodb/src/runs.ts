@@ -6,7 +6,7 @@ import { runFromDoc, runToDoc } from "./documents.js";
 import { conflicts } from "./errors.js";
 import type { Mongo } from "./mongo.js";
 import { claimable, isEmptyLimit, newestRunsFirst } from "./queries.js";
-import { artifactFromDoc, evidenceFromDocs } from "./row-documents.js";
+import { artifactFromDoc, evidenceFromDocs, traceFromDoc } from "./row-documents.js";
 import { writeEvidence, writeRun } from "./run-writes.js";
 import { indexNames } from "./schema.js";
 import { writeOutbox } from "./webhooks.js";
@@ -83,7 +83,7 @@ export const makeRunMethods = (mongo: Mongo): RunStorage => {
             const run = await runs.findOne({ _id: toUuid(runId) }, { projection: { status: 1 } });
             if (run?.status !== "running") return Option.none();
             const doc = await traceProgress.findOne({ _id: toUuid(runId) });
-            return doc ? Option.some(doc.trace) : Option.none();
+            return doc ? Option.some(traceFromDoc(doc)) : Option.none();
           }),
 
     ownerActivity: (ownerId, since) =>

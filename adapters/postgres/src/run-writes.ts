@@ -1,4 +1,12 @@
-import { RunArtifact, type RunEvidence, type RunId, type RunRecord, storedDecoder } from "@gleaner/core";
+import {
+  RecordedTrace,
+  RunArtifact,
+  type RunEvidence,
+  RunEvidenceRecord,
+  type RunId,
+  type RunRecord,
+  storedDecoder,
+} from "@gleaner/core";
 import { Effect } from "effect";
 import { iso, type Sql } from "./db.js";
 import { runValues } from "./records.js";
@@ -117,3 +125,31 @@ export const toArtifact = (row: ArtifactRow) =>
     body: row.body === null ? null : row.body.toString("utf8"),
     createdAt: iso(row.created_at),
   });
+
+/** run_evidence's JSON columns as pg parses them: decoded, never cast (`recipe` null when none). */
+export interface EvidenceRow {
+  readonly trace: unknown;
+  readonly facts: unknown;
+  readonly failures: unknown;
+  readonly plan: unknown;
+  readonly recipe: unknown;
+}
+
+const decodeEvidence = storedDecoder(RunEvidenceRecord, "PostgreSQL", "run evidence");
+
+export const toEvidence = (runId: RunId, row: EvidenceRow) =>
+  decodeEvidence(
+    {
+      trace: row.trace,
+      facts: row.facts,
+      failures: row.failures,
+      plan: row.plan ?? null,
+      ...(row.recipe === null ? {} : { recipe: row.recipe }),
+    },
+    runId,
+  );
+
+const decodeTrace = storedDecoder(RecordedTrace, "PostgreSQL", "run trace");
+
+/** The trace of a run in flight, kept as progress. */
+export const toTrace = (runId: RunId, trace: unknown) => decodeTrace(trace, runId);

@@ -3,7 +3,16 @@ import { Effect, Option } from "effect";
 import { acceptRun } from "./accept.js";
 import { allDecoded, conflictsOn, type Db, firstDecoded, isUuid, runInProgress } from "./db.js";
 import { type RunRow, runColumns, runValues, toRun } from "./records.js";
-import { type ArtifactRow, artifactColumns, toArtifact, writeEvidence, writeRun } from "./run-writes.js";
+import {
+  type ArtifactRow,
+  artifactColumns,
+  type EvidenceRow,
+  toArtifact,
+  toEvidence,
+  toTrace,
+  writeEvidence,
+  writeRun,
+} from "./run-writes.js";
 import { writeOutbox } from "./webhooks.js";
 
 export const makeRunMethods = (db: Db): RunStorage => ({
@@ -87,23 +96,17 @@ export const makeRunMethods = (db: Db): RunStorage => ({
     !isUuid(runId)
       ? Effect.succeed(Option.none())
       : Effect.gen(function* () {
-          const [evidence] = yield* db.query<Pick<RunEvidence, "trace" | "facts" | "failures" | "plan" | "recipe">>(
+          const [row] = yield* db.query<EvidenceRow>(
             "select trace, facts, failures, plan, recipe from run_evidence where run_id = $1",
             [runId],
           );
-          if (!evidence) return Option.none();
+          if (!row) return Option.none();
+          const evidence = yield* toEvidence(runId, row);
           const artifacts = yield* db.query<ArtifactRow>(
             `select ${artifactColumns} from run_artifacts a where a.run_id = $1 order by a.position`,
             [runId],
           );
-          return Option.some<RunEvidence>({
-            trace: evidence.trace,
-            artifacts: yield* allDecoded(toArtifact)(artifacts),
-            facts: evidence.facts,
-            failures: evidence.failures,
-            plan: evidence.plan ?? null,
-            ...(evidence.recipe ? { recipe: evidence.recipe } : {}),
-          });
+          return Option.some<RunEvidence>({ ...evidence, artifacts: yield* allDecoded(toArtifact)(artifacts) });
         }),
 
   saveTraceProgress: (runId, trace) =>
@@ -120,12 +123,12 @@ export const makeRunMethods = (db: Db): RunStorage => ({
     !isUuid(runId)
       ? Effect.succeed(Option.none())
       : db
-          .query<{ trace: RunEvidence["trace"] }>(
+          .query<{ trace: unknown }>(
             `select p.trace from run_trace_progress p join runs r on r.id = p.run_id
              where p.run_id = $1 and r.status = 'running'`,
             [runId],
           )
-          .pipe(Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), (row) => row.trace))),
+          .pipe(Effect.flatMap(firstDecoded((row) => toTrace(runId, row.trace)))),
 
   getArtifact: (runId, artifactId) =>
     !isUuid(runId)

@@ -1,4 +1,4 @@
-import { aDataset, anAcceptance, anOwner, aQueuedRun } from "@gleaner/conformance";
+import { aDataset, anAcceptance, anOwner, aQueuedRun, evidenceOf } from "@gleaner/conformance";
 import { Credits, newId, Storage, StorageFailure, type StorageService, type WebhookRecord } from "@gleaner/core";
 import { expect } from "chai";
 import { Effect, Either, ManagedRuntime, Option } from "effect";
@@ -92,6 +92,78 @@ await whenPostgresReachable("postgres store: stored records are decoded", (url) 
       await sql.query(`update runs set checks = '[{"checkId": 7}]' where id = $1`, [queued.id]);
       const failure = refusal(await store((s) => s.listRuns(dataset.id, 10)));
       expect(failure.message).to.contain(`stored run ${queued.id}`).and.to.contain("/checks/0");
+    });
+
+    it("a run's evidence whose recorded fact or trace is malformed fails the evidence read, naming the run and the field", async () => {
+      const evidence = () => store((s) => s.getRunEvidence(queued.id));
+      const written = Option.getOrThrow(Either.getOrThrow(await evidence()));
+      expect(written).to.deep.equal(evidenceOf(queued));
+
+      await sql.query(
+        `update run_evidence set facts = '[{"rowKey": "row-a", "pageUrl": "http://127.0.0.1/page-1", "index": -1, "cells": []}]'
+          where run_id = $1`,
+        [queued.id],
+      );
+      const badFact = refusal(await evidence());
+      expect(badFact.message).to.contain(`stored run evidence ${queued.id}`).and.to.contain("/facts/0/index");
+
+      await sql.query(
+        `update run_evidence set facts = '[]', trace = jsonb_set(trace, '{runId}', '"not-a-run"') where run_id = $1`,
+        [queued.id],
+      );
+      expect(refusal(await evidence()).message)
+        .to.contain(`stored run evidence ${queued.id}`)
+        .and.to.contain("/trace/runId");
+
+      await sql.query(
+        "update run_evidence set trace = jsonb_set(trace, '{runId}', to_jsonb(run_id::text)) where run_id = $1",
+        [queued.id],
+      );
+      expect(Option.getOrThrow(Either.getOrThrow(await evidence()))).to.deep.equal(written);
+    });
+
+    it("a run recorded before the plan and failures' step ids were kept still reads: plan null, failures as written", async () => {
+      const older = [{ stage: "retrieval", code: "timeout", detail: "The site did not answer in time.", url: null }];
+      await sql.query("update run_evidence set plan = null, failures = $2 where run_id = $1", [
+        queued.id,
+        JSON.stringify(older),
+      ]);
+      const evidence = Option.getOrThrow(Either.getOrThrow(await store((s) => s.getRunEvidence(queued.id))));
+      expect(evidence.plan).to.equal(null);
+      expect(evidence.failures).to.deep.equal(older);
+    });
+
+    it("a running run's trace progress with an unknown phase fails the trace read, naming the run and the field", async () => {
+      const second = aQueuedRun(dataset);
+      await store((s) => s.insertRun(second));
+      const running = Option.getOrThrow(
+        Either.getOrThrow(await store((s) => s.claimRun(second.id, new Date().toISOString(), false))),
+      );
+      const trace = {
+        ...evidenceOf(running).trace,
+        phases: [{ phase: "read" as const, count: 1, totalMs: 4, maxMs: 4 }],
+        steps: [
+          {
+            stepId: newId(),
+            attemptId: newId(),
+            phase: "read" as const,
+            status: "succeeded" as const,
+            startedAt: new Date().toISOString(),
+            durationMs: 4,
+            sourceUrl: "http://127.0.0.1/page-1",
+          },
+        ],
+      };
+      await store((s) => s.saveTraceProgress(running.id, trace));
+      expect(Option.getOrThrow(Either.getOrThrow(await store((s) => s.getTraceProgress(running.id))))).to.deep.equal(
+        trace,
+      );
+      await sql.query(
+        `update run_trace_progress set trace = jsonb_set(trace, '{steps,0,phase}', '"dreaming"') where run_id = $1`,
+        [running.id],
+      );
+      const failure = refusal(await store((s) => s.getTraceProgress(running.id)));
+      expect(failure.message).to.contain(`stored run trace ${running.id}`).and.to.contain("/steps/0/phase");
     });
 
     it("a webhook whose stored events the schema does not know fails the read, naming the webhook and the field", async () => {
