@@ -38,6 +38,8 @@ import {
   type RowDoc,
   rowFromDoc,
   rowToDoc,
+  type TraceProgressDoc,
+  traceFromDoc,
 } from "../src/row-documents.js";
 import { aDataset, anAcceptance, anEdit, anOwner, aQueuedRun, evidenceOf } from "@gleaner/conformance";
 
@@ -256,5 +258,26 @@ describe("mongodb: document mapping", () => {
     expect(refusal(() => runFromDoc(checks)).message)
       .to.contain(`stored run ${queued.id}`)
       .and.to.contain("/checks/0");
+
+    const evidence = throughBson(evidenceToDoc(queued.id, evidenceOf(queued)));
+    const badFact = { ...evidence, facts: [{ rowKey: "a", pageUrl: "http://127.0.0.1/", index: -1, cells: [] }] };
+    expect(refusal(() => evidenceFromDocs(badFact, [])).message)
+      .to.contain(`MongoDB: the stored run evidence ${queued.id}`)
+      .and.to.contain("/facts/0/index");
+    const progress = { _id: evidence._id, trace: { ...evidence.trace, phases: [{ phase: "dreaming" }] } };
+    expect(refusal(() => traceFromDoc(progress as unknown as TraceProgressDoc)).message)
+      .to.contain(`stored run trace ${queued.id}`)
+      .and.to.contain("/phases/0/phase");
+  });
+
+  it("evidence recorded before the plan and the failures' step ids were kept reads back as it was written", () => {
+    const run = aQueuedRun(aDataset(anOwner().id));
+    const { plan: _plan, ...current } = evidenceToDoc(run.id, evidenceOf(run));
+    const failures = [{ stage: "retrieval", code: "timeout", detail: "The site did not answer in time.", url: null }];
+    const older = throughBson({ ...current, failures });
+    const read = evidenceFromDocs(older, []);
+    expect(read.plan).to.equal(null);
+    expect(read.failures).to.deep.equal(failures);
+    expect(read.trace).to.deep.equal(evidenceOf(run).trace);
   });
 });

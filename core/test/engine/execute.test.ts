@@ -1,7 +1,7 @@
 import { Htmlparser2ParserLive } from "@gleaner/htmlparser2";
 import { MemoryRunQueueLive, MemoryStoreLive } from "@gleaner/memory";
 import { expect } from "chai";
-import { Effect, Layer, ManagedRuntime, Option, TestClock, TestContext, Tracer } from "effect";
+import { Effect, Either, Layer, ManagedRuntime, Option, Schema, TestClock, TestContext, Tracer } from "effect";
 import {
   createApiKey,
   createDataset,
@@ -15,6 +15,7 @@ import {
   ReadFailed,
   type ReadFailureReason,
   type RunAcceptance,
+  RunEvidence,
   type RunId,
   Storage,
 } from "../../src/index.js";
@@ -134,9 +135,10 @@ const runOnce = async (options: {
   const runId = await execute();
   const stored = Option.getOrThrow(await run(Effect.flatMap(Storage, (s) => s.getRun(owner.id as OwnerId, runId))));
   const { trace } = await run(getTrace(owner.id, runId));
+  const evidence = Option.getOrThrow(await run(Effect.flatMap(Storage, (s) => s.getRunEvidence(runId as RunId))));
   const diagnostics = (query: Record<string, string> = {}) =>
     run(getDiagnostics(owner.id, runId, query)).then((d) => d.diagnostics as any);
-  return { stored, trace, diagnostics, accepted, execute, dispose: () => runtime.dispose() };
+  return { stored, trace, evidence, diagnostics, accepted, execute, dispose: () => runtime.dispose() };
 };
 
 const phaseCount = (trace: { phases: ReadonlyArray<{ phase: string; count: number }> }, phase: string) =>
@@ -234,6 +236,25 @@ describe("run engine (memory layers, stub fetcher, TestClock)", () => {
     expect(group.examples[0]).to.deep.equal({ entity: "", evidenceId: failedRead?.stepId, url: `${site}/p2` });
     expect(d.summary.outputComplete).to.equal(false);
     await dispose();
+  });
+
+  it("records evidence the stores decode whole on every ending: accepted, held, failed and blocked", async () => {
+    const endings = [
+      { credits: 10 },
+      { credits: 1 },
+      { credits: 10, refused: { [`${site}/p2`]: "rate_limited" as const } },
+      { credits: 10, refused: { [`${site}/p1`]: "forbidden" as const } },
+    ];
+    const statuses: string[] = [];
+    for (const ending of endings) {
+      const { stored, evidence, dispose } = await runOnce(ending);
+      statuses.push(stored.status);
+      // Every field the engine records is one the stored schema knows, within its limits.
+      const decoded = Schema.decodeUnknownEither(RunEvidence, { onExcessProperty: "error" })(evidence);
+      expect(Either.getOrThrow(decoded)).to.deep.equal(evidence);
+      await dispose();
+    }
+    expect(statuses).to.deep.equal(["succeeded", "held", "failed", "blocked"]);
   });
 
   it("blocks a run whose every read was refused, with the checks it ran once", async () => {
