@@ -13,7 +13,7 @@ import { loadavg } from "node:os";
 import { startBooksSite } from "@gleaner/conformance";
 import { median } from "../median.js";
 import { booksDataset } from "../run-books/books.js";
-import { clientOf, createDataset, type FinishedRun, runToSuccess } from "../host-client.js";
+import { clientOf, createDataset, expectStatus, type FinishedRun, runToSuccess } from "../host-client.js";
 import { freshDatabase } from "../durable/database.js";
 import { durableEnv, memoryEnv, spawnHost } from "../durable/processes.js";
 import { positiveIntegerArg } from "../args.js";
@@ -24,6 +24,8 @@ type Config = "memory" | "postgres";
 interface Sample {
   readonly first: FinishedRun;
   readonly again: FinishedRun;
+  /** The first run's trace phase totals (ms): where the engine's span went. */
+  readonly phases: Readonly<Record<string, number>>;
 }
 const samples: Record<Config, Sample[]> = { memory: [], postgres: [] };
 
@@ -37,10 +39,14 @@ const measure = async (config: Config): Promise<Sample> => {
     const datasetId = await createDataset(call, booksDataset(site.url));
     const first = await runToSuccess(call, datasetId);
     if (first.run.rowDeltas.new !== 1000) throw new Error(`first run: ${JSON.stringify(first.run.rowDeltas)}`);
+    const trace = expectStatus(await call("GET", `/v1/runs/${first.run.id}/trace`), 200, "trace");
+    const phases = Object.fromEntries(
+      (trace.phases as Array<{ phase: string; totalMs: number }>).map((p) => [p.phase, p.totalMs]),
+    );
     const again = await runToSuccess(call, datasetId);
     const { new: added, changed, gone } = again.run.rowDeltas;
     if (added + changed + gone !== 0) throw new Error(`unchanged re-run: ${JSON.stringify(again.run.rowDeltas)}`);
-    return { first, again };
+    return { first, again, phases };
   } finally {
     await host.stop();
     await database?.drop();
@@ -73,6 +79,9 @@ const figures: ReadonlyArray<readonly [string, (s: Sample) => number]> = [
   ["first run, POST → succeeded", (s) => s.first.wallMs],
   ["  of which queuedAt → startedAt", (s) => s.first.pickupMs],
   ["  of which startedAt → completedAt", (s) => s.first.engineMs],
+  ["    trace: read phase (50 pages)", (s) => s.phases.read ?? 0],
+  ["    trace: extract phase", (s) => s.phases.extract ?? 0],
+  ["    trace: accept step (the write)", (s) => s.phases.accept ?? 0],
   ["unchanged re-run, POST → succeeded", (s) => s.again.wallMs],
 ];
 console.log(
