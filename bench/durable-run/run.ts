@@ -39,7 +39,7 @@ const measure = async (config: Config): Promise<Sample> => {
     const datasetId = await createDataset(call, booksDataset(site.url));
     const first = await runToSuccess(call, datasetId);
     if (first.run.rowDeltas.new !== 1000) throw new Error(`first run: ${JSON.stringify(first.run.rowDeltas)}`);
-    const trace = expectStatus(await call("GET", `/v1/runs/${first.run.id}/trace`), 200, "trace");
+    const { trace } = expectStatus(await call("GET", `/v1/runs/${first.run.id}/trace`), 200, "trace");
     const phases = Object.fromEntries(
       (trace.phases as Array<{ phase: string; totalMs: number }>).map((p) => [p.phase, p.totalMs]),
     );

@@ -3,12 +3,14 @@
  * an API-only host (host-child.ts api) and 1 or 2 `gleaner worker` processes (hosts/koa's CLI, worker
  * concurrency 2 each unless --concurrency), all configured by GLEANER_* variables on a fresh database
  * per measurement. `--datasets` datasets, each over a books site of its own that answers every
- * request after 100 ms (`delayMs`); each dataset runs one run at a time (POST, poll every 20 ms until
- * `succeeded`, POST the next) until `--runs` runs in all have succeeded. The span is from the first
+ * request after 100 ms (`delayMs`); each dataset runs one run at a time (POST, poll every `--poll` ms
+ * until `succeeded`, POST the next) until `--runs` runs in all have succeeded. More datasets than
+ * worker slots keep runs waiting in the queue, so the poll's delay leaves no slot idle; a slow poll
+ * keeps the drivers' own GETs (datasets × 1000 / poll per second) from taking the workers' CPU. The span is from the first
  * POST to the last success; processes start and datasets are created before it. Each round measures
  * 1 and 2 workers, in an order that alternates. Not part of npm test.
  *
- *   npm run bench:scale-out -w @gleaner/bench [-- --rounds 3 --runs 200 --datasets 10 --concurrency 2 --pages 1]
+ *   npm run bench:scale-out -w @gleaner/bench [-- --rounds 3 --runs 200 --datasets 10 --concurrency 2 --pages 1 --poll 100]
  */
 import { loadavg } from "node:os";
 import { type BooksSite, loadBooks, startBooksSite } from "@gleaner/conformance";
@@ -24,6 +26,7 @@ const totalRuns = positiveIntegerArg("runs", 200);
 const datasetCount = positiveIntegerArg("datasets", 10);
 const concurrency = positiveIntegerArg("concurrency", 2);
 const pages = positiveIntegerArg("pages", 1);
+const pollMs = positiveIntegerArg("poll", 100);
 const delayMs = 100;
 
 /** Each dataset runs one run at a time until `totalRuns` runs in all have succeeded; the span in ms. */
@@ -32,7 +35,7 @@ const driveRuns = async (call: Call, datasetIds: readonly string[]): Promise<num
   const drive = async (datasetId: string) => {
     while (started < totalRuns) {
       started++;
-      await runToSuccess(call, datasetId, 20);
+      await runToSuccess(call, datasetId, pollMs);
     }
   };
   const begin = performance.now();
@@ -69,7 +72,7 @@ const spans: Record<1 | 2, number[]> = { 1: [], 2: [] };
 try {
   console.log(
     `${datasetCount} books sites (${pages} page(s) each, ${delayMs} ms per request); ${totalRuns} runs per measurement; ` +
-      `worker concurrency ${concurrency}; load average ${loadavg()[0]!.toFixed(1)}; ${rounds} rounds`,
+      `worker concurrency ${concurrency}; poll every ${pollMs} ms; load average ${loadavg()[0]!.toFixed(1)}; ${rounds} rounds`,
   );
   for (let round = 0; round < rounds; round++) {
     const order: Array<1 | 2> = round % 2 === 0 ? [1, 2] : [2, 1];
