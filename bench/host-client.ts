@@ -37,6 +37,8 @@ export interface FinishedRun {
   readonly run: any;
   /** POST /runs → the poll that saw `succeeded`, in ms. */
   readonly wallMs: number;
+  /** POST /runs → its 202 (the run inserted and its job enqueued), in ms. */
+  readonly postMs: number;
   /** queuedAt → startedAt of the run resource (the queue's pickup), in ms. */
   readonly pickupMs: number;
   /** startedAt → completedAt (the engine's span, the acceptance write included), in ms. */
@@ -47,6 +49,7 @@ export interface FinishedRun {
 export const runToSuccess = async (call: Call, datasetId: string, pollMs = 5): Promise<FinishedRun> => {
   const started = performance.now();
   const { runId } = expectStatus(await call("POST", `/v1/datasets/${datasetId}/runs`), 202, "start run");
+  const postMs = performance.now() - started;
   for (;;) {
     const { run } = expectStatus(await call("GET", `/v1/runs/${runId}`), 200, "get run");
     if (terminal.has(run.status)) {
@@ -56,6 +59,7 @@ export const runToSuccess = async (call: Call, datasetId: string, pollMs = 5): P
       return {
         run,
         wallMs,
+        postMs,
         pickupMs: at("startedAt") - at("queuedAt"),
         engineMs: at("completedAt") - at("startedAt"),
       };
