@@ -20,14 +20,11 @@ import { join } from "node:path";
 import { createInterface } from "node:readline";
 import autocannon from "autocannon";
 import { median } from "../median.js";
+import { positiveIntegerArg } from "../args.js";
 
-const arg = (name: string, fallback: number) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 ? Number(process.argv[i + 1]) : fallback;
-};
-const duration = arg("duration", 5);
-const rounds = arg("rounds", 3);
-const connections = arg("connections", 10);
+const duration = positiveIntegerArg("duration", 5);
+const rounds = positiveIntegerArg("rounds", 3);
+const connections = positiveIntegerArg("connections", 10);
 const PAGE_SIZE = 500;
 const FAR_PAGE = 200;
 

@@ -9,6 +9,7 @@ import { startHost } from "@gleaner/koa";
 import { MemoryStoreLive } from "@gleaner/memory";
 import { BOOKS, PAGES, peakRssMb, report, reportDone } from "./crawl-rows.js";
 import { benchHostConfig } from "../bench-host.js";
+import { clientOf, expectStatus, runToSuccess } from "../host-client.js";
 
 const [parser, siteUrl, datasetJson] = process.argv.slice(2);
 if ((parser !== "htmlparser2" && parser !== "jsdom") || !siteUrl || !datasetJson) {
@@ -24,36 +25,7 @@ const host = await startHost({
 });
 const key = await host.createKey("bench", 1000);
 
-const call = async (method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> => {
-  const response = await fetch(new URL(path, host.url), {
-    method,
-    headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
-    body: body === undefined ? null : JSON.stringify(body),
-  });
-  const text = await response.text();
-  return { status: response.status, body: text ? JSON.parse(text) : null };
-};
-const expectStatus = (answer: { status: number; body: any }, status: number, what: string) => {
-  if (answer.status !== status) throw new Error(`${what}: ${answer.status} ${JSON.stringify(answer.body)}`);
-  return answer.body;
-};
-
-const terminal = new Set(["succeeded", "failed", "blocked", "held"]);
-/** POST /runs, then poll every 5 ms (the conformance suite polls every 25 ms) until the run is terminal. */
-const timedRun = async (datasetId: string) => {
-  const started = performance.now();
-  const { runId } = expectStatus(await call("POST", `/v1/datasets/${datasetId}/runs`), 202, "start run");
-  for (;;) {
-    const { run } = expectStatus(await call("GET", `/v1/runs/${runId}`), 200, "get run");
-    if (terminal.has(run.status)) {
-      const wallMs = performance.now() - started;
-      if (run.status !== "succeeded") throw new Error(`run ${run.status}: ${JSON.stringify(run)}`);
-      return { run, wallMs };
-    }
-    if (performance.now() - started > 120_000) throw new Error(`run ${runId} still ${run.status} after 120 s`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-};
+const call = clientOf(host.url, key);
 
 /** The dataset's revision sequence (GET /changes `through`), or null when the host has no changes feed yet. */
 const changesSince = async (datasetId: string, after?: number) => {
@@ -64,14 +36,14 @@ const changesSince = async (datasetId: string, after?: number) => {
 };
 
 const { dataset } = expectStatus(await call("POST", "/v1/datasets", JSON.parse(datasetJson)), 201, "create dataset");
-const first = await timedRun(dataset.id);
+const first = await runToSuccess(call, dataset.id);
 reportDone();
 const { new: added, changed, gone } = first.run.rowDeltas;
 if (added !== BOOKS || changed !== 0 || gone !== 0) {
   throw new Error(`first run rowDeltas ${JSON.stringify(first.run.rowDeltas)}, expected ${BOOKS} new`);
 }
 const afterFirst = await changesSince(dataset.id);
-const second = await timedRun(dataset.id);
+const second = await runToSuccess(call, dataset.id);
 const afterSecond = afterFirst === null ? null : await changesSince(dataset.id, afterFirst.through);
 const d2 = second.run.rowDeltas;
 if (d2.new !== 0 || d2.changed !== 0 || d2.gone !== 0) {
@@ -96,7 +68,7 @@ report({
     revisionsFirstRun: afterFirst?.through ?? null,
     revisionsSecondRun: afterSecond?.count ?? null,
     creditsLeft: usage.balance,
-    engineWallMs: Date.parse(first.run.completedAt) - Date.parse(first.run.startedAt),
+    engineWallMs: first.engineMs,
   },
 });
 process.exit(0);

@@ -12,13 +12,10 @@ import { startHost } from "@gleaner/koa";
 import { MemoryStoreLive } from "@gleaner/memory";
 import { booksDataset } from "../run-books/books.js";
 import { benchHostConfig } from "../bench-host.js";
+import { positiveIntegerArg } from "../args.js";
 
-const arg = (name: string, fallback: number) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 ? Number(process.argv[i + 1]) : fallback;
-};
-const runs = arg("runs", 500);
-const every = arg("every", 50);
+const runs = positiveIntegerArg("runs", 500);
+const every = positiveIntegerArg("every", 50);
 const gc = (globalThis as { gc?: () => void }).gc;
 if (!gc) throw new Error("run with --expose-gc (the npm script does)");
 

@@ -18,6 +18,7 @@ import { InFlight } from "./in-flight.js";
 import { routineJob, runJob, webhookJob } from "./job-names.js";
 import { prepareMongo } from "./mongo.js";
 import { preparePostgres } from "./postgres.js";
+import { refillWhenJobsFinish } from "./refill.js";
 
 // Job data is decoded with core's schemas, not cast: a job that does not decode (written by
 // another version, or by hand) is dropped with a warning naming it, never run with wrong ids.
@@ -105,6 +106,7 @@ export const AgendaRunQueueLive = (config: AgendaQueueConfig): Layer.Layer<RunQu
         Effect.tryPromise({ try: () => agenda.start(), catch: unavailable }),
         () => stopAndSettle,
       );
+      refillWhenJobsFinish(agenda);
 
       // Agenda started with no definitions never scans, and until its first scan it ignores
       // notifications (they look due after its next scan); scan right after each define so

@@ -70,6 +70,26 @@ await whenPostgresReachable("@gleaner/agenda on PostgreSQL", (url) => {
       });
     });
 
+    it("works through a backlog larger than its concurrency without waiting for the next scan", async () => {
+      const producer = await open();
+      const jobs = Array.from({ length: 6 }, runJob);
+      for (const job of jobs) await Effect.runPromise(producer.queue.enqueue(job));
+      // Polling every 30 s: the first scan locks 2 jobs; the other 4 must follow as slots free up.
+      const worker = await open();
+      const handled: string[] = [];
+      const stop = await worker.scoped(
+        worker.queue.consume(2, (job) =>
+          Effect.promise(async () => {
+            await sleep(50);
+            handled.push(job.runId);
+          }),
+        ),
+      );
+      await until("the whole backlog to be handled", () => handled.length === jobs.length, 5_000);
+      await stop();
+      expect([...handled].sort()).to.deep.equal(jobs.map((j) => j.runId).sort());
+    });
+
     it("delivers a research job with its kind, and a deterministic job without one", async () => {
       const producer = await open();
       const worker = await open();

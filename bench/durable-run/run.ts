@@ -1,0 +1,109 @@
+/**
+ * PostgreSQL + Agenda against the memory store and queue (issue 17: a durable run ≤ 1.2× the memory
+ * run). The same host (startHost from @gleaner/koa, host-child.ts) in a child process of its own,
+ * configured each way by its GLEANER_* variables, API and worker in one process, worker concurrency 1;
+ * PostgreSQL gets a fresh database per round (migrations and Agenda's table created at start-up,
+ * outside the span). Each round runs both configurations, in an order that alternates, on one books
+ * site (50 pages × 20 books): a first run (1000 new rows) and an unchanged re-run, each timed from
+ * POST /v1/datasets/{id}/runs to the poll (every 5 ms) that sees `succeeded`. Not part of npm test.
+ *
+ *   npm run bench:durable-run -w @gleaner/bench [-- --rounds 5]
+ */
+import { loadavg } from "node:os";
+import { startBooksSite } from "@gleaner/conformance";
+import { median } from "../median.js";
+import { booksDataset } from "../run-books/books.js";
+import { clientOf, createDataset, expectStatus, type FinishedRun, runToSuccess } from "../host-client.js";
+import { freshDatabase } from "../durable/database.js";
+import { durableEnv, memoryEnv, spawnHost } from "../durable/processes.js";
+import { positiveIntegerArg } from "../args.js";
+
+const rounds = positiveIntegerArg("rounds", 5);
+
+type Config = "memory" | "postgres";
+interface Sample {
+  readonly first: FinishedRun;
+  readonly again: FinishedRun;
+  /** The first run's trace phase totals (ms): where the engine's span went. */
+  readonly phases: Readonly<Record<string, number>>;
+}
+const samples: Record<Config, Sample[]> = { memory: [], postgres: [] };
+
+const site = await startBooksSite();
+
+const measure = async (config: Config): Promise<Sample> => {
+  const database = config === "postgres" ? await freshDatabase() : null;
+  const host = await spawnHost("serve", database ? durableEnv(database.url) : memoryEnv);
+  try {
+    const call = clientOf(host.url, host.key);
+    const datasetId = await createDataset(call, booksDataset(site.url));
+    const first = await runToSuccess(call, datasetId);
+    if (first.run.rowDeltas.new !== 1000) throw new Error(`first run: ${JSON.stringify(first.run.rowDeltas)}`);
+    const { trace } = expectStatus(await call("GET", `/v1/runs/${first.run.id}/trace`), 200, "trace");
+    const phases = Object.fromEntries(
+      (trace.phases as Array<{ phase: string; totalMs: number }>).map((p) => [p.phase, p.totalMs]),
+    );
+    const again = await runToSuccess(call, datasetId);
+    const { new: added, changed, gone } = again.run.rowDeltas;
+    if (added + changed + gone !== 0) throw new Error(`unchanged re-run: ${JSON.stringify(again.run.rowDeltas)}`);
+    return { first, again, phases };
+  } finally {
+    await host.stop();
+    await database?.drop();
+  }
+};
+
+try {
+  console.log(
+    `books site ${site.url}: 50 pages × 20 books; load average ${loadavg()[0]!.toFixed(1)}; ${rounds} rounds`,
+  );
+  for (let round = 0; round < rounds; round++) {
+    const order: Config[] = round % 2 === 0 ? ["memory", "postgres"] : ["postgres", "memory"];
+    for (const config of order) {
+      const s = await measure(config);
+      samples[config].push(s);
+      console.log(
+        `  round ${round + 1} ${config.padEnd(8)} first ${s.first.wallMs.toFixed(0).padStart(5)} ms ` +
+          `(pickup ${s.first.pickupMs} ms, engine ${s.first.engineMs} ms); unchanged re-run ${s.again.wallMs.toFixed(0).padStart(5)} ms`,
+      );
+    }
+  }
+  console.log(`load average at the end: ${loadavg()[0]!.toFixed(1)}`);
+} finally {
+  await site.close();
+}
+
+const med = (config: Config, pick: (s: Sample) => number) => median(samples[config].map(pick));
+const perRound = (pick: (s: Sample) => number) => samples.postgres.map((p, i) => pick(p) / pick(samples.memory[i]!));
+const figures: ReadonlyArray<readonly [string, (s: Sample) => number]> = [
+  ["first run, POST → succeeded", (s) => s.first.wallMs],
+  ["  POST /runs answered 202", (s) => s.first.postMs],
+  ["  queuedAt → startedAt", (s) => s.first.pickupMs],
+  ["  startedAt → completedAt", (s) => s.first.engineMs],
+  ["    trace: read phase (50 pages)", (s) => s.phases.read ?? 0],
+  ["    trace: extract phase", (s) => s.phases.extract ?? 0],
+  ["    trace: accept step (the write)", (s) => s.phases.accept ?? 0],
+  ["unchanged re-run, POST → succeeded", (s) => s.again.wallMs],
+];
+console.log(
+  `\n${"figure (medians)".padEnd(36)} ${"memory ms".padStart(10)} ${"pg+agenda ms".padStart(13)} ${"ratio".padStart(6)}  per round`,
+);
+for (const [label, pick] of figures) {
+  const m = med("memory", pick);
+  const p = med("postgres", pick);
+  const ratio = m > 0 ? (p / m).toFixed(2) : "—";
+  const rounds =
+    m > 0
+      ? perRound(pick)
+          .map((r) => (Number.isFinite(r) ? r.toFixed(2) : "—"))
+          .join(", ")
+      : "";
+  console.log(
+    `${label.padEnd(36)} ${m.toFixed(0).padStart(10)} ${p.toFixed(0).padStart(13)} ${ratio.padStart(6)}  ${rounds}`,
+  );
+}
+const ratio = med("postgres", (s) => s.first.wallMs) / med("memory", (s) => s.first.wallMs);
+console.log(
+  `\nTarget: PostgreSQL + Agenda run ≤ 1.2× the memory run: ${ratio.toFixed(2)}× — ${ratio <= 1.2 ? "MET" : "NOT MET"}`,
+);
+process.exit(0);
