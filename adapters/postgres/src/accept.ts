@@ -117,6 +117,7 @@ const writeAccepted = (
       tx,
       run.datasetId,
       acceptance.rows.filter((r) => !r.seenOnly).map(({ row }) => row),
+      acceptance.revisions,
     );
     yield* recordSighting(tx, acceptance);
     const stamped = stampAcceptance(acceptance, yield* Clock.currentTimeMillis);

@@ -192,30 +192,59 @@ export const toRevision = (row: RevisionRow) =>
  * Bulk writes pass one jsonb array parameter and expand it with jsonb_to_recordset: one round trip
  * for any number of records, with the jsonb parts kept as jsonb. These are the record shapes it reads.
  */
-export const rowsAsRecordset = (rows: ReadonlyArray<RowRecord>): string =>
-  JSON.stringify(
-    rows.map((row) => ({
-      id: row.id,
-      row_key: row.rowKey,
-      data: row.data,
-      evidence: row.evidence,
-      overrides: row.overrides,
-      missing_reasons: row.missingReasons,
-      presence: row.presence,
-      status: row.status,
-      first_seen_run_id: row.firstSeenRunId,
-      last_seen_run_id: row.lastSeenRunId,
-      source_url: row.sourceUrl,
-      observed_at: row.observedAt,
-      updated_at: row.updatedAt,
-      revision_id: row.revisionId,
-      identity: row.identity ?? null,
-    })),
+export const rowsAsRecordset = (rows: ReadonlyArray<RowRecord>, written: ReadonlyArray<NewRevision> = []): string => {
+  const revisions = new Map(written.map((revision) => [revision.id, revision]));
+  return JSON.stringify(
+    rows.map((row) => {
+      const common = {
+        id: row.id,
+        row_key: row.rowKey,
+        status: row.status,
+        first_seen_run_id: row.firstSeenRunId,
+        last_seen_run_id: row.lastSeenRunId,
+        source_url: row.sourceUrl,
+        observed_at: row.observedAt,
+        updated_at: row.updatedAt,
+        revision_id: row.revisionId,
+        identity: row.identity ?? null,
+      };
+      return carriesItsRevision(row, revisions)
+        ? { ...common, from_revision: true }
+        : {
+            ...common,
+            data: row.data,
+            evidence: row.evidence,
+            overrides: row.overrides,
+            missing_reasons: row.missingReasons,
+            presence: row.presence,
+            from_revision: false,
+          };
+    }),
   );
+};
+
+/**
+ * Whether a row's state is, object for object, the revision written with it (as core's reconcile
+ * builds a revised row): then its state is read back from that revision in the same statement
+ * instead of sent and parsed a second time (~1.6 MB for 1000 rows; decision 0020).
+ */
+const carriesItsRevision = (row: RowRecord, revisions: ReadonlyMap<string, NewRevision>): boolean => {
+  const revision = row.revisionId === null ? undefined : revisions.get(row.revisionId);
+  return (
+    revision !== undefined &&
+    revision.rowId === row.id &&
+    revision.data === row.data &&
+    revision.evidence === row.evidence &&
+    revision.overrides === row.overrides &&
+    revision.missingReasons === row.missingReasons &&
+    revision.presence === row.presence
+  );
+};
 
 export const rowRecordsetType = `(id uuid, row_key text, data jsonb, evidence jsonb, overrides jsonb,
   missing_reasons jsonb, presence text, status text, first_seen_run_id uuid, last_seen_run_id uuid,
-  source_url text, observed_at timestamptz, updated_at timestamptz, revision_id uuid, identity jsonb)`;
+  source_url text, observed_at timestamptz, updated_at timestamptz, revision_id uuid, identity jsonb,
+  from_revision boolean)`;
 
 /** `position` numbers the revisions 1…n in the order given; the store adds it to the last sequence. */
 export const revisionsAsRecordset = (revisions: ReadonlyArray<NewRevision>): string =>

@@ -37,9 +37,17 @@ import {
 
 /**
  * Inserts or replaces rows of a dataset in one statement. A row listed twice keeps its last
- * version, as repeated Map.set would in memory (ON CONFLICT may not touch one row twice).
+ * version, as repeated Map.set would in memory (ON CONFLICT may not touch one row twice). A row
+ * whose state is that of a revision in `written` (already inserted in this transaction) takes it
+ * from that revision row rather than from a second copy of the JSON; if that revision were not
+ * there, the NOT NULL columns would refuse the write and the transaction would roll back.
  */
-export const upsertRows = (tx: Sql, datasetId: string, rows: ReadonlyArray<RowRecord>) => {
+export const upsertRows = (
+  tx: Sql,
+  datasetId: string,
+  rows: ReadonlyArray<RowRecord>,
+  written: ReadonlyArray<NewRevision> = [],
+) => {
   const last = [...new Map(rows.map((row) => [row.id, row])).values()];
   if (last.length === 0) return Effect.void;
   const assignments = rowColumns
@@ -47,15 +55,18 @@ export const upsertRows = (tx: Sql, datasetId: string, rows: ReadonlyArray<RowRe
     .filter((column) => column !== "id")
     .map((column) => `${column} = excluded.${column}`)
     .join(", ");
+  const stated = (column: string) => `case when r.from_revision then v.${column} else r.${column} end`;
   return tx
     .query(
       `insert into rows (${rowColumns})
-       select r.id, $1, r.row_key, r.data, r.evidence, r.overrides, r.missing_reasons, r.presence, r.status,
+       select r.id, $1, r.row_key, ${stated("data")}, ${stated("evidence")}, ${stated("overrides")},
+              ${stated("missing_reasons")}, ${stated("presence")}, r.status,
               r.first_seen_run_id, r.last_seen_run_id, r.source_url, r.observed_at, r.updated_at, r.revision_id,
               r.identity
          from jsonb_to_recordset($2::jsonb) as r${rowRecordsetType}
+         left join revisions v on r.from_revision and v.id = r.revision_id and v.dataset_id = $1
        on conflict (id) do update set ${assignments}`,
-      [datasetId, rowsAsRecordset(last)],
+      [datasetId, rowsAsRecordset(last, written)],
     )
     .pipe(Effect.asVoid);
 };
@@ -167,7 +178,7 @@ export const makeRowMethods = (db: Db): RowStorage => ({
           );
           if (!head || head.revision_id !== expectedRevisionId) return yield* Effect.fail(staleRevision());
           const sequence = yield* appendRevisions(tx, row.datasetId, [revision]);
-          yield* upsertRows(tx, row.datasetId, [row]);
+          yield* upsertRows(tx, row.datasetId, [row], [revision]);
           return { ...revision, sequence } satisfies StoredRevision;
         }),
       )
