@@ -33,6 +33,13 @@ const unavailable = (cause: unknown) =>
     message: `The run queue cannot take the run now (${cause instanceof Error ? cause.message : String(cause)}); try again shortly.`,
   });
 
+/** Hands Agenda a job: its failure, or no answer within 10 s, is QueueUnavailable (503). */
+const saved = (save: () => Promise<unknown>): Effect.Effect<void, QueueUnavailable> =>
+  Effect.tryPromise({ try: save, catch: unavailable }).pipe(
+    Effect.timeoutFail({ duration: Duration.seconds(10), onTimeout: () => unavailable("enqueue timed out") }),
+    Effect.asVoid,
+  );
+
 /** The due time every owned run job shares (see enqueueFairly): long past, so always due. */
 const fairDueAt = new Date(Date.UTC(2000, 0, 1));
 
@@ -133,6 +140,29 @@ export const AgendaRunQueueLive = (config: AgendaQueueConfig): Layer.Layer<RunQu
         }
       };
 
+      /**
+       * Defines a consumer of one job name: the job's data is decoded first (a job that does not
+       * decode is dropped with a warning), then handled uninterruptibly with its lock kept fresh.
+       */
+      const defineDecoded = <A>(
+        runtime: Runtime.Runtime<never>,
+        name: string,
+        decode: (data: unknown, id: string) => Either.Either<A, StorageFailure>,
+        concurrency: number,
+        handle: (data: A, taken: ReturnType<typeof take>) => Effect.Effect<void>,
+      ) =>
+        agenda.define(
+          name,
+          async (job: Job<unknown>) => {
+            const taken = take(job.attrs._id);
+            const decoded = decode(job.attrs.data, String(job.attrs._id));
+            if (Either.isLeft(decoded)) return dropJob(runtime, decoded.left);
+            const work = handle(decoded.right, taken);
+            await keepLocked(job, () => Runtime.runPromise(runtime)(Effect.uninterruptible(work)));
+          },
+          { concurrency, lockLimit: concurrency, lockLifetime: lockLifetimeMs },
+        );
+
       // Fair across owners: run jobs share one fixed due time, so Agenda's order (nextRunAt, then
       // priority) is the priority alone, and a job's priority is minus the number of its owner's
       // jobs already waiting. Owners are then served in turn: another owner's first job ranks with
@@ -155,32 +185,15 @@ export const AgendaRunQueueLive = (config: AgendaQueueConfig): Layer.Layer<RunQu
       };
 
       const service: RunQueueService = {
-        enqueue: (job) =>
-          Effect.tryPromise({
-            try: () => enqueueFairly(job),
-            catch: unavailable,
-          }).pipe(
-            Effect.timeoutFail({ duration: Duration.seconds(10), onTimeout: () => unavailable("enqueue timed out") }),
-            Effect.asVoid,
-          ),
+        enqueue: (job) => saved(() => enqueueFairly(job)),
 
         consume: (concurrency, handler) =>
           Effect.gen(function* () {
             const runtime = yield* Effect.runtime<never>();
-            agenda.define(
-              runJob,
-              async (job: Job<unknown>) => {
-                // Unknown (not locked through getNextJobToRun): assume a redelivery, so a run left
-                // `running` by a dead worker is reclaimed; the engine's guards make that safe.
-                const redelivered = take(job.attrs._id)?.startedBefore ?? true;
-                const decoded = decodeRunJob(job.attrs.data, String(job.attrs._id));
-                if (Either.isLeft(decoded)) return dropJob(runtime, decoded.left);
-                const runJobData = decoded.right;
-                await keepLocked(job, () =>
-                  Runtime.runPromise(runtime)(Effect.uninterruptible(handler(runJobData, redelivered))),
-                );
-              },
-              { concurrency, lockLimit: concurrency, lockLifetime: lockLifetimeMs },
+            // Unknown (not locked through getNextJobToRun): assume a redelivery, so a run left
+            // `running` by a dead worker is reclaimed; the engine's guards make that safe.
+            defineDecoded(runtime, runJob, decodeRunJob, concurrency, (data, taken) =>
+              handler(data, taken?.startedBefore ?? true),
             );
             scanNow();
             yield* Effect.addFinalizer(() => stopAndSettle);
@@ -189,28 +202,15 @@ export const AgendaRunQueueLive = (config: AgendaQueueConfig): Layer.Layer<RunQu
         // A wake-up per dataset and due time; the outbox (Storage) is the record and keeps the
         // order, so two such jobs for one dataset on two workers are harmless.
         enqueueWebhookDelivery: (job) =>
-          Effect.tryPromise({
-            try: () =>
-              agenda.schedule(job.dueAt ? new Date(job.dueAt) : new Date(), webhookJob, { datasetId: job.datasetId }),
-            catch: unavailable,
-          }).pipe(
-            Effect.timeoutFail({ duration: Duration.seconds(10), onTimeout: () => unavailable("enqueue timed out") }),
-            Effect.asVoid,
+          saved(() =>
+            agenda.schedule(job.dueAt ? new Date(job.dueAt) : new Date(), webhookJob, { datasetId: job.datasetId }),
           ),
 
         consumeWebhookDeliveries: (concurrency, handler) =>
           Effect.gen(function* () {
             const runtime = yield* Effect.runtime<never>();
-            agenda.define(
-              webhookJob,
-              async (job: Job<unknown>) => {
-                take(job.attrs._id);
-                const decoded = decodeWebhookJob(job.attrs.data, String(job.attrs._id));
-                if (Either.isLeft(decoded)) return dropJob(runtime, decoded.left);
-                const delivery: WebhookDeliveryJob = { datasetId: decoded.right.datasetId };
-                await keepLocked(job, () => Runtime.runPromise(runtime)(Effect.uninterruptible(handler(delivery))));
-              },
-              { concurrency, lockLimit: concurrency, lockLifetime: lockLifetimeMs },
+            defineDecoded(runtime, webhookJob, decodeWebhookJob, concurrency, (data) =>
+              handler({ datasetId: data.datasetId }),
             );
             scanNow();
             yield* Effect.addFinalizer(() => stopAndSettle);

@@ -1,11 +1,11 @@
 import { Effect } from "effect";
 import { sha256Hex } from "../digest.js";
 import { Storage } from "../ports/storage.js";
-import type { DatasetId, OwnerId } from "../schema/ids.js";
+import type { OwnerId } from "../schema/ids.js";
 import { findDataset } from "./find-dataset.js";
 
 /**
- * The entity tag of a page of `GET /v1/datasets/{id}/rows` (decision 0018): a digest of what the
+ * The entity tag of a page of `GET /v1/datasets/{id}/rows` (decision 0020): a digest of what the
  * page can depend on, read without listing a row. Rows change only through an acceptance (the
  * dataset's newest run turns `succeeded`; unchanged rows' seen-markers move with it even when no
  * revision is written), an edit (a new revision sequence) or a dataset update (its revision), so
@@ -18,7 +18,7 @@ export const rowsPageTag = (ownerId: OwnerId, datasetId: string, query: Record<s
   Effect.gen(function* () {
     const dataset = yield* findDataset(ownerId, datasetId);
     const storage = yield* Storage;
-    const id = dataset.record.id as DatasetId;
+    const id = dataset.record.id;
     const [sequence, [newest]] = yield* Effect.all([storage.lastSequence(id), storage.listRuns(id, 1)]);
     const params = Object.keys(query)
       .sort()
