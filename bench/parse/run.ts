@@ -12,7 +12,7 @@ import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import type { DocumentParserService } from "@gleaner/core";
-import { Effect } from "effect";
+import * as Effect from "effect/Effect";
 import { median } from "../median.js";
 
 const fixtures = new URL("../../conformance/fixtures/books/", import.meta.url);

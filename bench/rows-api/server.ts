@@ -21,7 +21,7 @@ import {
 } from "@gleaner/core";
 import { startHost } from "@gleaner/koa";
 import { MemoryStoreLive } from "@gleaner/memory";
-import { Effect } from "effect";
+import * as Effect from "effect/Effect";
 import Koa from "koa";
 import { pino } from "pino";
 

@@ -1,5 +1,5 @@
 import type { LayerOverrides, RunningHost } from "@gleaner/koa";
-import type { Layer } from "effect";
+import type * as Layer from "effect/Layer";
 import { type Client, makeClient } from "./client.js";
 import type { AdapterSet } from "./suite.js";
 

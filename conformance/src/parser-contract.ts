@@ -5,7 +5,8 @@
  */
 import { DOCUMENT_MAX_DEPTH, DOCUMENT_MAX_ELEMENTS, DocumentParser, type ParsedDocument } from "@gleaner/core";
 import { expect } from "chai";
-import { Effect, ManagedRuntime } from "effect";
+import * as Effect from "effect/Effect";
+import * as ManagedRuntime from "effect/ManagedRuntime";
 import { after, before, describe, it } from "mocha";
 import { readFileSync } from "node:fs";
 import type { UnderTest } from "./context.js";

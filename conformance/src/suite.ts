@@ -1,6 +1,6 @@
 import type { Credits, DocumentParser, RunQueue, Storage } from "@gleaner/core";
 import { type HostConfig, type LayerOverrides, type RunningHost, startHost } from "@gleaner/koa";
-import type { Layer } from "effect";
+import type * as Layer from "effect/Layer";
 import { after, before, describe } from "mocha";
 import { pino } from "pino";
 import { authCapability } from "./cases/auth.js";

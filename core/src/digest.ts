@@ -1,4 +1,4 @@
-import { Effect } from "effect";
+import * as Effect from "effect/Effect";
 
 /**
  * SHA-256 as lower-case hex, through Web Crypto so core runs in any JavaScript runtime. Page

@@ -1,4 +1,5 @@
-import { Schema, Struct } from "effect";
+import * as Schema from "effect/Schema";
+import * as Struct from "effect/Struct";
 import { Dataset } from "./schema/dataset.js";
 import { type DatasetId, DateTime, OwnerId } from "./schema/ids.js";
 import { HistoricalSchema } from "./schema/row.js";

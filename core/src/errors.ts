@@ -1,4 +1,4 @@
-import { Schema } from "effect";
+import * as Schema from "effect/Schema";
 
 /** One problem with a request, located by a JSON pointer (`/source/fields/0/read`) or a query name. */
 export const ErrorDetail = Schema.Struct({ path: Schema.String, message: Schema.String });

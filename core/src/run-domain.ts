@@ -1,4 +1,5 @@
-import { Schema, Struct } from "effect";
+import * as Schema from "effect/Schema";
+import * as Struct from "effect/Struct";
 import { ResearchRecipe } from "./schema/research.js";
 import { RunArtifactWithBody } from "./schema/responses.js";
 import { Run, RunTrace } from "./schema/run.js";

@@ -1,4 +1,5 @@
-import { Clock, Effect } from "effect";
+import * as Clock from "effect/Clock";
+import * as Effect from "effect/Effect";
 
 /** Now as the API shows it. Time comes from Effect's Clock so tests can run on TestClock. */
 /** A Clock reading (epoch milliseconds) as the API shows it. */

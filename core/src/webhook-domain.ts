@@ -1,4 +1,4 @@
-import { Schema } from "effect";
+import * as Schema from "effect/Schema";
 import { DatasetId, DateTime, OwnerId } from "./schema/ids.js";
 import { WebhookPayload } from "./schema/webhook-payloads.js";
 import { RegisteredWebhook, WebhookDelivery } from "./schema/webhooks.js";

@@ -1,5 +1,6 @@
 import { expect } from "chai";
-import { Effect, Either } from "effect";
+import * as Effect from "effect/Effect";
+import * as Either from "effect/Either";
 import { decodeCursor, encodeCursor } from "../src/rules/cursor.js";
 
 const decode = (kind: string, scope: string, cursor: string) =>

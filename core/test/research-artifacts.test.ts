@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { expect } from "chai";
-import { Effect } from "effect";
+import * as Effect from "effect/Effect";
 import { recordArtifact } from "../src/engine/research/artifacts.js";
 import type { RunId } from "../src/schema/ids.js";
 

@@ -1,5 +1,5 @@
 import { expect } from "chai";
-import { Effect } from "effect";
+import * as Effect from "effect/Effect";
 import { groundCell, groundingText, nameKey } from "../src/engine/research/grounding.js";
 import { entityKey, mergeCandidates } from "../src/engine/research/merge.js";
 import { validatePage } from "../src/engine/research/validate.js";

@@ -1,6 +1,12 @@
 import { MemoryRunQueueLive, MemoryStoreLive } from "@gleaner/memory";
 import { expect } from "chai";
-import { Effect, Layer, ManagedRuntime, Option, Scope, TestClock, TestContext } from "effect";
+import * as Effect from "effect/Effect";
+import * as Layer from "effect/Layer";
+import * as ManagedRuntime from "effect/ManagedRuntime";
+import * as Option from "effect/Option";
+import * as Scope from "effect/Scope";
+import * as TestClock from "effect/TestClock";
+import * as TestContext from "effect/TestContext";
 import { createApiKey, createDataset, type DatasetId, RoutinesLive, Storage, updateDataset } from "../src/index.js";
 
 const minute = 60_000;

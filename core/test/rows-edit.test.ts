@@ -1,5 +1,5 @@
 import { expect } from "chai";
-import { Effect } from "effect";
+import * as Effect from "effect/Effect";
 import type { Cell } from "../src/engine/coerce.js";
 import { reconcile } from "../src/engine/reconcile.js";
 import type { ExtractedRecord } from "../src/engine/extract.js";

@@ -19,7 +19,9 @@ import {
 import { Htmlparser2ParserLive } from "@gleaner/htmlparser2";
 import { HttpFetcherLive } from "@gleaner/http";
 import { MemoryRunQueueLive, MemoryStoreLive } from "@gleaner/memory";
-import { Effect, Layer, ManagedRuntime } from "effect";
+import * as Effect from "effect/Effect";
+import * as Layer from "effect/Layer";
+import * as ManagedRuntime from "effect/ManagedRuntime";
 
 /** Every port the use cases need, plus the worker that executes runs (the fixture site is on loopback). */
 export const embeddedLayer = () => {

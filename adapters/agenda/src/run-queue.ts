@@ -11,7 +11,11 @@ import {
   WebhookDeliveryJob,
 } from "@gleaner/core";
 import { Agenda, type AgendaBackend, type Job } from "agenda";
-import { Duration, Effect, Either, Layer, Runtime } from "effect";
+import * as Duration from "effect/Duration";
+import * as Effect from "effect/Effect";
+import * as Either from "effect/Either";
+import * as Layer from "effect/Layer";
+import * as Runtime from "effect/Runtime";
 import { type AgendaQueueConfig, defaults } from "./config.js";
 import { recordDeliveries } from "./deliveries.js";
 import { InFlight } from "./in-flight.js";

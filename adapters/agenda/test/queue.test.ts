@@ -1,6 +1,9 @@
 import type { DatasetId, OwnerId, RoutineTick, RunId, RunJob } from "@gleaner/core";
 import { expect } from "chai";
-import { Cause, Effect, Exit, Layer } from "effect";
+import * as Cause from "effect/Cause";
+import * as Effect from "effect/Effect";
+import * as Exit from "effect/Exit";
+import * as Layer from "effect/Layer";
 import { after, describe, it } from "mocha";
 import { AgendaRunQueueLive, routineJob } from "../src/index.js";
 import {

@@ -1,6 +1,10 @@
 import { type DatasetId, type OwnerId, RunQueue, type RunId, type RunJob, type RunQueueService } from "@gleaner/core";
 import { expect } from "chai";
-import { Context, Effect, Exit, Layer, Scope } from "effect";
+import * as Context from "effect/Context";
+import * as Effect from "effect/Effect";
+import * as Exit from "effect/Exit";
+import * as Layer from "effect/Layer";
+import * as Scope from "effect/Scope";
 import { describe, it } from "mocha";
 import pg from "pg";
 

@@ -16,7 +16,8 @@ import {
 import render from "dom-serializer";
 import { type Document, DomHandler, type Element, isTag } from "domhandler";
 import { getAttributeValue, textContent } from "domutils";
-import { Effect, Layer } from "effect";
+import * as Effect from "effect/Effect";
+import * as Layer from "effect/Layer";
 import { Parser } from "htmlparser2";
 import { firstInDocument, selectInDocument, selectInElement } from "./selectors.js";
 

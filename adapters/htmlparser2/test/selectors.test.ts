@@ -1,5 +1,5 @@
 import { expect } from "chai";
-import { Effect } from "effect";
+import * as Effect from "effect/Effect";
 import { parseWithHtmlparser2 } from "../src/index.js";
 import { selectorCompiles } from "../src/selectors.js";
 

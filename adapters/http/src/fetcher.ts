@@ -11,7 +11,7 @@ import {
   readWithAttempts,
   resolveSafeAddress,
 } from "@gleaner/core";
-import type { Layer } from "effect";
+import type * as Layer from "effect/Layer";
 import { Agent, type Dispatcher, ProxyAgent } from "undici";
 import { type HttpFetcherConfig, type ResolvedConfig, resolveConfig } from "./config.js";
 import { readOnce } from "./page-reader.js";

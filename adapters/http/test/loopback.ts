@@ -1,5 +1,7 @@
 import { Fetcher, type FetchRequest, type ReadFailed, type FetchedPage } from "@gleaner/core";
-import { Effect, type Either, ManagedRuntime } from "effect";
+import * as Effect from "effect/Effect";
+import type * as Either from "effect/Either";
+import * as ManagedRuntime from "effect/ManagedRuntime";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import net from "node:net";
 import type { AddressInfo } from "node:net";

@@ -305,7 +305,9 @@ describe("http fetcher: reads and classifies every readFailure reason (loopback 
   });
 
   it("an interrupted read does not become a page or a failure (the fiber is interrupted)", async () => {
-    const { Effect, ManagedRuntime, Exit } = await import("effect");
+    const Effect = await import("effect/Effect");
+    const ManagedRuntime = await import("effect/ManagedRuntime");
+    const Exit = await import("effect/Exit");
     const { Fetcher } = await import("@gleaner/core");
     const { HttpFetcherLive } = await import("../src/index.js");
     const runtime = ManagedRuntime.make(HttpFetcherLive(loopbackOnly));

@@ -1,6 +1,7 @@
 import { MainTextReader, type MainTextReaderService, ParseFailed } from "@gleaner/core";
 import { Readability } from "@mozilla/readability";
-import { Effect, Layer } from "effect";
+import * as Effect from "effect/Effect";
+import * as Layer from "effect/Layer";
 import { JSDOM, VirtualConsole } from "jsdom";
 
 /** Paragraph breaks kept, whitespace inside lines collapsed, empty lines dropped. */

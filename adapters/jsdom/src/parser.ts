@@ -11,7 +11,8 @@ import {
   resolveReference,
   utf8Excerpt,
 } from "@gleaner/core";
-import { Effect, Layer } from "effect";
+import * as Effect from "effect/Effect";
+import * as Layer from "effect/Layer";
 import { Parser } from "htmlparser2";
 import { JSDOM, VirtualConsole } from "jsdom";
 

@@ -1,5 +1,5 @@
 import { expect } from "chai";
-import { Effect } from "effect";
+import * as Effect from "effect/Effect";
 import { describe, it } from "mocha";
 import { readMainText } from "../src/index.js";
 

@@ -1,5 +1,5 @@
 import { type CreditsService, grantEntry } from "@gleaner/core";
-import { Effect } from "effect";
+import * as Effect from "effect/Effect";
 import type { MemoryState } from "./state.js";
 
 export const makeMemoryCredits = (state: MemoryState): CreditsService => ({

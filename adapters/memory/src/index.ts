@@ -1,5 +1,7 @@
 import { Credits, Storage } from "@gleaner/core";
-import { Context, Effect, Layer } from "effect";
+import * as Context from "effect/Context";
+import * as Effect from "effect/Effect";
+import * as Layer from "effect/Layer";
 import { makeMemoryCredits } from "./credits.js";
 import { MemoryState } from "./state.js";
 import { makeMemoryStorage } from "./storage.js";

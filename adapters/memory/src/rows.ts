@@ -1,5 +1,6 @@
 import { conflicts, type RowPosition, type RowRecord, type RowStorage, type StoredRevision } from "@gleaner/core";
-import { Effect, Option } from "effect";
+import * as Effect from "effect/Effect";
+import * as Option from "effect/Option";
 import type { MemoryState } from "./state.js";
 
 /** Index of the first row strictly after `after` in newest-first order (binary search). */

@@ -1,5 +1,10 @@
 import { nextOccurrence, QueueUnavailable, type Routine, type RoutineTick, RunQueue } from "@gleaner/core";
-import { Clock, Effect, Fiber, Layer, Queue, type Scope } from "effect";
+import * as Clock from "effect/Clock";
+import * as Effect from "effect/Effect";
+import * as Fiber from "effect/Fiber";
+import * as Layer from "effect/Layer";
+import * as Queue from "effect/Queue";
+import type * as Scope from "effect/Scope";
 import { FairJobs } from "./fair-jobs.js";
 import { makeWebhookJobs } from "./webhook-jobs.js";
 

@@ -10,7 +10,9 @@ import {
   type RunStorage,
   stampAcceptance,
 } from "@gleaner/core";
-import { Clock, Effect, Option } from "effect";
+import * as Clock from "effect/Clock";
+import * as Effect from "effect/Effect";
+import * as Option from "effect/Option";
 import { newestRunFirst, pruneEvidence } from "./retention.js";
 import type { MemoryState } from "./state.js";
 

@@ -1,5 +1,6 @@
 import { conflicts, type DatasetRecord, type StorageService, type StoredDataset } from "@gleaner/core";
-import { Effect, Option } from "effect";
+import * as Effect from "effect/Effect";
+import * as Option from "effect/Option";
 import { latestRun, makeMemoryRuns } from "./runs.js";
 import { makeMemoryRows } from "./rows.js";
 import type { MemoryState } from "./state.js";

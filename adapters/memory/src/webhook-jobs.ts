@@ -1,5 +1,9 @@
 import type { DatasetId, WebhookDeliveryJob } from "@gleaner/core";
-import { Clock, Duration, Effect, Queue, type Scope } from "effect";
+import * as Clock from "effect/Clock";
+import * as Duration from "effect/Duration";
+import * as Effect from "effect/Effect";
+import * as Queue from "effect/Queue";
+import type * as Scope from "effect/Scope";
 
 // Delays are slept on the wall clock: a retry is due in real time, whatever clock the runs use.
 const wallClock = Clock.make();

@@ -1,5 +1,6 @@
 import type { OutboxMessage, WebhookStorage } from "@gleaner/core";
-import { Effect, Option } from "effect";
+import * as Effect from "effect/Effect";
+import * as Option from "effect/Option";
 import type { MemoryState } from "./state.js";
 
 /** The oldest pending message of each webhook in the dataset: later ones wait behind it. */

@@ -1,7 +1,9 @@
 import { aDataset, anAcceptance, aQueuedRun, evidenceOf, seedOwnerWithDataset } from "@gleaner/conformance";
 import { type RunRecord, Storage } from "@gleaner/core";
 import { expect } from "chai";
-import { type Effect, ManagedRuntime, Option } from "effect";
+import type * as Effect from "effect/Effect";
+import * as ManagedRuntime from "effect/ManagedRuntime";
+import * as Option from "effect/Option";
 import { MemoryStoreLive } from "../src/index.js";
 import { artifactRunsPerDataset, evidenceRunsPerDataset } from "../src/retention.js";
 

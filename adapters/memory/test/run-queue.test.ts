@@ -1,6 +1,8 @@
 import { type DatasetId, type OwnerId, RunQueue, type RunId, type RunJob } from "@gleaner/core";
 import { expect } from "chai";
-import { Deferred, Effect, Layer } from "effect";
+import * as Deferred from "effect/Deferred";
+import * as Effect from "effect/Effect";
+import * as Layer from "effect/Layer";
 import { MemoryRunQueueLive } from "../src/index.js";
 
 const job = (owner: string, n: number): RunJob => ({

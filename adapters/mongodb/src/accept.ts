@@ -10,7 +10,7 @@ import {
   type StorageFailure,
   stampAcceptance,
 } from "@gleaner/core";
-import { Effect } from "effect";
+import * as Effect from "effect/Effect";
 import { type ClientSession, ObjectId } from "mongodb";
 import { fromUuid, fromUuidOrNull, toUuid } from "./bson.js";
 import { ensureAccount } from "./credits.js";

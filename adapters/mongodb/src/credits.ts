@@ -1,5 +1,5 @@
 import { type CreditsService, grantEntry, type OwnerId, type StorageFailure } from "@gleaner/core";
-import { Effect } from "effect";
+import * as Effect from "effect/Effect";
 import { isUuid, toUuid } from "./bson.js";
 import { isDuplicateKey } from "./errors.js";
 import { ledgerFromDoc, ledgerToDoc } from "./documents.js";

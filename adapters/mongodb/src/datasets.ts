@@ -1,5 +1,6 @@
 import { Routine, type DatasetStorage, type StoredDataset } from "@gleaner/core";
-import { Effect, Option } from "effect";
+import * as Effect from "effect/Effect";
+import * as Option from "effect/Option";
 import { fromUuid, isUuid, toUuid } from "./bson.js";
 import {
   apiKeyFromDoc,

@@ -1,5 +1,6 @@
 import { storedDecoder } from "@gleaner/core";
-import { Either, type Schema } from "effect";
+import * as Either from "effect/Either";
+import type * as Schema from "effect/Schema";
 
 /**
  * Core's storedDecoder for documents read inside the store's async callbacks: a document the

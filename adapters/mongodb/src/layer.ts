@@ -1,5 +1,7 @@
 import { Credits, Storage, StorageFailure, type StorageService } from "@gleaner/core";
-import { Context, Effect, Layer } from "effect";
+import * as Context from "effect/Context";
+import * as Effect from "effect/Effect";
+import * as Layer from "effect/Layer";
 import { MongoClient, WriteConcern } from "mongodb";
 import { makeCredits } from "./credits.js";
 import { makeDatasetMethods } from "./datasets.js";

@@ -1,5 +1,5 @@
 import type { Conflict, StorageFailure } from "@gleaner/core";
-import { Effect } from "effect";
+import * as Effect from "effect/Effect";
 import {
   type ClientSession,
   type MongoClient,

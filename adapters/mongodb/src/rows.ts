@@ -1,5 +1,6 @@
 import type { SourceObservation, RowStorage, StoredRevision } from "@gleaner/core";
-import { Effect, Option } from "effect";
+import * as Effect from "effect/Effect";
+import * as Option from "effect/Option";
 import { fromUuid, fromUuidOrNull, isUuid, toUuid } from "./bson.js";
 import { ConflictSignal, conflicts } from "./errors.js";
 import type { Mongo } from "./mongo.js";

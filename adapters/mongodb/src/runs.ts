@@ -1,5 +1,6 @@
 import type { RunStorage } from "@gleaner/core";
-import { Effect, Option } from "effect";
+import * as Effect from "effect/Effect";
+import * as Option from "effect/Option";
 import { isUuid, toDate, toUuid } from "./bson.js";
 import { acceptRun } from "./accept.js";
 import { runFromDoc, runToDoc } from "./documents.js";

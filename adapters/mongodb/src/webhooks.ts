@@ -9,7 +9,8 @@ import {
   WebhookRecord,
   type WebhookStorage,
 } from "@gleaner/core";
-import { Effect, Option } from "effect";
+import * as Effect from "effect/Effect";
+import * as Option from "effect/Option";
 import type { ClientSession, UUID } from "mongodb";
 import {
   fromDate,

@@ -1,6 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { type RunAcceptance, Storage } from "@gleaner/core";
-import { Effect, ManagedRuntime } from "effect";
+import * as Effect from "effect/Effect";
+import * as ManagedRuntime from "effect/ManagedRuntime";
 import { MongoStoreLive } from "../src/index.js";
 
 // A worker process for crash.test.ts: accepts the run described in the file it is given, and

@@ -1,7 +1,9 @@
 import { anOwner, storeContract } from "@gleaner/conformance";
 import { Storage } from "@gleaner/core";
 import { expect } from "chai";
-import { Effect, Either, ManagedRuntime } from "effect";
+import * as Effect from "effect/Effect";
+import * as Either from "effect/Either";
+import * as ManagedRuntime from "effect/ManagedRuntime";
 import { after, describe, it } from "mocha";
 import { MongoStoreLive } from "../src/index.js";
 import { dropDatabase, freshDatabase, whenMongoConfigured } from "./support.js";

@@ -9,7 +9,12 @@ import {
   ModelTimeout,
 } from "@gleaner/core";
 import { Ajv } from "ajv";
-import { Data, Duration, Effect, Layer, Redacted, Schedule } from "effect";
+import * as Data from "effect/Data";
+import * as Duration from "effect/Duration";
+import * as Effect from "effect/Effect";
+import * as Layer from "effect/Layer";
+import * as Redacted from "effect/Redacted";
+import * as Schedule from "effect/Schedule";
 import OpenAI from "openai";
 
 export interface OpenAiModelConfig {

@@ -1,6 +1,7 @@
 import type { GenerationRequest } from "@gleaner/core";
 import { expect } from "chai";
-import { Effect, Redacted } from "effect";
+import * as Effect from "effect/Effect";
+import * as Redacted from "effect/Redacted";
 import { afterEach, describe, it } from "mocha";
 import { makeOpenAiModel } from "../src/index.js";
 import { completion, silent, startChatServer, status } from "./chat-server.js";

@@ -8,7 +8,7 @@ import {
   type Route,
   readWithAttempts,
 } from "@gleaner/core";
-import type { Layer } from "effect";
+import type * as Layer from "effect/Layer";
 import { BrowserKeeper } from "./browser-keeper.js";
 import { type PlaywrightFetcherConfig, type ResolvedConfig, resolveConfig } from "./config.js";
 import { startGuardProxy } from "./guard-proxy.js";

@@ -1,5 +1,6 @@
 import { type FetchedPage, type FetchRequest, ReadFailed } from "@gleaner/core";
-import { Effect, Either } from "effect";
+import * as Effect from "effect/Effect";
+import * as Either from "effect/Either";
 import { existsSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";

@@ -9,7 +9,8 @@ import {
   type StorageFailure,
   stampAcceptance,
 } from "@gleaner/core";
-import { Clock, Effect } from "effect";
+import * as Clock from "effect/Clock";
+import * as Effect from "effect/Effect";
 import type { Db, Sql } from "./db.js";
 import { type RunRow, runColumns, toRun } from "./records.js";
 import { appendRevisions, recordSighting, upsertRows } from "./rows.js";

@@ -1,5 +1,5 @@
 import { type CreditsService, grantEntry, LedgerEntry, storedDecoder } from "@gleaner/core";
-import { Effect } from "effect";
+import * as Effect from "effect/Effect";
 import { allDecoded, type Db, isUuid, iso } from "./db.js";
 
 interface LedgerRow {

@@ -13,7 +13,7 @@ import {
   StoredDataset,
   storedDecoder,
 } from "@gleaner/core";
-import { Effect } from "effect";
+import * as Effect from "effect/Effect";
 import {
   allDecoded,
   conflictsOn,

@@ -1,5 +1,7 @@
 import { type Conflict, conflicts, isCanonicalUuid, StorageFailure } from "@gleaner/core";
-import { Effect, Exit, type Option } from "effect";
+import * as Effect from "effect/Effect";
+import * as Exit from "effect/Exit";
+import type * as Option from "effect/Option";
 import type pg from "pg";
 
 /** Something that runs SQL: the pool, or one client inside a transaction. */

@@ -8,7 +8,8 @@ import {
   type StoredRevision,
   storedDecoder,
 } from "@gleaner/core";
-import { Effect, Option } from "effect";
+import * as Effect from "effect/Effect";
+import * as Option from "effect/Option";
 import {
   allDecoded,
   conflictsOn,

@@ -7,7 +7,7 @@ import {
   type RunRecord,
   storedDecoder,
 } from "@gleaner/core";
-import { Effect } from "effect";
+import * as Effect from "effect/Effect";
 import { iso, type Sql } from "./db.js";
 import { runValues } from "./records.js";
 

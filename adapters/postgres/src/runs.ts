@@ -1,5 +1,6 @@
 import type { RunEvidence, RunStorage } from "@gleaner/core";
-import { Effect, Option } from "effect";
+import * as Effect from "effect/Effect";
+import * as Option from "effect/Option";
 import { acceptRun } from "./accept.js";
 import { allDecoded, conflictsOn, type Db, firstDecoded, isUuid, runInProgress } from "./db.js";
 import { type RunRow, runColumns, runValues, toRun } from "./records.js";

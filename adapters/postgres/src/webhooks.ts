@@ -10,7 +10,8 @@ import {
   WebhookRecord,
   type WebhookStorage,
 } from "@gleaner/core";
-import { Effect, Option } from "effect";
+import * as Effect from "effect/Effect";
+import * as Option from "effect/Option";
 import { allDecoded, type Db, firstDecoded, iso, isoOrNull, isUuid, type Sql } from "./db.js";
 
 // Rows are decoded with core's webhook schemas (a stored value they refuse is a StorageFailure

@@ -1,7 +1,10 @@
 import { aDataset, anAcceptance, anOwner, aQueuedRun, evidenceOf } from "@gleaner/conformance";
 import { Credits, newId, Storage, StorageFailure, type StorageService, type WebhookRecord } from "@gleaner/core";
 import { expect } from "chai";
-import { Effect, Either, ManagedRuntime, Option } from "effect";
+import * as Effect from "effect/Effect";
+import * as Either from "effect/Either";
+import * as ManagedRuntime from "effect/ManagedRuntime";
+import * as Option from "effect/Option";
 import { after, before, describe, it } from "mocha";
 import pg from "pg";
 import { PostgresStoreLive } from "../src/index.js";

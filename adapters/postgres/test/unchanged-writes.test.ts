@@ -1,7 +1,9 @@
 import { anAcceptance, aQueuedRun, seedOwnerWithDataset } from "@gleaner/conformance";
 import { Storage } from "@gleaner/core";
 import { expect } from "chai";
-import { Effect, ManagedRuntime, Option } from "effect";
+import * as Effect from "effect/Effect";
+import * as ManagedRuntime from "effect/ManagedRuntime";
+import * as Option from "effect/Option";
 import pg from "pg";
 import { PostgresStoreLive } from "../src/index.js";
 import { dropSchema, freshSchema, whenPostgresReachable } from "./support.js";

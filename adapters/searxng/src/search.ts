@@ -1,5 +1,8 @@
 import { SearchEngine, type SearchEngineService, SearchFailed, type SearchResult } from "@gleaner/core";
-import { Duration, Effect, Layer, Schema } from "effect";
+import * as Duration from "effect/Duration";
+import * as Effect from "effect/Effect";
+import * as Layer from "effect/Layer";
+import * as Schema from "effect/Schema";
 
 export interface SearxngConfig {
   /** The SearXNG instance, e.g. http://127.0.0.1:8888 (its `search.formats` must include json). */

@@ -1,7 +1,7 @@
 import { createServer, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { expect } from "chai";
-import { Effect } from "effect";
+import * as Effect from "effect/Effect";
 import { afterEach, describe, it } from "mocha";
 import { makeSearxng } from "../src/index.js";
 

@@ -1,6 +1,6 @@
 import { RunDiagnostics } from "@gleaner/core";
 import { expect } from "chai";
-import { Schema } from "effect";
+import * as Schema from "effect/Schema";
 import { after, before, describe, it } from "mocha";
 import type { Body } from "../bodies.js";
 import { booksDataset, columnId, runToEnd } from "../books.js";

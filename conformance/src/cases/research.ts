@@ -2,7 +2,8 @@ import { LanguageModel, type RecordedAnswer, replayLanguageModel } from "@gleane
 import { type RunningHost, startHost } from "@gleaner/koa";
 import { SearxngLive } from "@gleaner/searxng";
 import { expect } from "chai";
-import { Effect, Layer } from "effect";
+import * as Effect from "effect/Effect";
+import * as Layer from "effect/Layer";
 import { after, before, beforeEach, describe, it } from "mocha";
 import { pino } from "pino";
 import type { Body } from "../bodies.js";

@@ -1,6 +1,9 @@
 import { Credits, type OwnerId, type RevisionId, Storage, type StorageService } from "@gleaner/core";
 import { expect } from "chai";
-import { Effect, Either, ManagedRuntime, Option } from "effect";
+import * as Effect from "effect/Effect";
+import * as Either from "effect/Either";
+import * as ManagedRuntime from "effect/ManagedRuntime";
+import * as Option from "effect/Option";
 import { after, before, describe, it } from "mocha";
 import type { UnderTest } from "../context.js";
 import { aDataset, anAcceptance, anEdit, anOwner, aQueuedRun, evidenceOf } from "./fixtures.js";

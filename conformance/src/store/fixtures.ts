@@ -15,7 +15,7 @@ import {
   type RunRecord,
   Storage,
 } from "@gleaner/core";
-import { Effect } from "effect";
+import * as Effect from "effect/Effect";
 
 // Minimal, internally consistent records for exercising a store directly through the Storage port
 // (the HTTP suite covers the same methods through the real engine), and for adapters' mapping tests.

@@ -10,7 +10,10 @@ import {
   webhookRetentionMs,
 } from "@gleaner/core";
 import { expect } from "chai";
-import { Effect, Option, TestClock, TestContext } from "effect";
+import * as Effect from "effect/Effect";
+import * as Option from "effect/Option";
+import * as TestClock from "effect/TestClock";
+import * as TestContext from "effect/TestContext";
 import { it } from "mocha";
 import { anAcceptance, evidenceOf } from "./fixtures.js";
 

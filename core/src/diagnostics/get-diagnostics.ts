@@ -1,4 +1,6 @@
-import { Effect, Option, Schema } from "effect";
+import * as Effect from "effect/Effect";
+import * as Option from "effect/Option";
+import * as Schema from "effect/Schema";
 import { decodeQuery } from "../decode.js";
 import { BadRequest } from "../errors.js";
 import { Storage } from "../ports/storage.js";

@@ -1,4 +1,5 @@
-import { Clock, Effect } from "effect";
+import * as Clock from "effect/Clock";
+import * as Effect from "effect/Effect";
 import { Storage } from "../ports/storage.js";
 import type { AcceptanceOutcome, RunEvidence, RunPlanRecord, RunRecord } from "../run-domain.js";
 import { observationsToStore } from "../rules/cited-observations.js";

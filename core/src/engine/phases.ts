@@ -1,4 +1,6 @@
-import { Clock, Effect, Option } from "effect";
+import * as Clock from "effect/Clock";
+import * as Effect from "effect/Effect";
+import * as Option from "effect/Option";
 import type { RecipeVersion } from "../domain.js";
 import { Storage } from "../ports/storage.js";
 import type { PinnedRecipe, RunEvidence, RunPlanRecord, RunRecord } from "../run-domain.js";

@@ -1,4 +1,5 @@
-import { Clock, Effect } from "effect";
+import * as Clock from "effect/Clock";
+import * as Effect from "effect/Effect";
 import { DocumentParser, type ParseFailed } from "../ports/document-parser.js";
 import { originOnly } from "../reading/origin.js";
 import { Fetcher, type FetchedPage, type ReadFailed } from "../ports/fetcher.js";

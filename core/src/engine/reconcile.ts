@@ -1,4 +1,4 @@
-import { Effect } from "effect";
+import * as Effect from "effect/Effect";
 import type { AcceptedRow, NewRevision, ReconciliationRecord, RowRecord } from "../run-domain.js";
 import type { DatasetColumn } from "../schema/column.js";
 import { type DatasetId, newId, type ObservationId, type RevisionId, type RowId, type RunId } from "../schema/ids.js";

@@ -1,4 +1,5 @@
-import { Clock, Effect } from "effect";
+import * as Clock from "effect/Clock";
+import * as Effect from "effect/Effect";
 import { newId } from "../schema/ids.js";
 import { isoAt } from "../time.js";
 import type { ResearchPhase, RunTracePhase, RunTraceStep } from "../schema/run.js";

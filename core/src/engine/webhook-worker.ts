@@ -1,4 +1,8 @@
-import { Clock, Duration, Effect, Layer, Option } from "effect";
+import * as Clock from "effect/Clock";
+import * as Duration from "effect/Duration";
+import * as Effect from "effect/Effect";
+import * as Layer from "effect/Layer";
+import * as Option from "effect/Option";
 import { RunQueue, type WebhookDeliveryJob } from "../ports/run-queue.js";
 import { Storage } from "../ports/storage.js";
 import { WebhookSender } from "../ports/webhook-sender.js";

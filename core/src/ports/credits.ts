@@ -1,4 +1,5 @@
-import { Context, Effect } from "effect";
+import * as Context from "effect/Context";
+import * as Effect from "effect/Effect";
 import type { StorageFailure } from "../errors.js";
 import type { OwnerId } from "../schema/ids.js";
 import { newId } from "../schema/ids.js";

@@ -1,4 +1,6 @@
-import { Context, type Effect, Schema } from "effect";
+import * as Context from "effect/Context";
+import type * as Effect from "effect/Effect";
+import * as Schema from "effect/Schema";
 
 /** An excerpt of an element's markup, cut at a UTF-8 character boundary. */
 export interface Excerpt {

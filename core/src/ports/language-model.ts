@@ -1,4 +1,6 @@
-import { Context, type Effect, Schema } from "effect";
+import * as Context from "effect/Context";
+import type * as Effect from "effect/Effect";
+import * as Schema from "effect/Schema";
 
 /** What the model is asked for; also names the JSON Schema, and keys recorded answers for replay. */
 export type GenerationTask = "planning" | "extraction";

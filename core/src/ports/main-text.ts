@@ -1,4 +1,5 @@
-import { Context, type Effect } from "effect";
+import * as Context from "effect/Context";
+import type * as Effect from "effect/Effect";
 import type { ParseFailed } from "./document-parser.js";
 
 /** A page's main content as plain text: scripts, navigation and boilerplate dropped. */

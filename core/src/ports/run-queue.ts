@@ -1,4 +1,7 @@
-import { Context, type Effect, Schema, type Scope } from "effect";
+import * as Context from "effect/Context";
+import type * as Effect from "effect/Effect";
+import * as Schema from "effect/Schema";
+import type * as Scope from "effect/Scope";
 import type { QueueUnavailable } from "../errors.js";
 import { DatasetId, OwnerId, RunId } from "../schema/ids.js";
 import { RunKind } from "../schema/research.js";

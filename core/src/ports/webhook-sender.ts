@@ -1,4 +1,5 @@
-import { Context, type Effect } from "effect";
+import * as Context from "effect/Context";
+import type * as Effect from "effect/Effect";
 import type { DeliveryOutcome } from "../rules/webhook-delivery.js";
 import type { WebhookPayload } from "../schema/webhook-payloads.js";
 

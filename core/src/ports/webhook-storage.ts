@@ -1,4 +1,5 @@
-import type { Effect, Option } from "effect";
+import type * as Effect from "effect/Effect";
+import type * as Option from "effect/Option";
 import type { StorageFailure } from "../errors.js";
 import type { OutboxMessage, WebhookAttempt, WebhookRecord } from "../webhook-domain.js";
 import type { DatasetId, OwnerId } from "../schema/ids.js";

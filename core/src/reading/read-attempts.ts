@@ -1,4 +1,7 @@
-import { Clock, Effect, Either, Layer } from "effect";
+import * as Clock from "effect/Clock";
+import * as Effect from "effect/Effect";
+import * as Either from "effect/Either";
+import * as Layer from "effect/Layer";
 import { type FetchedPage, Fetcher, type FetcherService, type FetchRequest, ReadFailed } from "../ports/fetcher.js";
 import type { ReadFailure, ReadFailureReason } from "../schema/run.js";
 import type { RenderMode } from "../schema/source.js";

@@ -1,4 +1,5 @@
-import { Duration, Schedule } from "effect";
+import * as Duration from "effect/Duration";
+import * as Schedule from "effect/Schedule";
 import type { ReadFailure } from "../schema/run.js";
 
 /**

@@ -1,5 +1,5 @@
 import ipaddr from "ipaddr.js";
-import { Schema } from "effect";
+import * as Schema from "effect/Schema";
 
 /**
  * The SSRF target policy every fetcher adapter applies: only public unicast addresses may be read,

@@ -1,4 +1,4 @@
-import { Schema } from "effect";
+import * as Schema from "effect/Schema";
 import { FieldId } from "./ids.js";
 
 /** Extraction names: a letter, then letters, digits or underscores (1-80 chars). */

@@ -1,4 +1,4 @@
-import { Schema } from "effect";
+import * as Schema from "effect/Schema";
 import { QueryInt } from "./query.js";
 import { ColumnInput, DatasetColumn } from "./column.js";
 import { DatasetId, DateTime, RunId } from "./ids.js";

@@ -1,4 +1,4 @@
-import { Schema } from "effect";
+import * as Schema from "effect/Schema";
 import { RunId } from "./ids.js";
 import { RunStatus, RunTracePhase } from "./run.js";
 

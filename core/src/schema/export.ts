@@ -1,4 +1,4 @@
-import { Schema } from "effect";
+import * as Schema from "effect/Schema";
 import { QueryInt } from "./query.js";
 import { RowStatus } from "./row.js";
 

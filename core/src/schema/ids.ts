@@ -1,4 +1,4 @@
-import { Schema } from "effect";
+import * as Schema from "effect/Schema";
 
 /** Branded identifiers: a DatasetId can never be passed where a RunId is expected. */
 export const OwnerId = Schema.UUID.pipe(Schema.brand("OwnerId"));

@@ -1,4 +1,4 @@
-import { Schema } from "effect";
+import * as Schema from "effect/Schema";
 
 /**
  * A query-string integer: decimal digits only. `Number()` would also take `0x10`, `1e1`, `+5`,

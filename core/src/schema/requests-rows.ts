@@ -1,4 +1,4 @@
-import { Schema } from "effect";
+import * as Schema from "effect/Schema";
 import { DateTime, RevisionId } from "./ids.js";
 import { QueryInt } from "./query.js";
 import { RowStatus, Scalar } from "./row.js";

@@ -1,4 +1,4 @@
-import { Schema } from "effect";
+import * as Schema from "effect/Schema";
 import { ColumnType } from "./column.js";
 
 /** What a run does: the `kind` of endpoint 10's optional body (CreateRunRequest in requests-runs.ts). */

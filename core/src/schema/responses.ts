@@ -1,4 +1,4 @@
-import { Schema } from "effect";
+import * as Schema from "effect/Schema";
 import { DateTime, RunId } from "./ids.js";
 import { ResearchRecipe } from "./research.js";
 import { DatasetRow } from "./row.js";

@@ -1,4 +1,4 @@
-import { Schema } from "effect";
+import * as Schema from "effect/Schema";
 import { DatasetColumn } from "./column.js";
 import { DatasetId, DateTime, FieldId, ObservationId, RevisionId, RowId, RunId, SchemaId } from "./ids.js";
 

@@ -1,4 +1,4 @@
-import { Schema } from "effect";
+import * as Schema from "effect/Schema";
 import { ExtractionName } from "./column.js";
 
 const isHttpUrl = (s: string): boolean => {

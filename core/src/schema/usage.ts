@@ -1,4 +1,4 @@
-import { Schema } from "effect";
+import * as Schema from "effect/Schema";
 import { DatasetId, DateTime, LedgerEntryId, RunId } from "./ids.js";
 
 /** SPEC.md leaves Usage open; this is the shape Gleaner commits to (see docs/decisions). */

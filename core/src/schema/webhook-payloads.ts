@@ -1,4 +1,4 @@
-import { Schema } from "effect";
+import * as Schema from "effect/Schema";
 import { DatasetId, DateTime, RunId } from "./ids.js";
 import { RowDeltas, RunStatus } from "./run.js";
 

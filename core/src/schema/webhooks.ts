@@ -1,4 +1,4 @@
-import { Schema } from "effect";
+import * as Schema from "effect/Schema";
 import { webhookEventTypes } from "../rules/webhook-delivery.js";
 import { DatasetId, DateTime } from "./ids.js";
 

@@ -1,4 +1,4 @@
-import { Effect } from "effect";
+import * as Effect from "effect/Effect";
 import type { DatasetRecord } from "../domain.js";
 import { Conflict, type ErrorDetail, ValidationError } from "../errors.js";
 import { cronProblem } from "../rules/cron.js";

@@ -1,4 +1,5 @@
-import { Effect, Struct } from "effect";
+import * as Effect from "effect/Effect";
+import * as Struct from "effect/Struct";
 import type { DatasetRecord, StoredDataset } from "../domain.js";
 import { decodeBody, decodeQuery } from "../decode.js";
 import { ValidationError } from "../errors.js";

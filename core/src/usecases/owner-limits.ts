@@ -1,4 +1,6 @@
-import { Clock, Context, Effect } from "effect";
+import * as Clock from "effect/Clock";
+import * as Context from "effect/Context";
+import * as Effect from "effect/Effect";
 import { RateLimited } from "../errors.js";
 import { Storage } from "../ports/storage.js";
 import type { OwnerId } from "../schema/ids.js";

@@ -1,4 +1,5 @@
-import { Effect, Option } from "effect";
+import * as Effect from "effect/Effect";
+import * as Option from "effect/Option";
 import type { Owner } from "../domain.js";
 import { Unauthorized } from "../errors.js";
 import { Credits } from "../ports/credits.js";

@@ -1,4 +1,5 @@
-import { Effect, Option } from "effect";
+import * as Effect from "effect/Effect";
+import * as Option from "effect/Option";
 import type { DatasetRecord } from "../domain.js";
 import type { Credits } from "../ports/credits.js";
 import { RunQueue, type RoutineTick } from "../ports/run-queue.js";

@@ -1,4 +1,5 @@
-import { Effect, Option } from "effect";
+import * as Effect from "effect/Effect";
+import * as Option from "effect/Option";
 import { decodeBody } from "../decode.js";
 import { Conflict, type ErrorDetail, ValidationError } from "../errors.js";
 import { Storage } from "../ports/storage.js";

@@ -1,4 +1,4 @@
-import { Effect } from "effect";
+import * as Effect from "effect/Effect";
 import { sha256Hex } from "../digest.js";
 import { Storage } from "../ports/storage.js";
 import type { OwnerId } from "../schema/ids.js";

@@ -1,4 +1,5 @@
-import { Effect, Option } from "effect";
+import * as Effect from "effect/Effect";
+import * as Option from "effect/Option";
 import { decodeQuery } from "../decode.js";
 import { BadRequest, NotFound } from "../errors.js";
 import { Storage } from "../ports/storage.js";

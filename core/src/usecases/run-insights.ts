@@ -1,4 +1,6 @@
-import { Clock, Effect, Option } from "effect";
+import * as Clock from "effect/Clock";
+import * as Effect from "effect/Effect";
+import * as Option from "effect/Option";
 import { NotFound } from "../errors.js";
 import { Storage } from "../ports/storage.js";
 import type { RunArtifact } from "../run-domain.js";

@@ -1,4 +1,6 @@
-import { Effect, Option, Schema } from "effect";
+import * as Effect from "effect/Effect";
+import * as Option from "effect/Option";
+import * as Schema from "effect/Schema";
 import { decodeBody, decodeQuery } from "../decode.js";
 import { InsufficientCredits, NotFound, ResearchUnavailable, ValidationError } from "../errors.js";
 import { Credits } from "../ports/credits.js";

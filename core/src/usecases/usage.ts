@@ -1,4 +1,5 @@
-import { Clock, Effect } from "effect";
+import * as Clock from "effect/Clock";
+import * as Effect from "effect/Effect";
 import { Credits } from "../ports/credits.js";
 import type { OwnerId } from "../schema/ids.js";
 import type { Usage } from "../schema/usage.js";

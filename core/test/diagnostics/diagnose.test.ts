@@ -1,5 +1,5 @@
 import { expect } from "chai";
-import { Schema } from "effect";
+import * as Schema from "effect/Schema";
 import { diagnoseRun, RunDiagnostics, resolveField } from "../../src/index.js";
 import { book, columns, evidence, fact, p1, p2, passed, reconciliation, recording, site } from "./fixtures.js";
 

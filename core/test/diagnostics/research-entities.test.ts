@@ -1,5 +1,5 @@
 import { expect } from "chai";
-import { Schema } from "effect";
+import * as Schema from "effect/Schema";
 import { diagnoseRun, RunDiagnostics } from "../../src/index.js";
 import type { RecordFact } from "../../src/run-domain.js";
 import { book, evidence, p1, p2, passed, reconciliation, recording } from "./fixtures.js";

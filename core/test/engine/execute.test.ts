@@ -1,7 +1,15 @@
 import { Htmlparser2ParserLive } from "@gleaner/htmlparser2";
 import { MemoryRunQueueLive, MemoryStoreLive } from "@gleaner/memory";
 import { expect } from "chai";
-import { Effect, Either, Layer, ManagedRuntime, Option, Schema, TestClock, TestContext, Tracer } from "effect";
+import * as Effect from "effect/Effect";
+import * as Either from "effect/Either";
+import * as Layer from "effect/Layer";
+import * as ManagedRuntime from "effect/ManagedRuntime";
+import * as Option from "effect/Option";
+import * as Schema from "effect/Schema";
+import * as TestClock from "effect/TestClock";
+import * as TestContext from "effect/TestContext";
+import * as Tracer from "effect/Tracer";
 import {
   createApiKey,
   createDataset,

@@ -1,7 +1,10 @@
 import { Htmlparser2ParserLive } from "@gleaner/htmlparser2";
 import { MemoryRunQueueLive, MemoryStoreLive } from "@gleaner/memory";
 import { expect } from "chai";
-import { Effect, Layer, ManagedRuntime, Option } from "effect";
+import * as Effect from "effect/Effect";
+import * as Layer from "effect/Layer";
+import * as ManagedRuntime from "effect/ManagedRuntime";
+import * as Option from "effect/Option";
 import {
   createApiKey,
   createDataset,

@@ -1,4 +1,8 @@
-import { type Config, type ConfigError, ConfigProvider, Effect, Either } from "effect";
+import type * as Config from "effect/Config";
+import type * as ConfigError from "effect/ConfigError";
+import * as ConfigProvider from "effect/ConfigProvider";
+import * as Effect from "effect/Effect";
+import * as Either from "effect/Either";
 
 /** Configuration the host cannot honour; its message has one line per offending variable. */
 export class ConfigurationError extends Error {

@@ -1,4 +1,4 @@
-import { Config } from "effect";
+import * as Config from "effect/Config";
 import { ConfigurationError, gleanerVariables, readFrom } from "./config-errors.js";
 import {
   namesOf,

@@ -1,7 +1,8 @@
 import { Container, inject, injectable } from "inversify";
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { Layer, ManagedRuntime } from "effect";
+import * as Layer from "effect/Layer";
+import * as ManagedRuntime from "effect/ManagedRuntime";
 import type Koa from "koa";
 import type { Logger } from "pino";
 import { makeLogger, pinoLoggerLayer } from "./logging.js";

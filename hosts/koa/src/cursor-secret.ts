@@ -1,5 +1,7 @@
 import { createHmac } from "node:crypto";
-import { Config, Option, Redacted } from "effect";
+import * as Config from "effect/Config";
+import * as Option from "effect/Option";
+import * as Redacted from "effect/Redacted";
 import { readFrom } from "./config-errors.js";
 import type { HostConfig } from "./config.js";
 

@@ -1,5 +1,6 @@
 import { createApiKey } from "@gleaner/core";
-import { type Effect, TestClock } from "effect";
+import type * as Effect from "effect/Effect";
+import * as TestClock from "effect/TestClock";
 import type { Container } from "inversify";
 import type { Logger } from "pino";
 import { type HostConfig, readConfig } from "./config.js";

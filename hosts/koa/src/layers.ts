@@ -13,7 +13,12 @@ import {
   parseAllowList,
   type Storage,
 } from "@gleaner/core";
-import { Context, Effect, Layer, type Scope, TestClock, TestContext } from "effect";
+import * as Context from "effect/Context";
+import * as Effect from "effect/Effect";
+import * as Layer from "effect/Layer";
+import type * as Scope from "effect/Scope";
+import * as TestClock from "effect/TestClock";
+import * as TestContext from "effect/TestContext";
 import type { HostConfig } from "./config.js";
 import { cursorSecretFor } from "./cursor-secret.js";
 import { parserPlugins, pluginLayer, queuePlugins, select, storePlugins } from "./plugins.js";

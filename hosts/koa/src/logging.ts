@@ -1,4 +1,9 @@
-import { Cause, HashMap, Layer, List, Logger, LogLevel } from "effect";
+import * as Cause from "effect/Cause";
+import * as HashMap from "effect/HashMap";
+import * as Layer from "effect/Layer";
+import * as List from "effect/List";
+import * as Logger from "effect/Logger";
+import * as LogLevel from "effect/LogLevel";
 import { type Logger as Pino, pino } from "pino";
 
 /**

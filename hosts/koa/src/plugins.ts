@@ -1,5 +1,10 @@
 import { type Credits, type DocumentParser, QueueUnavailable, RunQueue, type Storage } from "@gleaner/core";
-import { Config, ConfigError, Effect, Either, Layer, Redacted } from "effect";
+import * as Config from "effect/Config";
+import * as ConfigError from "effect/ConfigError";
+import * as Effect from "effect/Effect";
+import * as Either from "effect/Either";
+import * as Layer from "effect/Layer";
+import * as Redacted from "effect/Redacted";
 import { readFrom, startupError } from "./config-errors.js";
 
 /**

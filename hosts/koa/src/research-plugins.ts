@@ -1,5 +1,8 @@
 import type { LanguageModel, SearchEngine } from "@gleaner/core";
-import { Config, Effect, Layer, Option } from "effect";
+import * as Config from "effect/Config";
+import * as Effect from "effect/Effect";
+import * as Layer from "effect/Layer";
+import * as Option from "effect/Option";
 
 /**
  * Research runs' adapters, chosen from the environment (docs/decisions/0014-research-runs.md):

@@ -7,7 +7,7 @@ import { makeClient, publishersDataset, type ResearchSite, scriptFor, startResea
 import { LanguageModel, replayLanguageModel } from "@gleaner/core";
 import { MemoryStoreLive } from "@gleaner/memory";
 import { expect } from "chai";
-import { Layer } from "effect";
+import * as Layer from "effect/Layer";
 import { pino } from "pino";
 import { type RunningHost, startHost } from "@gleaner/koa";
 

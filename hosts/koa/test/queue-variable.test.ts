@@ -1,6 +1,8 @@
 import { QueueUnavailable, RunQueue, type RunQueueService } from "@gleaner/core";
 import { expect } from "chai";
-import { Effect, Either, Layer } from "effect";
+import * as Effect from "effect/Effect";
+import * as Either from "effect/Either";
+import * as Layer from "effect/Layer";
 import { queueNamingVariable } from "../src/plugins.js";
 
 describe("a queue that refuses a job", () => {

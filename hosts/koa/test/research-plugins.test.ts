@@ -1,6 +1,9 @@
 import { LanguageModel, MainTextReader, SearchEngine } from "@gleaner/core";
 import { expect } from "chai";
-import { ConfigProvider, Context, Effect, Layer } from "effect";
+import * as ConfigProvider from "effect/ConfigProvider";
+import * as Context from "effect/Context";
+import * as Effect from "effect/Effect";
+import * as Layer from "effect/Layer";
 import { researchLayer } from "../src/research-plugins.js";
 
 /** Builds the research layer from the given environment and says which services it provides. */

@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import { type DeliveryOutcome, isRetryable, newWebhookSecret, parseAllowList, RunFinishedPayload } from "@gleaner/core";
 import { expect } from "chai";
-import { Schema } from "effect";
+import * as Schema from "effect/Schema";
 import { Webhook } from "standardwebhooks";
 import { makeWebhookSender } from "../src/webhooks/sender.js";
 

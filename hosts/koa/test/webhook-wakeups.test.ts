@@ -19,7 +19,12 @@ import { JsdomParserLive } from "@gleaner/jsdom";
 import { MemoryRunQueueLive, MemoryStoreLive } from "@gleaner/memory";
 import { PostgresStoreLive } from "@gleaner/postgres";
 import { expect } from "chai";
-import { Context, Effect, Exit, Layer, Option, Scope } from "effect";
+import * as Context from "effect/Context";
+import * as Effect from "effect/Effect";
+import * as Exit from "effect/Exit";
+import * as Layer from "effect/Layer";
+import * as Option from "effect/Option";
+import * as Scope from "effect/Scope";
 import { describe, it } from "mocha";
 import pg from "pg";
 

@@ -1,4 +1,4 @@
-import { Effect } from "effect";
+import * as Effect from "effect/Effect";
 import type { RunArtifact } from "../../run-domain.js";
 import { newId, type RunId } from "../../schema/ids.js";
 import { sha256Hex } from "../../digest.js";

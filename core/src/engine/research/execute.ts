@@ -1,4 +1,7 @@
-import { Cause, Clock, Effect, Option } from "effect";
+import * as Cause from "effect/Cause";
+import * as Clock from "effect/Clock";
+import * as Effect from "effect/Effect";
+import * as Option from "effect/Option";
 import { isStorageUnavailable } from "../../errors.js";
 import { LanguageModel, type LanguageModelService, type ModelFailure } from "../../ports/language-model.js";
 import { MainTextReader } from "../../ports/main-text.js";

@@ -1,4 +1,4 @@
-import { Effect } from "effect";
+import * as Effect from "effect/Effect";
 import type { RecordFact } from "../../run-domain.js";
 import type { EntityKind } from "../../schema/research.js";
 import type { ResearchRowIdentity } from "../../schema/row.js";

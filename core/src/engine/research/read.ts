@@ -1,4 +1,5 @@
-import { Clock, Effect } from "effect";
+import * as Clock from "effect/Clock";
+import * as Effect from "effect/Effect";
 import { Fetcher } from "../../ports/fetcher.js";
 import type { MainTextReaderService } from "../../ports/main-text.js";
 import type { DatasetColumn } from "../../schema/column.js";

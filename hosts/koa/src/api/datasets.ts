@@ -9,7 +9,7 @@ import {
   UpdateDatasetRequest,
   updateDataset,
 } from "@gleaner/core";
-import { Effect } from "effect";
+import * as Effect from "effect/Effect";
 import type { PathParam, Route } from "./route.js";
 
 export const datasetIdParam: Record<string, PathParam> = {

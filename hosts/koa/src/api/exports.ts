@@ -1,5 +1,5 @@
 import { ExportQuery, exportContentTypes, exportRows } from "@gleaner/core";
-import { Effect } from "effect";
+import * as Effect from "effect/Effect";
 import { writeExport } from "../export/writers.js";
 import { datasetIdParam } from "./datasets.js";
 import type { RawAnswer, Route } from "./route.js";

@@ -1,7 +1,7 @@
 import Router from "@koa/router";
 import { bodyParser } from "@koa/bodyparser";
 import { NotFound } from "@gleaner/core";
-import { Schema } from "effect";
+import * as Schema from "effect/Schema";
 import type { Middleware } from "koa";
 import { HttpError } from "../http/errors.js";
 import { taggedPages } from "../http/tagged-pages.js";

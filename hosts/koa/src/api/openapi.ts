@@ -1,5 +1,6 @@
 import { errorCodes } from "@gleaner/core";
-import { JSONSchema, Schema } from "effect";
+import * as JSONSchema from "effect/JSONSchema";
+import * as Schema from "effect/Schema";
 import { errorStatuses, type Route } from "./route.js";
 
 /**

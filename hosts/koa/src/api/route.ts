@@ -1,5 +1,6 @@
 import type { ApiError, Owner } from "@gleaner/core";
-import type { Effect, Schema } from "effect";
+import type * as Effect from "effect/Effect";
+import type * as Schema from "effect/Schema";
 import type { GleanerServices } from "../layers.js";
 
 /** What a handler gets: the owner (for authenticated routes), path ids, the raw query and body. */

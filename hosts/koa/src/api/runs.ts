@@ -17,7 +17,7 @@ import {
   RunResponse,
   TraceResponse,
 } from "@gleaner/core";
-import { Effect } from "effect";
+import * as Effect from "effect/Effect";
 import { datasetIdParam } from "./datasets.js";
 import type { Route } from "./route.js";
 

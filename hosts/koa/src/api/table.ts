@@ -1,5 +1,6 @@
 import { checkReadiness, Health } from "@gleaner/core";
-import { Effect, Schema } from "effect";
+import * as Effect from "effect/Effect";
+import * as Schema from "effect/Schema";
 import { datasetRoutes } from "./datasets.js";
 import { exportRoutes } from "./exports.js";
 import { buildOpenApi } from "./openapi.js";

@@ -1,6 +1,7 @@
 import "reflect-metadata";
 import { type ApiError, type Credits, createApiKey, grantCredits, type Storage } from "@gleaner/core";
-import { type Effect, ManagedRuntime } from "effect";
+import type * as Effect from "effect/Effect";
+import * as ManagedRuntime from "effect/ManagedRuntime";
 import { readConfig } from "../config.js";
 import { startHost } from "../host.js";
 import { runUseCase } from "../http/runtime.js";

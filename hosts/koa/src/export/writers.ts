@@ -1,7 +1,7 @@
 import { Readable, pipeline } from "node:stream";
 import { type ExportColumn, type ExportRow, exportHeader, exportRecord, type RowExport } from "@gleaner/core";
 import { stringify } from "csv-stringify";
-import { Stream } from "effect";
+import * as Stream from "effect/Stream";
 import { ByteWriter, ParquetWriter } from "hyparquet-writer";
 
 /** Rows per Parquet row group: the most rows a Parquet export holds at once. */

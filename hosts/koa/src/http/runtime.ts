@@ -1,5 +1,9 @@
 import type { ApiError } from "@gleaner/core";
-import { Cause, type Effect, Exit, type ManagedRuntime, Option } from "effect";
+import * as Cause from "effect/Cause";
+import type * as Effect from "effect/Effect";
+import * as Exit from "effect/Exit";
+import type * as ManagedRuntime from "effect/ManagedRuntime";
+import * as Option from "effect/Option";
 import { HttpError, internalError } from "./errors.js";
 
 import type { GleanerServices } from "../layers.js";

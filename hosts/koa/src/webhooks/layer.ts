@@ -1,6 +1,7 @@
 import { lookup } from "node:dns/promises";
 import { parseAllowList, webhookRetry, WebhookSender, WebhookWorkerLive } from "@gleaner/core";
-import { Effect, Layer } from "effect";
+import * as Effect from "effect/Effect";
+import * as Layer from "effect/Layer";
 import type { HostConfig } from "../config.js";
 import { makeWebhookSender } from "./sender.js";
 
