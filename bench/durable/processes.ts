@@ -7,7 +7,8 @@ import { fileURLToPath } from "node:url";
 import { READY_MARKER } from "./markers.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
-const cli = join(here, "../../hosts/koa/dist/cli.js");
+// The bin, as a team runs it: the CLI from its bundle.
+const cli = join(here, "../../hosts/koa/bin/gleaner.js");
 
 export type Env = Readonly<Record<string, string>>;
 

@@ -13,7 +13,8 @@ import { freshName, sql } from "./support.js";
  * that are SIGKILLed at random moments and restarted, and drivers that run datasets one run after
  * another. crash.test.ts checks runs and charges with it; webhooks-crash.test.ts the outbox.
  */
-const cli = join(dirname(fileURLToPath(import.meta.url)), "../../../hosts/koa/dist/cli.js");
+// The bin, as a team runs it: the CLI from its bundle.
+const cli = join(dirname(fileURLToPath(import.meta.url)), "../../../hosts/koa/bin/gleaner.js");
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const terminal = new Set(["succeeded", "failed", "blocked", "held"]);
 

@@ -1,6 +1,6 @@
 import { readdir, readFile } from "node:fs/promises";
-import { join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
 import { schemaSetupLockKey, sha256HexOf } from "@gleaner/core";
 import type pg from "pg";
 
@@ -13,8 +13,15 @@ export interface Migration {
   readonly checksum: string;
 }
 
-/** The migrations shipped with this package (next to src/ and dist/, listed in package.json files). */
-export const bundledMigrationsDir = fileURLToPath(new URL("../migrations/", import.meta.url));
+/**
+ * The migrations shipped with this package (next to src/ and dist/, listed in package.json files). Found
+ * from the package's own entry, not from this module's URL: the `gleaner` CLI runs from a bundle in
+ * @gleaner/koa's dist/, where this module's URL is a chunk's (decision 0020).
+ */
+export const bundledMigrationsDir = join(
+  dirname(createRequire(import.meta.url).resolve("@gleaner/postgres")),
+  "../migrations",
+);
 
 const fileName = /^(\d{4})_([a-z0-9_]+)\.sql$/;
 

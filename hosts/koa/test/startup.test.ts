@@ -5,6 +5,8 @@ import { promisify } from "node:util";
 import { expect } from "chai";
 
 const cli = fileURLToPath(new URL("../dist/cli.js", import.meta.url));
+/** The bin, which runs the CLI from its bundle (dist/bundle/cli.js). */
+const bin = fileURLToPath(new URL("../bin/gleaner.js", import.meta.url));
 const reportImports = fileURLToPath(new URL("./support/report-imports.mjs", import.meta.url));
 const run = promisify(execFile);
 const quiet = { ...process.env, GLEANER_LOG_LEVEL: "silent", GLEANER_PORT: "0", GLEANER_HOST: "127.0.0.1" };
@@ -23,8 +25,8 @@ const refusal = async (args: string[], env: Record<string, string>): Promise<str
 };
 
 /** Starts `gleaner serve`, waits until it listens, stops it; returns the packages it imported. */
-const importsOfServe = async (env: Record<string, string>): Promise<ReadonlyArray<string>> => {
-  const child: ChildProcess = spawn(process.execPath, ["--import", reportImports, cli, "serve"], {
+const importsOfServe = async (env: Record<string, string>, entry = cli): Promise<ReadonlyArray<string>> => {
+  const child: ChildProcess = spawn(process.execPath, ["--import", reportImports, entry, "serve"], {
     env: { ...quiet, ...env },
   });
   let stdout = "";
@@ -101,5 +103,20 @@ describe("host start-up", function () {
     // @gleaner/jsdom measures a page with htmlparser2 before jsdom parses it (decision 0016), but the
     // default parser's adapter is not loaded.
     expect(imported).to.not.include("@gleaner/htmlparser2");
+  });
+
+  it("the bin serves from the bundle: it resolves no Gleaner package, and no driver on the memory set", async () => {
+    const imported = await importsOfServe({}, bin);
+    // Everything of Gleaner and Effect is inside the bundle; only drivers (and pino) stay outside it.
+    for (const name of ["@gleaner/core", "@gleaner/koa", "@gleaner/memory", "effect", "inversify", "undici"]) {
+      expect(imported, name).to.not.include(name);
+    }
+    for (const driver of drivers) expect(imported, driver).to.not.include(driver);
+  });
+
+  it("the bin's bundle imports a driver once the configuration selects its adapter", async () => {
+    const imported = await importsOfServe({ GLEANER_PARSER: "jsdom" }, bin);
+    expect(imported).to.include("jsdom");
+    expect(imported).to.not.include("pg");
   });
 });
