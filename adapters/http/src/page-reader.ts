@@ -4,6 +4,7 @@ import {
   classifyResponse,
   decodeHtml,
   type FetchRequest,
+  type PageValidators,
   isHtmlContentType,
   looksLikeHtml,
   originOnly,
@@ -45,7 +46,9 @@ export const readOnce = async (
         return failed("unsafe_target", null, url, `refused to read ${originOnly(url) ?? "the URL"}: ${verdict.why}`);
       const refusal = request.ignoreRobots ? null : await robots.verdict(url, route);
       if (refusal) return refusal;
-      const response = await open(url, route, signal);
+      // The stored read's validators go only to the hop where that read ended (decision 0021).
+      const conditional = request.conditional?.url === url ? conditionalHeaders(request.conditional) : null;
+      const response = await open(url, route, signal, conditional ?? undefined);
       const location = response.headers.get("location");
       if (response.status >= 300 && response.status < 400 && location) {
         response.discard();
@@ -59,12 +62,45 @@ export const readOnce = async (
         }
         continue;
       }
+      if (response.status === 304 && conditional !== null) return notModified(request.url, url, response);
       return await judge(config, request.url, url, response);
     }
   } catch (error) {
     const { reason, message } = classifyTransportError(error, deadline.aborted);
     return failed(reason, null, url, message);
   }
+};
+
+/** If-None-Match / If-Modified-Since from a stored read's validators; null when it has none. */
+const conditionalHeaders = (validators: PageValidators): Record<string, string> | null => {
+  const headers: Record<string, string> = {};
+  if (validators.etag !== null) headers["if-none-match"] = validators.etag;
+  if (validators.lastModified !== null) headers["if-modified-since"] = validators.lastModified;
+  return Object.keys(headers).length > 0 ? headers : null;
+};
+
+/** What a response says identifies its version, for the next read's conditional request. */
+const validatorsOf = (headers: Exchange["headers"]): PageValidators => ({
+  etag: headers.get("etag"),
+  lastModified: headers.get("last-modified"),
+});
+
+/** A 304 to a conditional read: the stored page stands; the engine supplies its body. */
+const notModified = (requestedUrl: string, url: string, response: Exchange): AttemptOutcome => {
+  response.discard();
+  return {
+    ok: true,
+    page: {
+      requestedUrl,
+      finalUrl: url,
+      status: 304,
+      contentType: response.headers.get("content-type") ?? "text/html",
+      body: "",
+      bytes: 0,
+      validators: validatorsOf(response.headers),
+      notModified: true,
+    },
+  };
 };
 
 const judge = async (
@@ -109,6 +145,7 @@ const judge = async (
       contentType: contentType ?? "text/html",
       body: html,
       bytes: wireBytes,
+      validators: validatorsOf(headers),
     },
   };
 };
