@@ -59,6 +59,7 @@ export const reuseCases = (ctx: SuiteContext): void => {
     let owner: Owner;
     let reused: Body;
     let control: Body;
+    let lastAccepted: string;
     before(async () => {
       site = await startBooksSite();
       owner = await ctx.owner(1000);
@@ -90,6 +91,7 @@ export const reuseCases = (ctx: SuiteContext): void => {
       control = updated.body.dataset;
 
       const partly = await succeeded(owner, reused.id);
+      lastAccepted = partly.id;
       const full = await succeeded(owner, control.id);
       const partlySteps = await stepsOf(owner, partly.id);
       expect(partlySteps.read).to.have.length(50);
@@ -121,6 +123,14 @@ export const reuseCases = (ctx: SuiteContext): void => {
       expect(run.checks.map((c: Body) => c.checkId)).to.include.members(["coverage", "identity", "extraction"]);
       expect(run.rowDeltas).to.deep.equal({ new: 0, changed: 0, gone: 0 });
       expect(await chargedFor(owner, run.id)).to.equal(50);
+      // Diagnostics name, per page read, the accepted run whose records it reused.
+      const { sources } = (await owner.get(`/v1/runs/${run.id}/diagnostics`)).body.diagnostics;
+      expect(sources).to.have.length(50);
+      for (const source of sources) {
+        expect(source).to.deep.include({ outcome: "read", records: 20 });
+        expect(source.reused).to.deep.equal({ fromRunId: lastAccepted, basis: "same_digest" });
+      }
+      lastAccepted = run.id;
       const after = await rowsByKey(owner, reused);
       for (const row of Object.values(before) as Body[]) row.status = "unchanged";
       expect(after).to.deep.equal(before);
@@ -136,6 +146,8 @@ export const reuseCases = (ctx: SuiteContext): void => {
       const again = await succeeded(owner, reused.id);
       expect((await stepsOf(owner, again.id)).extracted).to.deep.equal([]);
       expect(again.rowDeltas).to.deep.equal({ new: 0, changed: 0, gone: 0 });
+      const { sources } = (await owner.get(`/v1/runs/${again.id}/diagnostics`)).body.diagnostics;
+      expect(new Set(sources.map((s: Body) => s.reused?.fromRunId))).to.deep.equal(new Set([lastAccepted]));
     });
   });
 
@@ -169,6 +181,9 @@ export const reuseCases = (ctx: SuiteContext): void => {
           expect((await stepsOf(owner, run.id)).extracted).to.deep.equal([]);
           expect(run.rowDeltas).to.deep.equal({ new: 0, changed: 0, gone: 0 });
           expect(await chargedFor(owner, run.id)).to.equal(50);
+          const { sources } = (await owner.get(`/v1/runs/${run.id}/diagnostics`)).body.diagnostics;
+          const basis = mode === "honoured" ? "not_modified" : "same_digest";
+          expect(sources.map((s: Body) => s.reused?.basis)).to.deep.equal(Array(50).fill(basis));
           const rowsAfter = await rowsByKey(owner, dataset);
           for (const row of Object.values(rowsBefore) as Body[]) row.status = "unchanged";
           expect(rowsAfter).to.deep.equal(rowsBefore);
