@@ -58,10 +58,7 @@ export const writePageReads = async (
 ): Promise<void> => {
   if (pageReads === undefined) return;
   const datasetId = toUuid(run.datasetId);
-  await collections.pageReads.deleteMany(
-    { datasetId, url: { $nin: pageReads.pages.map((p) => p.url) } },
-    { session },
-  );
+  await collections.pageReads.deleteMany({ datasetId, url: { $nin: pageReads.pages.map((p) => p.url) } }, { session });
   if (pageReads.pages.length === 0) return;
   await collections.pageReads.bulkWrite(
     pageReads.pages.map((p) => {

@@ -178,7 +178,9 @@ export const readSource = Effect.fn("run.read")(function* (
     const parsedAt = yield* Clock.currentTimeMillis;
     if (fetched === null || parsed?._tag === "Left") {
       const error: Pick<ReadFailed, "failure" | "message"> =
-        result._tag === "Left" ? result.left : unparsable(result.right.page, parsed?._tag === "Left" ? parsed.left : null);
+        result._tag === "Left"
+          ? result.left
+          : unparsable(result.right.page, parsed?._tag === "Left" ? parsed.left : null);
       const stepId = trace.add({
         phase: "read",
         status: "failed",

@@ -13,5 +13,8 @@ import type { DatasetId } from "../schema/ids.js";
  */
 export interface PageReadStorage {
   /** The newest accepted run's read of `url` (the URL the engine asked for), or none. */
-  readonly acceptedRead: (datasetId: DatasetId, url: string) => Effect.Effect<Option.Option<AcceptedRead>, StorageFailure>;
+  readonly acceptedRead: (
+    datasetId: DatasetId,
+    url: string,
+  ) => Effect.Effect<Option.Option<AcceptedRead>, StorageFailure>;
 }
