@@ -62,7 +62,7 @@ export const readOnce = async (
         }
         continue;
       }
-      if (response.status === 304 && conditional !== null) return notModified(request.url, url, response);
+      if (response.status === 304 && conditional !== null) return await notModified(request.url, url, response);
       return await judge(config, request.url, url, response);
     }
   } catch (error) {
@@ -85,9 +85,13 @@ const validatorsOf = (headers: Exchange["headers"]): PageValidators => ({
   lastModified: headers.get("last-modified"),
 });
 
-/** A 304 to a conditional read: the stored page stands; the engine supplies its body. */
-const notModified = (requestedUrl: string, url: string, response: Exchange): AttemptOutcome => {
-  response.discard();
+/**
+ * A 304 to a conditional read: the stored page stands; the engine supplies its body. The (empty)
+ * body is read to its end rather than discarded: discarding aborts the response, which costs an
+ * error object and closes the kept-alive connection the next page would have used.
+ */
+const notModified = async (requestedUrl: string, url: string, response: Exchange): Promise<AttemptOutcome> => {
+  await response.readBody(ERROR_PAGE_BYTES).catch(() => undefined);
   return {
     ok: true,
     page: {
