@@ -20,6 +20,7 @@ import {
   recipeDigest,
   reusableRead,
   sameBytes,
+  sameText,
   storedPage,
   toStoredExtraction,
 } from "./reuse.js";
@@ -164,10 +165,11 @@ export const readSource = Effect.fn("run.read")(function* (
       durationMs: Math.max(0, Math.round(finished - started)),
     };
     const fetched = result._tag === "Right" ? result.right : null;
-    const sha256 =
-      fetched === null ? "" : fetched.notModified && kept ? kept.sha256 : yield* sha256Hex(fetched.page.body);
+    // The kept body, when there, is the cheaper comparison: equal text is an equal digest.
+    const keptBytes = fetched !== null && kept !== null && (fetched.notModified || sameText(kept, fetched.page));
+    const sha256 = fetched === null ? "" : keptBytes && kept ? kept.sha256 : yield* sha256Hex(fetched.page.body);
     const reuse =
-      fetched !== null && kept !== null && (fetched.notModified || sameBytes(kept, fetched.page, sha256)) ? kept : null;
+      fetched !== null && kept !== null && (keptBytes || sameBytes(kept, fetched.page, sha256)) ? kept : null;
     const remaining = source.maxItems - records.length;
     // A page that fetched but cannot be parsed (over the document limits) fails its read alike; its
     // read step then spans the parse too. A page that parses has its parse in its extract step.

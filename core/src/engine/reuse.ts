@@ -90,6 +90,10 @@ export const storedPage = (answer: FetchedPage, read: AcceptedRead): FetchedPage
   },
 });
 
+/** Is a freshly read page the kept body itself (so its digest is the kept one, without hashing)? */
+export const sameText = (read: AcceptedRead, page: FetchedPage): boolean =>
+  read.body !== null && read.finalUrl === page.finalUrl && read.body === page.body;
+
 /** Does a freshly read page carry the kept read's bytes? */
 export const sameBytes = (read: AcceptedRead, page: FetchedPage, sha256: string): boolean =>
   read.sha256 === sha256 && read.finalUrl === page.finalUrl;
