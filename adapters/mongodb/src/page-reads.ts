@@ -71,20 +71,18 @@ export const writePageReads = async (
         etag: p.etag,
         lastModified: p.lastModified,
       };
-      const derived = p.reused
-        ? {}
-        : {
-            extraction: p.extraction,
-            body: Buffer.byteLength(p.body, "utf8") > bodyLimit ? null : p.body,
-          };
+      const derived = {
+        extraction: p.extraction,
+        body: Buffer.byteLength(p.body, "utf8") > bodyLimit ? null : p.body,
+      };
       return {
         updateOne: {
           filter: { datasetId, url: p.url },
-          update: {
-            $set: { ...kept, ...derived },
-            // A reused page whose document went missing keeps no extraction: the next run parses.
-            $setOnInsert: p.reused ? { extraction: null, body: null } : {},
-          },
+          // A reused page whose document went missing keeps no extraction: the next run parses.
+          // (No empty $setOnInsert: servers before 5.0 refuse an empty operator.)
+          update: p.reused
+            ? { $set: kept, $setOnInsert: { extraction: null, body: null } }
+            : { $set: { ...kept, ...derived } },
           upsert: true,
         },
       };
