@@ -224,7 +224,8 @@ for (const id of ["gleaner", "gleaner-jsdom"]) {
   const rerunRatio = median(extras.map((e) => e.secondRunMs)) / stat(id).wallMs;
   console.log(
     `Target: ${byId.get(id)!.label}, unchanged re-run ≤ 0.3× the first run: ${rerunRatio.toFixed(2)}× of medians ` +
-      `(per round ${rerun.map((r) => r.toFixed(2)).join(", ")}; site validators: ${validators ?? "none"}) — ` +
+      `(per round ${rerun.map((r) => r.toFixed(2)).join(", ")}; median ${median(rerun).toFixed(2)}×; ` +
+      `site validators: ${validators ?? "none"}) — ` +
       `${rerunRatio <= 0.3 ? "MET" : "NOT MET"}`,
   );
 }
