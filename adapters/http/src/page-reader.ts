@@ -63,7 +63,7 @@ export const readOnce = async (
         continue;
       }
       if (response.status === 304 && conditional !== null) return await notModified(request.url, url, response);
-      return await judge(config, request.url, url, response);
+      return await judge(config, request, url, response);
     }
   } catch (error) {
     const { reason, message } = classifyTransportError(error, deadline.aborted);
@@ -109,10 +109,11 @@ const notModified = async (requestedUrl: string, url: string, response: Exchange
 
 const judge = async (
   config: ResolvedConfig,
-  requestedUrl: string,
+  request: FetchRequest,
   url: string,
   response: Exchange,
 ): Promise<AttemptOutcome> => {
+  const requestedUrl = request.url;
   const { status, headers } = response;
   const contentType = headers.get("content-type");
   const success = status >= 200 && status < 300;
@@ -131,13 +132,17 @@ const judge = async (
     html = "";
     wireBytes = 0;
   }
-  const verdict = classifyResponse({ status, headers, html, requestedUrl, finalUrl: url });
+  // The bytes the last accepted run read here were judged a page then (decision 0021).
+  const known = success && request.known?.url === url && request.known.body === html;
+  const verdict = known
+    ? ({ ok: true } as const)
+    : classifyResponse({ status, headers, html, requestedUrl, finalUrl: url });
   if (!verdict.ok) {
     const retryAfterMs =
       status === 429 || status === 503 ? parseRetryAfter(headers.get("retry-after"), config.now()) : null;
     return failed(verdict.reason, status, url, verdict.message, retryAfterMs);
   }
-  if (isHtmlContentType(contentType) === "unknown" && !looksLikeHtml(html)) {
+  if (!known && isHtmlContentType(contentType) === "unknown" && !looksLikeHtml(html)) {
     return failed("invalid_content", status, url, "the response has no Content-Type and does not look like HTML");
   }
   return {

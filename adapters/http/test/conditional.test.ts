@@ -47,6 +47,11 @@ describe("http fetcher: conditional reads (loopback servers)", () => {
           note(request);
           response.writeHead(301, { location: "/books" }).end();
         },
+        // A page with no text: refused as empty_body, unless it is the known page itself.
+        "/blank": (request, response) => {
+          note(request);
+          response.writeHead(200, { "content-type": "text/html" }).end(html(""));
+        },
         // A 304 nobody asked for.
         "/stale": (request, response) => {
           note(request);
@@ -92,6 +97,18 @@ describe("http fetcher: conditional reads (loopback servers)", () => {
     const conditional = { url: `${site.url}/books`, etag, lastModified: null };
     for (let i = 0; i < 5; i++) await readPage(fetcher, pageRequest(`${site.url}/books`, { conditional }));
     expect(site.connections - before).to.be.at.most(1);
+  });
+
+  it("takes a 2xx whose body is exactly the known page at that URL as judged already, and judges anything else", async () => {
+    const blank = `${site.url}/blank`;
+    const failure = await readFailure(fetcher, pageRequest(blank));
+    expect(failure.failure.reason).to.equal("empty_body");
+    const known = await readPage(fetcher, pageRequest(blank, { known: { url: blank, body: html("") } }));
+    expect(known).to.deep.include({ status: 200, body: html(""), finalUrl: blank });
+    const other = { known: { url: blank, body: html("<p>another version</p>") } };
+    expect((await readFailure(fetcher, pageRequest(blank, other))).failure.reason).to.equal("empty_body");
+    const elsewhere = { known: { url: `${site.url}/books`, body: html("") } };
+    expect((await readFailure(fetcher, pageRequest(blank, elsewhere))).failure.reason).to.equal("empty_body");
   });
 
   it("a 304 to a read that sent no validators is an http_error, never a page", async () => {

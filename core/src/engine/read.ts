@@ -17,6 +17,7 @@ import type { DatasetId } from "../schema/ids.js";
 import {
   conditionalFor,
   fromStoredExtraction,
+  knownFor,
   recipeDigest,
   reusableRead,
   sameBytes,
@@ -88,7 +89,12 @@ const fetchPage = (request: FetchRequest, kept: AcceptedRead | null) =>
   Effect.gen(function* () {
     const fetcher = yield* Fetcher;
     const conditional = conditionalFor(kept);
-    const answer = yield* fetcher.read(conditional ? { ...request, conditional } : request);
+    const known = knownFor(kept);
+    const answer = yield* fetcher.read({
+      ...request,
+      ...(conditional ? { conditional } : {}),
+      ...(known ? { known } : {}),
+    });
     if (!answer.notModified) return { page: answer, notModified: false };
     // Only asked with a kept body; should a 304 come anyway, ask again without validators.
     if (kept === null || kept.body === null) return { page: yield* fetcher.read(request), notModified: false };

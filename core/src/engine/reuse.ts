@@ -78,6 +78,10 @@ export const conditionalFor = (read: AcceptedRead | null): FetchRequest["conditi
     ? { url: read.finalUrl, etag: read.etag, lastModified: read.lastModified }
     : undefined;
 
+/** The kept page, for the fetcher to recognise unchanged bytes without judging them again. */
+export const knownFor = (read: AcceptedRead | null): FetchRequest["known"] =>
+  read !== null && read.body !== null ? { url: read.finalUrl, body: read.body } : undefined;
+
 /** A 304 answer as the page it stands for: the stored body, digest and type at the stored final URL. */
 export const storedPage = (answer: FetchedPage, read: AcceptedRead): FetchedPage => ({
   ...answer,

@@ -25,6 +25,12 @@ export interface FetchRequest {
    * Absent, or a fetcher that cannot (the browser): an ordinary read.
    */
   readonly conditional?: PageValidators & { readonly url: string };
+  /**
+   * The page as the dataset's last accepted run read it (decision 0021): a 2xx answer at `url` whose
+   * decoded body is exactly `body` is the page judged then, so a fetcher may return it without judging
+   * the body again (challenge, login wall, empty page). Anything else is judged as usual.
+   */
+  readonly known?: { readonly url: string; readonly body: string };
 }
 
 /** A page that was read successfully: never a challenge, a login page or an error page. */

@@ -184,7 +184,11 @@ const twoRuns = async (options: {
 
 describe("reuse of a page's extraction: the engine", () => {
   it("an unchanged re-run parses nothing and records each reused page in its plan", async () => {
-    const { first, second } = await twoRuns({});
+    const { first, second, requests } = await twoRuns({});
+    // The fetcher is told the kept page, so it can recognise the same bytes without judging them again.
+    expect(requests.map((r) => r.known)).to.deep.equal(
+      [`${site}/p1`, `${site}/p2`].map((url) => ({ url, body: pages[url] })),
+    );
     expect(first.extracted).to.have.length(2);
     expect(second.extracted).to.deep.equal([]);
     expect(second.stored.status).to.equal("succeeded");
