@@ -4,7 +4,7 @@
  * instance served by this process, each contender in its own child process (so peak RSS is its own),
  * repeated and reported as medians. Not part of npm test; no timing assertion lives in a test.
  *
- *   npm run bench:run-books -w @gleaner/bench [-- --repeats 5]
+ *   npm run bench:run-books -w @gleaner/bench [-- --repeats 5] [--validators honoured|ignored]
  *
  * Three comparisons:
  *   1. sequential (the target): everyone at concurrency 1 following the next-page link from /index.html,
@@ -33,6 +33,13 @@ const here = fileURLToPath(new URL(".", import.meta.url));
 const repeatsArg = process.argv.indexOf("--repeats");
 const repeats = repeatsArg > 0 ? Number(process.argv[repeatsArg + 1]) : 3;
 if (!Number.isInteger(repeats) || repeats < 1) throw new Error("--repeats must be a positive integer");
+// The site sends no ETag / Last-Modified unless asked: `honoured` answers 304 to a conditional
+// request, `ignored` sends the validators but always answers 200 (decision 0021).
+const validatorsArg = process.argv.indexOf("--validators");
+const validators = validatorsArg > 0 ? process.argv[validatorsArg + 1] : undefined;
+if (validators !== undefined && validators !== "honoured" && validators !== "ignored") {
+  throw new Error("--validators must be honoured or ignored");
+}
 
 interface Contender {
   readonly id: string;
@@ -69,7 +76,7 @@ if (!isDeepStrictEqual(SELECTORS, { item, link, price, rating, availability, nex
   throw new Error("crawl-rows.ts SELECTORS differ from the conformance suite's BOOKS_SELECTORS");
 }
 
-const site = await startBooksSite();
+const site = await startBooksSite(validators ? { validators } : {});
 const storage = mkdtempSync(join(tmpdir(), "gleaner-bench-crawlee-"));
 const samples = new Map<string, Sample[]>(contenders.map((c) => [c.id, []]));
 
@@ -211,5 +218,14 @@ for (const id of ["gleaner", "gleaner-jsdom"]) {
     `${byId.get(id)!.label}, second run with no change: rowDeltas ${JSON.stringify(extras[0]!.secondRowDeltas)} in every repeat; ` +
       `revisions written (GET /changes after run 1's sequence): ${revisions.every((r) => r === null) ? "n/a (no changes feed)" : revisions.join(", ")}; ` +
       `median ${median(extras.map((e) => e.secondRunMs)).toFixed(0)} ms`,
+  );
+  // Issue 17: the unchanged re-run against the first run of the same process (same round).
+  const rerun = xs.map((x, i) => extras[i]!.secondRunMs / x.wallMs);
+  const rerunRatio = median(extras.map((e) => e.secondRunMs)) / stat(id).wallMs;
+  console.log(
+    `Target: ${byId.get(id)!.label}, unchanged re-run ≤ 0.3× the first run: ${rerunRatio.toFixed(2)}× of medians ` +
+      `(per round ${rerun.map((r) => r.toFixed(2)).join(", ")}; median ${median(rerun).toFixed(2)}×; ` +
+      `site validators: ${validators ?? "none"}) — ` +
+      `${rerunRatio <= 0.3 ? "MET" : "NOT MET"}`,
   );
 }

@@ -12,6 +12,7 @@ import { webhooksCapability } from "./cases/webhooks.js";
 import { fuzzCapability } from "./cases/fuzz.js";
 import { liveTraceCapability } from "./cases/live-trace.js";
 import { researchCapability } from "./cases/research.js";
+import { reuseCapability } from "./cases/reuse.js";
 import { browserCapability } from "./cases/browser.js";
 import { changesCapability } from "./cases/changes.js";
 import { createDatasetCapability } from "./cases/create-dataset.js";
@@ -55,6 +56,7 @@ export const capabilities = {
   updateDataset: updateDatasetCapability,
   usage: usageCapability,
   runs: runsCapability,
+  reuse: reuseCapability,
   rows: rowsCapability,
   rowEdits: rowEditsCapability,
   changes: changesCapability,

@@ -27,6 +27,7 @@ export * from "./usecases/owners.js";
 export * from "./usecases/usage.js";
 export * from "./reading/index.js";
 export * from "./run-domain.js";
+export * from "./page-reads.js";
 export * from "./ports/run-queue.js";
 export * from "./engine/checks.js";
 export * from "./engine/coerce.js";

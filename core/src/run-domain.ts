@@ -1,5 +1,6 @@
 import * as Schema from "effect/Schema";
 import * as Struct from "effect/Struct";
+import type { PageReadsToKeep } from "./page-reads.js";
 import { ResearchRecipe } from "./schema/research.js";
 import { RunArtifactWithBody } from "./schema/responses.js";
 import { Run, RunTrace } from "./schema/run.js";
@@ -139,6 +140,18 @@ export const ReconciliationRecord = Schema.Struct({
 export type ReconciliationRecord = typeof ReconciliationRecord.Type;
 
 /**
+ * A page whose records a run took from the dataset's newest accepted run instead of parsing it
+ * (decision 0021): its bytes were that run's (`same_digest`), or the site answered 304 to that
+ * read's validators (`not_modified`). The page was still read, checked and charged.
+ */
+export const PageReuse = Schema.Struct({
+  url: Schema.String,
+  fromRunId: Schema.String,
+  basis: Schema.Literal("same_digest", "not_modified"),
+});
+export type PageReuse = typeof PageReuse.Type;
+
+/**
  * What the engine decided besides reading, for diagnostics: the pinned recipe, each check's named
  * records, the reconciliation plan and the pages it would charge. Null on runs recorded before.
  */
@@ -152,6 +165,8 @@ export const RunPlanRecord = Schema.Struct({
    * reconciliation (a failed check), so diagnostics can name the row a lost cell belongs to.
    */
   knownRowIds: Schema.optional(RowIdsByKey),
+  /** Pages whose extraction was reused rather than parsed; absent when none was (or before it existed). */
+  reused: Schema.optional(Schema.Array(PageReuse)),
 });
 export type RunPlanRecord = typeof RunPlanRecord.Type;
 
@@ -231,6 +246,11 @@ export interface RunAcceptance {
   readonly heldRun: RunRecord;
   /** The evidence stored with `heldRun`: its trace ends with a failed accept step. */
   readonly heldEvidence: RunEvidence;
+  /**
+   * Deterministic runs: every page the run read, to replace the dataset's kept page reads when the
+   * run is accepted (nothing is kept for a held run). Absent: the store keeps what it has.
+   */
+  readonly pageReads?: PageReadsToKeep;
 }
 
 export type AcceptanceOutcome =

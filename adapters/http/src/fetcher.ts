@@ -25,7 +25,12 @@ interface HttpFetcher {
 }
 
 /** Opens one GET on a route, with the SSRF checks of page reads. */
-export type OpenExchange = (url: string, route: Route, signal: AbortSignal) => Promise<Exchange>;
+export type OpenExchange = (
+  url: string,
+  route: Route,
+  signal: AbortSignal,
+  headers?: Readonly<Record<string, string>>,
+) => Promise<Exchange>;
 
 export const makeHttpFetcher = (config: ResolvedConfig): HttpFetcher => {
   const timeouts = { headersTimeout: config.headersTimeoutMs, bodyTimeout: config.bodyTimeoutMs };
@@ -42,7 +47,7 @@ export const makeHttpFetcher = (config: ResolvedConfig): HttpFetcher => {
   const dispatcherFor = (route: Route): Dispatcher =>
     route.kind === "direct" ? direct : (viaProxy.get(route.proxy.url) ?? direct);
 
-  const open: OpenExchange = async (url, route, signal) => {
+  const open: OpenExchange = async (url, route, signal, headers) => {
     // Through a proxy the proxy resolves the name, so check every address before handing it over.
     if (route.kind === "proxy") await resolveSafeAddress(new URL(url).hostname, config.allow, config.lookup);
     return exchange(url, {
@@ -51,6 +56,7 @@ export const makeHttpFetcher = (config: ResolvedConfig): HttpFetcher => {
       headersTimeoutMs: config.headersTimeoutMs,
       bodyTimeoutMs: config.bodyTimeoutMs,
       signal,
+      ...(headers ? { headers } : {}),
     });
   };
   // robots.txt hops go through the same guarded transport as pages, with their own deadline: the

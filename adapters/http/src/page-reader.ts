@@ -4,6 +4,7 @@ import {
   classifyResponse,
   decodeHtml,
   type FetchRequest,
+  type PageValidators,
   isHtmlContentType,
   looksLikeHtml,
   originOnly,
@@ -45,7 +46,9 @@ export const readOnce = async (
         return failed("unsafe_target", null, url, `refused to read ${originOnly(url) ?? "the URL"}: ${verdict.why}`);
       const refusal = request.ignoreRobots ? null : await robots.verdict(url, route);
       if (refusal) return refusal;
-      const response = await open(url, route, signal);
+      // The stored read's validators go only to the hop where that read ended (decision 0021).
+      const conditional = request.conditional?.url === url ? conditionalHeaders(request.conditional) : null;
+      const response = await open(url, route, signal, conditional ?? undefined);
       const location = response.headers.get("location");
       if (response.status >= 300 && response.status < 400 && location) {
         response.discard();
@@ -59,7 +62,8 @@ export const readOnce = async (
         }
         continue;
       }
-      return await judge(config, request.url, url, response);
+      if (response.status === 304 && conditional !== null) return await notModified(request.url, url, response);
+      return await judge(config, request, url, response);
     }
   } catch (error) {
     const { reason, message } = classifyTransportError(error, deadline.aborted);
@@ -67,12 +71,49 @@ export const readOnce = async (
   }
 };
 
+/** If-None-Match / If-Modified-Since from a stored read's validators; null when it has none. */
+const conditionalHeaders = (validators: PageValidators): Record<string, string> | null => {
+  const headers: Record<string, string> = {};
+  if (validators.etag !== null) headers["if-none-match"] = validators.etag;
+  if (validators.lastModified !== null) headers["if-modified-since"] = validators.lastModified;
+  return Object.keys(headers).length > 0 ? headers : null;
+};
+
+/** What a response says identifies its version, for the next read's conditional request. */
+const validatorsOf = (headers: Exchange["headers"]): PageValidators => ({
+  etag: headers.get("etag"),
+  lastModified: headers.get("last-modified"),
+});
+
+/**
+ * A 304 to a conditional read: the stored page stands; the engine supplies its body. The (empty)
+ * body is read to its end rather than discarded: discarding aborts the response, which costs an
+ * error object and closes the kept-alive connection the next page would have used.
+ */
+const notModified = async (requestedUrl: string, url: string, response: Exchange): Promise<AttemptOutcome> => {
+  await response.readBody(ERROR_PAGE_BYTES).catch(() => undefined);
+  return {
+    ok: true,
+    page: {
+      requestedUrl,
+      finalUrl: url,
+      status: 304,
+      contentType: response.headers.get("content-type") ?? "text/html",
+      body: "",
+      bytes: 0,
+      validators: validatorsOf(response.headers),
+      notModified: true,
+    },
+  };
+};
+
 const judge = async (
   config: ResolvedConfig,
-  requestedUrl: string,
+  request: FetchRequest,
   url: string,
   response: Exchange,
 ): Promise<AttemptOutcome> => {
+  const requestedUrl = request.url;
   const { status, headers } = response;
   const contentType = headers.get("content-type");
   const success = status >= 200 && status < 300;
@@ -91,13 +132,17 @@ const judge = async (
     html = "";
     wireBytes = 0;
   }
-  const verdict = classifyResponse({ status, headers, html, requestedUrl, finalUrl: url });
+  // The bytes the last accepted run read here were judged a page then (decision 0021).
+  const known = success && request.known?.url === url && request.known.body === html;
+  const verdict = known
+    ? ({ ok: true } as const)
+    : classifyResponse({ status, headers, html, requestedUrl, finalUrl: url });
   if (!verdict.ok) {
     const retryAfterMs =
       status === 429 || status === 503 ? parseRetryAfter(headers.get("retry-after"), config.now()) : null;
     return failed(verdict.reason, status, url, verdict.message, retryAfterMs);
   }
-  if (isHtmlContentType(contentType) === "unknown" && !looksLikeHtml(html)) {
+  if (!known && isHtmlContentType(contentType) === "unknown" && !looksLikeHtml(html)) {
     return failed("invalid_content", status, url, "the response has no Content-Type and does not look like HTML");
   }
   return {
@@ -109,6 +154,7 @@ const judge = async (
       contentType: contentType ?? "text/html",
       body: html,
       bytes: wireBytes,
+      validators: validatorsOf(headers),
     },
   };
 };

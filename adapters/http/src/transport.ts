@@ -27,6 +27,8 @@ export interface ExchangeOptions {
   readonly headersTimeoutMs: number;
   readonly bodyTimeoutMs: number;
   readonly signal: AbortSignal;
+  /** Extra request headers (a conditional read's If-None-Match / If-Modified-Since). */
+  readonly headers?: Readonly<Record<string, string>>;
 }
 
 /** One GET, no redirect following (every hop is re-validated by the caller), no automatic decoding. */
@@ -42,6 +44,7 @@ export const exchange = async (url: string, options: ExchangeOptions): Promise<E
       accept: "text/html,application/xhtml+xml;q=0.9,*/*;q=0.1",
       "accept-encoding": "gzip, deflate, br",
       "accept-language": "en;q=0.9, *;q=0.5",
+      ...options.headers,
     },
   });
   const headers = headersFromRecord(response.headers);

@@ -53,6 +53,10 @@ const accept = (state: MemoryState, acceptance: RunAcceptance): AcceptanceOutcom
     for (const revision of acceptance.revisions) revisions.push({ ...revision, sequence: revisions.length + 1 });
     state.putWebhookMessages(outboxMessagesForRun(run, state.webhooksOf(run.ownerId), changes));
     for (const { row } of acceptance.rows) state.putRow(row);
+    if (acceptance.pageReads) {
+      const { recipe, pages } = acceptance.pageReads;
+      state.pageReads.set(run.datasetId, { runId: run.id, recipe, pages: new Map(pages.map((p) => [p.url, p])) });
+    }
     state.runs.set(run.id, run);
     keepEvidence(state, run, acceptance.evidence);
   }
@@ -128,6 +132,14 @@ export const makeMemoryRuns = (state: MemoryState): RunStorage => ({
     Effect.sync(() => {
       if (state.runs.get(runId)?.status !== "running") return Option.none();
       return Option.fromNullable(state.traceProgress.get(runId));
+    }),
+  acceptedRead: (datasetId, url) =>
+    Effect.sync(() => {
+      const kept = state.pageReads.get(datasetId);
+      const page = kept?.pages.get(url);
+      if (!kept || !page) return Option.none();
+      const { reused: _reused, ...read } = page;
+      return Option.some({ ...read, runId: kept.runId, recipe: kept.recipe });
     }),
   getArtifact: (runId, artifactId) =>
     Effect.sync(() => Option.fromNullable(state.evidence.get(runId)?.artifacts.find((a) => a.id === artifactId))),

@@ -3,6 +3,7 @@ import type {
   DatasetRecord,
   LedgerEntry,
   OutboxMessage,
+  PageReadToKeep,
   Owner,
   RowRecord,
   RunEvidence,
@@ -39,6 +40,15 @@ export class MemoryState {
   /** The webhook outbox, by message id; a Map keeps insertion order, which is delivery order. */
   readonly webhookMessages = new Map<string, OutboxMessage>();
   readonly webhookAttempts: WebhookAttempt[] = [];
+  /**
+   * datasetId -> the page reads of its newest accepted run, by the URL asked for (decision 0021):
+   * one run's pages per dataset, replaced whole by the next acceptance. The bodies are the strings
+   * the run's artifacts hold, so they cost nothing more until retention drops those artifacts.
+   */
+  readonly pageReads = new Map<
+    string,
+    { readonly runId: string; readonly recipe: string; readonly pages: ReadonlyMap<string, PageReadToKeep> }
+  >();
 
   /** Adds a finished run's outbox messages (core decides which); one already there is kept as is. */
   putWebhookMessages(messages: ReadonlyArray<OutboxMessage>): void {

@@ -17,6 +17,7 @@ import { ensureAccount } from "./credits.js";
 import { ledgerToDoc, runFromDoc } from "./documents.js";
 import type { Mongo } from "./mongo.js";
 import { observationToDoc, revisionToDoc, rowToDoc } from "./row-documents.js";
+import { writePageReads } from "./page-reads.js";
 import { writeEvidence, writeRun } from "./run-writes.js";
 import type { Collections } from "./schema.js";
 import { allocateSequences } from "./sequences.js";
@@ -152,6 +153,7 @@ const writeAccepted = async (
       { session, ordered: true },
     );
   }
+  await writePageReads(collections, session, acceptance);
   const stamped = stampAcceptance(acceptance, now());
   await writeRun(collections, session, stamped.run);
   await writeEvidence(collections, session, run.id, stamped.evidence);

@@ -3,6 +3,7 @@ import * as Effect from "effect/Effect";
 import * as Option from "effect/Option";
 import { isUuid, toDate, toUuid } from "./bson.js";
 import { acceptRun } from "./accept.js";
+import { pageReadFromDoc } from "./page-reads.js";
 import { runFromDoc, runToDoc } from "./documents.js";
 import { conflicts } from "./errors.js";
 import type { Mongo } from "./mongo.js";
@@ -113,6 +114,14 @@ export const makeRunMethods = (mongo: Mongo): RunStorage => {
               .sort({ position: 1 })
               .toArray();
             return Option.some(evidenceFromDocs(doc, pages));
+          }),
+
+    acceptedRead: (datasetId, url) =>
+      !isUuid(datasetId)
+        ? Effect.succeed(Option.none())
+        : mongo.run("acceptedRead", async () => {
+            const doc = await mongo.collections.pageReads.findOne({ datasetId: toUuid(datasetId), url });
+            return doc ? Option.some(pageReadFromDoc(doc)) : Option.none();
           }),
 
     getArtifact: (runId, artifactId) =>

@@ -8,6 +8,7 @@ import type {
   RowDoc,
   TraceProgressDoc,
 } from "./row-documents.js";
+import type { PageReadDoc } from "./page-reads.js";
 import type { WebhookAttemptDoc, WebhookDoc, WebhookMessageDoc } from "./webhooks.js";
 
 /**
@@ -56,6 +57,7 @@ export const collectionIndexes = {
     },
   ],
   observations: [],
+  page_reads: [{ key: { datasetId: 1, url: 1 }, name: "page_reads_dataset_url", unique: true }],
   accounts: [],
   ledger: [
     {
@@ -97,6 +99,8 @@ export interface Collections {
   readonly rows: Collection<RowDoc>;
   readonly revisions: Collection<RevisionDoc>;
   readonly observations: Collection<ObservationDoc>;
+  /** The page reads of each dataset's newest accepted run (decision 0021). */
+  readonly pageReads: Collection<PageReadDoc>;
   readonly accounts: Collection<AccountDoc>;
   readonly ledger: Collection<LedgerDoc>;
   readonly webhooks: Collection<WebhookDoc>;
@@ -116,6 +120,7 @@ export const collectionsOf = (db: Db): Collections => ({
   rows: db.collection<RowDoc>("rows"),
   revisions: db.collection<RevisionDoc>("revisions"),
   observations: db.collection<ObservationDoc>("observations"),
+  pageReads: db.collection<PageReadDoc>("page_reads"),
   accounts: db.collection<AccountDoc>("accounts"),
   ledger: db.collection<LedgerDoc>("ledger"),
   webhooks: db.collection<WebhookDoc>("webhooks"),

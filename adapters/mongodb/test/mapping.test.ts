@@ -12,6 +12,7 @@ import { describe, it } from "mocha";
 import { Binary, BSON, type Document, UUID } from "mongodb";
 import { fromDate, fromUuid, isUuid, toDate, toUuid } from "../src/bson.js";
 import { storageFailure } from "../src/errors.js";
+import { type PageReadDoc, pageReadFromDoc } from "../src/page-reads.js";
 import {
   apiKeyFromDoc,
   apiKeyToDoc,
@@ -279,5 +280,49 @@ describe("mongodb: document mapping", () => {
     expect(read.plan).to.equal(null);
     expect(read.failures).to.deep.equal(failures);
     expect(read.trace).to.deep.equal(evidenceOf(run).trace);
+  });
+});
+
+describe("MongoDB page reads (decision 0021)", () => {
+  const extraction = {
+    records: [{ index: 0, rowKey: "https://shop.example/b/1", cells: [["f1", 1.5, null, "£1.50"]] }],
+    entries: [{ id: "0", excerpt: "<article>…</article>", truncated: false }],
+    next: "https://shop.example/p2",
+  };
+  const doc = (stored: unknown): PageReadDoc => ({
+    datasetId: toUuid(newId<DatasetId>()),
+    url: "https://shop.example/p1",
+    runId: toUuid(newId<RunId>()),
+    recipe: "r".repeat(64),
+    finalUrl: "https://shop.example/p1",
+    sha256: "a".repeat(64),
+    contentType: "text/html",
+    etag: '"v1"',
+    lastModified: null,
+    extraction: stored as PageReadDoc["extraction"],
+    body: "<html></html>",
+  });
+
+  it("a kept read comes back through BSON with its extraction, validators and body", () => {
+    const written = doc(extraction);
+    const read = pageReadFromDoc(throughBson(written));
+    expect(read).to.deep.equal({
+      runId: fromUuid(written.runId),
+      recipe: written.recipe,
+      url: written.url,
+      finalUrl: written.finalUrl,
+      sha256: written.sha256,
+      contentType: "text/html",
+      etag: '"v1"',
+      lastModified: null,
+      extraction,
+      body: "<html></html>",
+    });
+  });
+
+  it("an extraction that no longer decodes reads as none, so the engine parses the page", () => {
+    const read = pageReadFromDoc(throughBson(doc({ ...extraction, records: [{ index: -1 }] })));
+    expect(read.extraction).to.equal(null);
+    expect(read.sha256).to.equal("a".repeat(64));
   });
 });

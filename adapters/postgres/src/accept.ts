@@ -13,6 +13,7 @@ import * as Clock from "effect/Clock";
 import * as Effect from "effect/Effect";
 import type { Db, Sql } from "./db.js";
 import { type RunRow, runColumns, toRun } from "./records.js";
+import { writePageReads } from "./page-reads.js";
 import { appendRevisions, recordSighting, upsertRows } from "./rows.js";
 import { writeEvidence, writeRun } from "./run-writes.js";
 import { writeOutbox } from "./webhooks.js";
@@ -121,6 +122,7 @@ const writeAccepted = (
       acceptance.revisions,
     );
     yield* recordSighting(tx, acceptance);
+    yield* writePageReads(tx, acceptance);
     const stamped = stampAcceptance(acceptance, yield* Clock.currentTimeMillis);
     yield* writeRun(tx, stamped.run);
     yield* writeEvidence(tx, run.id, stamped.evidence);

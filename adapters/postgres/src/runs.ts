@@ -2,6 +2,7 @@ import type { RunEvidence, RunStorage } from "@gleaner/core";
 import * as Effect from "effect/Effect";
 import * as Option from "effect/Option";
 import { acceptRun } from "./accept.js";
+import { acceptedRead } from "./page-reads.js";
 import { allDecoded, conflictsOn, type Db, firstDecoded, isUuid, runInProgress } from "./db.js";
 import { type RunRow, runColumns, runValues, toRun } from "./records.js";
 import {
@@ -130,6 +131,8 @@ export const makeRunMethods = (db: Db): RunStorage => ({
             [runId],
           )
           .pipe(Effect.flatMap(firstDecoded((row) => toTrace(runId, row.trace)))),
+
+  acceptedRead: (datasetId, url) => acceptedRead(db, datasetId, url),
 
   getArtifact: (runId, artifactId) =>
     !isUuid(runId)

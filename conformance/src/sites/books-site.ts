@@ -1,5 +1,6 @@
 // A local books.toscrape.com: a real HTTP server on 127.0.0.1 (ephemeral port) that renders the
 // fixture books with the real site's markup, plus a typed control object for mutations between runs.
+import { createHash } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { type Book, type BookRef, findBook, loadBooks, parsePrice } from "./books-data.js";
@@ -32,6 +33,8 @@ export interface RequestRecord {
   readonly status: number;
   readonly kind: RequestKind;
   readonly userAgent: string | null;
+  /** The request's If-None-Match / If-Modified-Since, when it sent either (a conditional read). */
+  readonly conditional?: { readonly ifNoneMatch: string | null; readonly ifModifiedSince: string | null };
 }
 
 export interface BooksSiteOptions {
@@ -47,6 +50,13 @@ export interface BooksSiteOptions {
   readonly delayMs?: number;
   /** Port on 127.0.0.1 (default 0: ephemeral). */
   readonly port?: number;
+  /**
+   * Listing pages carry an ETag (a digest of the page) and a Last-Modified (when that version was
+   * first served), as static-file servers send. `honoured`: a request whose If-None-Match (or else
+   * If-Modified-Since) still matches gets 304 Not Modified with no body. `ignored`: always 200.
+   * Default: no validators.
+   */
+  readonly validators?: "honoured" | "ignored";
 }
 
 export interface BooksSite {
@@ -135,6 +145,8 @@ export async function startBooksSite(options: BooksSiteOptions = {}): Promise<Bo
   let robots: string | null = options.robots === undefined ? DEFAULT_ROBOTS : options.robots;
   let delayMs = options.delayMs ?? 0;
   const log: RequestRecord[] = [];
+  /** When each listing version (by ETag) was first served: its Last-Modified. */
+  const firstServed = new Map<string, Date>();
 
   const current = (): Book[] =>
     original
@@ -179,8 +191,18 @@ export async function startBooksSite(options: BooksSiteOptions = {}): Promise<Bo
     const path = target.split("?")[0] ?? "/";
     const books = current();
     const r = route(path, books);
+    const ifNoneMatch = req.headers["if-none-match"] ?? null;
+    const ifModifiedSince = req.headers["if-modified-since"] ?? null;
+    const conditional = ifNoneMatch !== null || ifModifiedSince !== null ? { ifNoneMatch, ifModifiedSince } : null;
     const record = (status: number) =>
-      log.push({ method, path: target, status, kind: r.kind, userAgent: req.headers["user-agent"] ?? null });
+      log.push({
+        method,
+        path: target,
+        status,
+        kind: r.kind,
+        userAgent: req.headers["user-agent"] ?? null,
+        ...(conditional ? { conditional } : {}),
+      });
     const send = (status: number, body: string | Buffer, headers: Record<string, string | number> = {}) => {
       record(status);
       const bytes = typeof body === "string" ? Buffer.from(body, "utf8") : body;
@@ -233,7 +255,21 @@ export async function startBooksSite(options: BooksSiteOptions = {}): Promise<Bo
           priceClass: drift ? "price" : "price_color",
           categories,
         });
-        return send(200, html);
+        if (options.validators === undefined) return send(200, html);
+        const etag = `"${createHash("sha256").update(html).digest("hex").slice(0, 32)}"`;
+        const modified = firstServed.get(etag) ?? new Date(Math.floor(Date.now() / 1000) * 1000);
+        firstServed.set(etag, modified);
+        const validators = { ETag: etag, "Last-Modified": modified.toUTCString() };
+        const unchanged =
+          ifNoneMatch !== null
+            ? ifNoneMatch.split(",").some((tag) => tag.trim().replace(/^W\//, "") === etag)
+            : ifModifiedSince !== null && modified.getTime() <= Date.parse(ifModifiedSince);
+        if (options.validators === "honoured" && unchanged) {
+          record(304);
+          res.writeHead(304, validators);
+          return void res.end();
+        }
+        return send(200, html, validators);
       }
       case "detail":
         return send(200, renderDetailPage(r.book, drift ? "price" : "price_color"));

@@ -28,12 +28,14 @@ export const requestArea = (index: RunIndex) => {
 export const sourcesArea = (index: RunIndex) => {
   const evidence = index.recording.evidence;
   if (evidence === null) return [];
+  const reused = new Map((index.plan?.reused ?? []).map(({ url, ...from }) => [url, from]));
   const read = evidence.artifacts.map((a) => ({
     url: a.url,
     outcome: "read" as const,
     failure: null,
     records: index.records.filter((r) => r.fact.pageUrl === a.url).length,
     evidenceIds: [a.id],
+    reused: reused.get(a.url) ?? null,
   }));
   const failed = evidence.failures.map((f) => ({
     url: f.url ?? "",
@@ -41,6 +43,7 @@ export const sourcesArea = (index: RunIndex) => {
     failure: { reason: f.code, status: f.status ?? null, detail: f.detail },
     records: 0,
     evidenceIds: f.stepId ? [f.stepId] : [],
+    reused: null,
   }));
   return [...read, ...failed];
 };

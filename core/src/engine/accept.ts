@@ -1,5 +1,6 @@
 import * as Clock from "effect/Clock";
 import * as Effect from "effect/Effect";
+import type { PageReadsToKeep } from "../page-reads.js";
 import { Storage } from "../ports/storage.js";
 import type { AcceptanceOutcome, RunEvidence, RunPlanRecord, RunRecord } from "../run-domain.js";
 import { observationsToStore } from "../rules/cited-observations.js";
@@ -36,6 +37,8 @@ export interface AcceptInput {
   readonly trace: (completedAt: string, step: AcceptStep) => RunEvidence["trace"];
   /** The evidence stored with the run, around the given trace and plan. */
   readonly evidence: (completedAt: string, trace: RunEvidence["trace"], plan: RunPlanRecord) => RunEvidence;
+  /** Deterministic runs: the pages read, kept by the store for the next run to reuse (decision 0021). */
+  readonly pageReads?: PageReadsToKeep;
 }
 
 /**
@@ -97,6 +100,7 @@ export const acceptPhase = Effect.fn("run.accept")(function* (input: AcceptInput
       charge: { ownerId: run.ownerId, pages, entryId: newId() },
       evidence,
       heldEvidence: { ...evidence, trace: input.trace(completedAt, { ...step, status: "failed" }) },
+      ...(input.pageReads ? { pageReads: input.pageReads } : {}),
     });
     if (outcome._tag !== "RowsChanged") {
       const held = outcome._tag === "Held";

@@ -15,10 +15,11 @@ import { acceptPhase } from "./accept.js";
 import { observePages, parsedPages, runEvidence } from "./evidence.js";
 import { emptyPlan, pinnedRecipe, pinPhase, traceOf, validatePhase } from "./phases.js";
 import { type ReadOutcome, readSource } from "./read.js";
+import { pageReadsToKeep, reusedPages } from "./reuse.js";
 import { executeResearchRun } from "./research/execute.js";
 import { TraceRecorder } from "./trace.js";
 
-const nothingRead: ReadOutcome = { pages: [], records: [], failures: [], coverage: { complete: true } };
+const nothingRead: ReadOutcome = { recipe: "", pages: [], records: [], failures: [], coverage: { complete: true } };
 
 /** Finishes a run without writing rows (failed, blocked or held), with what it recorded. */
 const finishPhase = Effect.fn("run.finish")(function* (
@@ -67,10 +68,11 @@ const runPhases = Effect.fn("run.phases")(function* (run: RunRecord, recorder: T
   const { source } = recipe;
   const pinnedPlan: RunPlanRecord = { ...emptyPlan, recipe: pinnedRecipe(pinned.value, source) };
 
-  const read = yield* readSource(source, columns, recorder);
+  const read = yield* readSource(source, columns, recorder, run.datasetId);
   const outcome = yield* validatePhase(source, columns, read, recorder);
   const checks = outcome.results;
-  const plan: RunPlanRecord = { ...pinnedPlan, checks: outcome.names };
+  const reused = reusedPages(read);
+  const plan: RunPlanRecord = { ...pinnedPlan, checks: outcome.names, ...(reused.length > 0 ? { reused } : {}) };
 
   const refused = read.failures.length > 0 && read.failures.every((f) => blockingReasons.has(f.failure.reason));
   if (read.pages.length === 0 && refused) {
@@ -96,6 +98,7 @@ const runPhases = Effect.fn("run.phases")(function* (run: RunRecord, recorder: T
     observe: (at) => observePages(parsedPages(read), "deterministic", run, at),
     trace: (at, step) => traceOf(run, recorder, at, step),
     evidence: (at, trace, accepted) => runEvidence(read, run.id, at, trace, accepted),
+    pageReads: pageReadsToKeep(read),
   });
   if (accepted !== "exhausted") return accepted;
   const error = "Rows kept changing while the run was accepted; run it again.";

@@ -2,7 +2,7 @@ import * as Clock from "effect/Clock";
 import * as Effect from "effect/Effect";
 import { DocumentParser, type ParseFailed } from "../ports/document-parser.js";
 import { originOnly } from "../reading/origin.js";
-import { Fetcher, type FetchedPage, type ReadFailed } from "../ports/fetcher.js";
+import { Fetcher, type FetchedPage, type FetchRequest, type ReadFailed } from "../ports/fetcher.js";
 import type { DatasetColumn } from "../schema/column.js";
 import type { ObservationEntry } from "../schema/row.js";
 import type { ReadFailure } from "../schema/run.js";
@@ -10,7 +10,21 @@ import type { Source } from "../schema/source.js";
 import { isoAt } from "../time.js";
 import { sha256Hex } from "../digest.js";
 import type { Coverage } from "./checks.js";
-import { type ExtractedRecord, extractPage } from "./extract.js";
+import { type ExtractedRecord, extractPage, type PageExtraction } from "./extract.js";
+import type { AcceptedRead, StoredExtraction } from "../page-reads.js";
+import type { PageReuse } from "../run-domain.js";
+import type { DatasetId } from "../schema/ids.js";
+import {
+  conditionalFor,
+  fromStoredExtraction,
+  knownFor,
+  recipeDigest,
+  reusableRead,
+  sameBytes,
+  sameText,
+  storedPage,
+  toStoredExtraction,
+} from "./reuse.js";
 import type { TraceRecorder } from "./trace.js";
 
 /** A page that was read and extracted. */
@@ -20,9 +34,15 @@ export interface ReadPage {
   readonly sha256: string;
   readonly entries: ReadonlyArray<ObservationEntry>;
   readonly records: ReadonlyArray<ExtractedRecord>;
+  /** The page's whole extraction as a store keeps it (the next run may reuse it). */
+  readonly stored: StoredExtraction;
+  /** Where the records came from when the page was not parsed: the accepted run that parsed it. */
+  readonly reused: Omit<PageReuse, "url"> | null;
 }
 
 export interface ReadOutcome {
+  /** The digest of the recipe the pages were extracted under (reuse.ts). */
+  readonly recipe: string;
   readonly pages: ReadonlyArray<ReadPage>;
   readonly records: ReadonlyArray<ExtractedRecord>;
   readonly failures: ReadonlyArray<{
@@ -64,22 +84,60 @@ const nextUrl = (
   }
 };
 
+/** A read, asked conditionally when the kept read allows; a 304 stands for the kept page. */
+const fetchPage = (request: FetchRequest, kept: AcceptedRead | null) =>
+  Effect.gen(function* () {
+    const fetcher = yield* Fetcher;
+    const conditional = conditionalFor(kept);
+    const known = knownFor(kept);
+    const answer = yield* fetcher.read({
+      ...request,
+      ...(conditional ? { conditional } : {}),
+      ...(known ? { known } : {}),
+    });
+    if (!answer.notModified) return { page: answer, notModified: false };
+    // Only asked with a kept body; should a 304 come anyway, ask again without validators.
+    if (kept === null || kept.body === null) return { page: yield* fetcher.read(request), notModified: false };
+    return { page: storedPage(answer, kept), notModified: true };
+  });
+
+/** A page parsed and extracted, with where its pagination goes; null when the parser refused it. */
+const parseAndExtract = (
+  page: FetchedPage,
+  source: Source,
+  columns: ReadonlyArray<DatasetColumn>,
+  limit: number,
+  pageNumber: number,
+) =>
+  Effect.gen(function* () {
+    const parser = yield* DocumentParser;
+    const document = yield* parser.parse(page.body, page.finalUrl);
+    try {
+      const extracted = extractPage(document, page.finalUrl, source, columns, limit);
+      return { extracted, next: nextUrl(source, document, document.resolveUrl, pageNumber) };
+    } finally {
+      document.dispose();
+    }
+  });
+
 /**
  * Reads the source's pages in pagination order and extracts each one as it arrives. Stops at the
  * natural end, at the first failed read, at a link back to a visited page, or at maxPages/maxItems
- * (which leaves coverage incomplete when more remains).
+ * (which leaves coverage incomplete when more remains). With `reuseFrom` (a deterministic run's
+ * dataset), a page whose bytes and recipe are those of the dataset's newest accepted read takes
+ * that read's extraction instead of being parsed (reuse.ts); it has a read step and no extract step.
  */
 export const readSource = Effect.fn("run.read")(function* (
   source: Source,
   columns: ReadonlyArray<DatasetColumn>,
   trace: TraceRecorder,
+  reuseFrom: DatasetId | null = null,
 ) {
-  const fetcher = yield* Fetcher;
-  const parser = yield* DocumentParser;
   const pages: ReadPage[] = [];
   const records: ExtractedRecord[] = [];
   const failures: Array<ReadOutcome["failures"][number]> = [];
   const visited = new Set<string>();
+  const recipe = yield* recipeDigest(source, columns);
   let url: string | null = source.url;
   let coverage: Coverage = { complete: true };
 
@@ -92,34 +150,45 @@ export const readSource = Effect.fn("run.read")(function* (
       break;
     }
     visited.add(url);
+    const kept = yield* reusableRead(reuseFrom, url, recipe);
     const started = yield* Clock.currentTimeMillis;
     // Shown as a `running` read step (with its URL) to anyone watching the trace until it ends.
     const reading = yield* trace.begin("read", { sourceUrl: url.slice(0, 2048) });
-    const result = yield* Effect.either(
-      fetcher.read({
-        url,
-        render: source.render,
-        proxy: source.proxy,
-        ignoreRobots: source.ignoreRobots,
-        waitForSelector: source.itemSelector,
-        // One attempt's reads share a browser session (context, guard proxy, page) when rendering.
-        runId: trace.attemptId,
-      }),
-    );
+    const request: FetchRequest = {
+      url,
+      render: source.render,
+      proxy: source.proxy,
+      ignoreRobots: source.ignoreRobots,
+      waitForSelector: source.itemSelector,
+      // One attempt's reads share a browser session (context, guard proxy, page) when rendering.
+      runId: trace.attemptId,
+    };
+    const result = yield* Effect.either(fetchPage(request, kept));
     const finished = yield* Clock.currentTimeMillis;
     trace.end(reading);
     const timing = {
       startedAt: isoAt(started),
       durationMs: Math.max(0, Math.round(finished - started)),
     };
+    const fetched = result._tag === "Right" ? result.right : null;
+    // The kept body, when there, is the cheaper comparison: equal text is an equal digest.
+    const keptBytes = fetched !== null && kept !== null && (fetched.notModified || sameText(kept, fetched.page));
+    const sha256 = fetched === null ? "" : keptBytes && kept ? kept.sha256 : yield* sha256Hex(fetched.page.body);
+    const reuse =
+      fetched !== null && kept !== null && (keptBytes || sameBytes(kept, fetched.page, sha256)) ? kept : null;
+    const remaining = source.maxItems - records.length;
     // A page that fetched but cannot be parsed (over the document limits) fails its read alike; its
     // read step then spans the parse too. A page that parses has its parse in its extract step.
     const parsed =
-      result._tag === "Left" ? null : yield* Effect.either(parser.parse(result.right.body, result.right.finalUrl));
+      fetched === null || reuse !== null
+        ? null
+        : yield* Effect.either(parseAndExtract(fetched.page, source, columns, remaining + 1, pages.length));
     const parsedAt = yield* Clock.currentTimeMillis;
-    if (result._tag === "Left" || parsed?._tag === "Left") {
+    if (fetched === null || parsed?._tag === "Left") {
       const error: Pick<ReadFailed, "failure" | "message"> =
-        result._tag === "Left" ? result.left : unparsable(result.right, parsed?._tag === "Left" ? parsed.left : null);
+        result._tag === "Left"
+          ? result.left
+          : unparsable(result.right.page, parsed?._tag === "Left" ? parsed.left : null);
       const stepId = trace.add({
         phase: "read",
         status: "failed",
@@ -132,55 +201,68 @@ export const readSource = Effect.fn("run.read")(function* (
       coverage = { complete: false, reason: `Reading ${url} failed (${error.failure.reason}): ${error.message}` };
       break;
     }
-    const page = result.right;
+    const { page } = fetched;
     visited.add(page.finalUrl);
-    const sha256 = yield* sha256Hex(page.body);
-    if (parsed?._tag !== "Right") break; // narrowed above: a failed parse already ended the read
-    const document = parsed.right;
-    try {
-      const remaining = source.maxItems - records.length;
-      const extracted = extractPage(document, page.finalUrl, source, columns, remaining + 1);
+    let extracted: PageExtraction;
+    let stored: StoredExtraction;
+    if (reuse !== null) {
+      extracted = fromStoredExtraction(reuse.extraction!, page.finalUrl);
+      stored = reuse.extraction!;
+    } else {
+      if (parsed?._tag !== "Right") break; // narrowed above: a failed parse already ended the read
+      extracted = parsed.right.extracted;
+      stored = toStoredExtraction(extracted, parsed.right.next);
       // The extract step is the page's parse and its extraction: both are the engine's own CPU time.
       trace.add({
         phase: "extract",
         status: "succeeded",
         sourceUrl: page.finalUrl.slice(0, 2048),
         startedAt: isoAt(finished),
-        durationMs: Math.max(0, Math.round((yield* Clock.currentTimeMillis) - finished)),
+        durationMs: Math.max(0, Math.round(parsedAt - finished)),
       });
-      const found = extracted.records.length;
-      yield* Effect.logDebug("page read").pipe(
-        Effect.annotateLogs({ url: page.finalUrl, status: page.status, records: found, attempts: page.attempts }),
-      );
-      trace.add({
-        phase: "read",
-        status: "succeeded",
-        sourceUrl: page.finalUrl.slice(0, 2048),
-        candidateRows: cap(found),
-        matchedRows: cap(extracted.records.filter((r) => r.rowKey !== null).length),
-        ...timing,
-      });
-      if (found > remaining) {
-        pages.push({
-          sha256,
-          page,
-          entries: extracted.entries.slice(0, remaining),
-          records: extracted.records.slice(0, remaining),
-        });
-        records.push(...extracted.records.slice(0, remaining));
-        coverage = {
-          complete: false,
-          reason: `More than maxItems (${source.maxItems}) records; ${page.finalUrl} holds more.`,
-        };
-        break;
-      }
-      pages.push({ page, sha256, ...extracted });
-      records.push(...extracted.records);
-      const next: string | null = nextUrl(source, document, document.resolveUrl, pages.length - 1);
-      url = next !== null && !visited.has(next) ? next : null;
-    } finally {
-      document.dispose();
     }
+    const found = extracted.records.length;
+    yield* Effect.logDebug("page read").pipe(
+      Effect.annotateLogs({
+        url: page.finalUrl,
+        status: page.status,
+        records: found,
+        attempts: page.attempts,
+        reused: reuse !== null,
+      }),
+    );
+    trace.add({
+      phase: "read",
+      status: "succeeded",
+      sourceUrl: page.finalUrl.slice(0, 2048),
+      candidateRows: cap(found),
+      matchedRows: cap(extracted.records.filter((r) => r.rowKey !== null).length),
+      ...timing,
+    });
+    const reused =
+      reuse === null
+        ? null
+        : { fromRunId: reuse.runId, basis: fetched.notModified ? ("not_modified" as const) : ("same_digest" as const) };
+    if (found > remaining) {
+      pages.push({
+        sha256,
+        page,
+        entries: extracted.entries.slice(0, remaining),
+        records: extracted.records.slice(0, remaining),
+        stored,
+        reused,
+      });
+      records.push(...extracted.records.slice(0, remaining));
+      coverage = {
+        complete: false,
+        reason: `More than maxItems (${source.maxItems}) records; ${page.finalUrl} holds more.`,
+      };
+      break;
+    }
+    pages.push({ page, sha256, ...extracted, stored, reused });
+    records.push(...extracted.records);
+    const next: string | null = stored.next;
+    url = next !== null && !visited.has(next) ? next : null;
   }
-  return { pages, records, failures, coverage } satisfies ReadOutcome;
+  return { recipe, pages, records, failures, coverage } satisfies ReadOutcome;
 });

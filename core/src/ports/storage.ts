@@ -17,6 +17,7 @@ import type {
 import type { DatasetId, ObservationId, OwnerId, RevisionId, RowId, RunId } from "../schema/ids.js";
 import type { RowStatus, SourceObservation } from "../schema/row.js";
 import type { Routine } from "./run-queue.js";
+import type { PageReadStorage } from "./page-read-storage.js";
 import type { WebhookStorage } from "./webhook-storage.js";
 
 export interface OwnerActivity {
@@ -33,7 +34,7 @@ export interface OwnerActivity {
  * means) live in core; an adapter stores and reads, and enforces only the uniqueness and
  * compare-and-set guards named here.
  */
-export interface StorageService extends WebhookStorage {
+export interface StorageService extends WebhookStorage, PageReadStorage {
   /** Fails with Conflict `owner_exists` when the name is taken. */
   readonly createOwner: (owner: Owner) => Effect.Effect<void, Conflict | StorageFailure>;
   readonly findOwnerByName: (name: string) => Effect.Effect<Option.Option<Owner>, StorageFailure>;
@@ -205,6 +206,7 @@ export type RunStorage = Pick<
   | "getArtifact"
   | "saveTraceProgress"
   | "getTraceProgress"
+  | "acceptedRead"
 >;
 export type RowStorage = Pick<
   StorageService,
@@ -219,3 +221,4 @@ export type RowStorage = Pick<
   | "getObservations"
 >;
 export type { WebhookStorage } from "./webhook-storage.js";
+export type { PageReadStorage } from "./page-read-storage.js";

@@ -69,8 +69,8 @@ describe("diagnostics from a recorded run (pure)", () => {
       expect(d.request).to.deep.include({ recipeVersion: 1, robots: "obeyed", render: "static", proxy: "auto" });
       expect(d.request?.limits).to.deep.equal({ maxPages: 10, maxItems: 1000, minimumItems: 1 });
       expect(d.sources).to.deep.equal([
-        { url: p1, outcome: "read", failure: null, records: 2, evidenceIds: ["art-1"] },
-        { url: p2, outcome: "read", failure: null, records: 1, evidenceIds: ["art-2"] },
+        { url: p1, outcome: "read", failure: null, records: 2, evidenceIds: ["art-1"], reused: null },
+        { url: p2, outcome: "read", failure: null, records: 1, evidenceIds: ["art-2"], reused: null },
       ]);
       const isbn = d.cells.find((c) => c.fieldId === "f-isbn");
       expect(isbn).to.deep.include({ label: "ISBN", observedRows: 3, missing: 1, reasons: { not_found: 1 } });
@@ -276,6 +276,7 @@ describe("diagnostics from a recorded run (pure)", () => {
         failure: { reason: "rate_limited", status: 429, detail: "429 Too Many Requests." },
         records: 0,
         evidenceIds: ["step-9"],
+        reused: null,
       });
       expect(d.findings.map((f) => f.code)).to.include.members([
         "run_failed_checks",

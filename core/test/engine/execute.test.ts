@@ -28,39 +28,7 @@ import {
   Storage,
 } from "../../src/index.js";
 import { fetchedPage } from "./fetched-page.js";
-
-const site = "https://shop.example";
-const item = (n: number, price: string) =>
-  `<article><a href="/b/${n}">Book ${n}</a><p class="price">${price}</p></article>`;
-const page = (items: string, next: string | null) =>
-  `<html><body>${items}${next ? `<li class="next"><a href="${next}">next</a></li>` : ""}</body></html>`;
-const goodPages: Record<string, string> = {
-  [`${site}/p1`]: page(item(1, "£1.00") + item(2, "£2.00"), "/p2"),
-  [`${site}/p2`]: page(item(3, "£3.00"), null),
-};
-
-const body = {
-  name: "shop",
-  columns: [
-    { name: "link", type: "string", key: true },
-    { name: "title", type: "string" },
-    { name: "price", type: "number" },
-    { name: "isbn", type: "string" },
-  ],
-  source: {
-    version: 1,
-    url: `${site}/p1`,
-    itemSelector: "article",
-    fields: [
-      { name: "link", read: { selector: "a", kind: "attribute", attribute: "href" } },
-      { name: "title", read: { selector: "a" } },
-      { name: "price", read: { selector: "p.price" } },
-      { name: "isbn", read: { selector: "span.isbn" } },
-    ],
-    identity: { kind: "source-key", field: "link" },
-    pagination: { kind: "next-link", selector: "li.next > a" },
-  },
-};
+import { body, goodPages, item, page, site } from "./shop-site.js";
 
 /** A Fetcher that answers from a map of pages, and refuses the URLs in `refused` with a reason. */
 const stubFetcher = (pages: Record<string, string>, refused: Record<string, ReadFailureReason> = {}) =>

@@ -995,6 +995,11 @@ export interface components {
         } | null;
         records: components["schemas"]["Int"];
         evidenceIds: string[];
+        reused: {
+          fromRunId: string;
+          /** @enum {string} */
+          basis: "same_digest" | "not_modified";
+        } | null;
       }[];
       cells: {
         fieldId: string;

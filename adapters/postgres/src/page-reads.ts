@@ -1,0 +1,98 @@
+import { type AcceptedRead, type RunAcceptance, StoredExtraction, storedDecoder } from "@gleaner/core";
+import * as Effect from "effect/Effect";
+import * as Either from "effect/Either";
+import * as Option from "effect/Option";
+import type { Db, Sql } from "./db.js";
+import { isUuid } from "./db.js";
+
+interface PageReadRow {
+  readonly run_id: string;
+  readonly recipe: string;
+  readonly url: string;
+  readonly final_url: string;
+  readonly sha256: string;
+  readonly content_type: string;
+  readonly etag: string | null;
+  readonly last_modified: string | null;
+  readonly extraction: unknown;
+  readonly body: Buffer | null;
+}
+
+const decodeExtraction = storedDecoder(StoredExtraction, "PostgreSQL", "page extraction");
+
+/**
+ * The newest accepted read of a URL, with its body from page_bodies (when one was kept). An
+ * extraction that no longer decodes (written by another version) answers as none: core parses.
+ */
+export const acceptedRead = (db: Db, datasetId: string, url: string) =>
+  !isUuid(datasetId)
+    ? Effect.succeed(Option.none<AcceptedRead>())
+    : Effect.gen(function* () {
+        const [row] = yield* db.query<PageReadRow>(
+          `select r.run_id, r.recipe, r.url, r.final_url, r.sha256, r.content_type, r.etag, r.last_modified,
+                  r.extraction, b.body
+             from page_reads r left join page_bodies b on b.sha256 = r.sha256
+            where r.dataset_id = $1 and r.url = $2`,
+          [datasetId, url],
+        );
+        if (!row) return Option.none<AcceptedRead>();
+        const extraction = row.extraction === null ? null : Either.getOrNull(decodeExtraction(row.extraction, url));
+        return Option.some<AcceptedRead>({
+          runId: row.run_id,
+          recipe: row.recipe,
+          url: row.url,
+          finalUrl: row.final_url,
+          sha256: row.sha256,
+          contentType: row.content_type,
+          etag: row.etag,
+          lastModified: row.last_modified,
+          extraction,
+          body: row.body === null ? null : row.body.toString("utf8"),
+        });
+      });
+
+/**
+ * Replaces the dataset's page reads with the accepted run's, inside the acceptance transaction. A
+ * reused page sends no extraction (its row keeps the stored one), so an unchanged re-run writes
+ * only each page's run id and validators.
+ */
+export const writePageReads = (tx: Sql, { run, pageReads }: RunAcceptance) =>
+  pageReads === undefined
+    ? Effect.void
+    : Effect.all(
+        [
+          tx.query("delete from page_reads where dataset_id = $1 and url <> all($2::text[])", [
+            run.datasetId,
+            pageReads.pages.map((p) => p.url),
+          ]),
+          tx.query(
+            `insert into page_reads (dataset_id, url, run_id, recipe, final_url, sha256, content_type, etag,
+                                     last_modified, extraction)
+             select $1, p.url, $2, $3, p.final_url, p.sha256, p.content_type, p.etag, p.last_modified, p.extraction
+               from json_to_recordset($4::json) as p(url text, final_url text, sha256 text, content_type text,
+                    etag text, last_modified text, extraction json)
+             on conflict (dataset_id, url) do update
+             set run_id = excluded.run_id, recipe = excluded.recipe, final_url = excluded.final_url,
+                 sha256 = excluded.sha256, content_type = excluded.content_type, etag = excluded.etag,
+                 last_modified = excluded.last_modified,
+                 extraction = coalesce(excluded.extraction, page_reads.extraction)`,
+            [
+              run.datasetId,
+              run.id,
+              pageReads.recipe,
+              JSON.stringify(
+                pageReads.pages.map((p) => ({
+                  url: p.url,
+                  final_url: p.finalUrl,
+                  sha256: p.sha256,
+                  content_type: p.contentType,
+                  etag: p.etag,
+                  last_modified: p.lastModified,
+                  extraction: p.reused ? null : p.extraction,
+                })),
+              ),
+            ],
+          ),
+        ],
+        { discard: true },
+      );

@@ -1,0 +1,20 @@
+import type * as Effect from "effect/Effect";
+import type * as Option from "effect/Option";
+import type { StorageFailure } from "../errors.js";
+import type { AcceptedRead } from "../page-reads.js";
+import type { DatasetId } from "../schema/ids.js";
+
+/**
+ * The page-read part of the Storage port (decision 0021): what the dataset's newest accepted run
+ * read, so the next run can reuse a page's extraction and ask the site conditionally. The reads
+ * are written by acceptRun, in its transaction (`RunAcceptance.pageReads`), replacing the
+ * dataset's previous ones whole; a store answers only what it still has and core falls back to a
+ * full read for the rest.
+ */
+export interface PageReadStorage {
+  /** The newest accepted run's read of `url` (the URL the engine asked for), or none. */
+  readonly acceptedRead: (
+    datasetId: DatasetId,
+    url: string,
+  ) => Effect.Effect<Option.Option<AcceptedRead>, StorageFailure>;
+}

@@ -1,0 +1,265 @@
+import { Htmlparser2ParserLive } from "@gleaner/htmlparser2";
+import { MemoryRunQueueLive, MemoryStoreLive } from "@gleaner/memory";
+import { expect } from "chai";
+import * as Effect from "effect/Effect";
+import * as Layer from "effect/Layer";
+import * as Logger from "effect/Logger";
+import * as LogLevel from "effect/LogLevel";
+import * as ManagedRuntime from "effect/ManagedRuntime";
+import * as Option from "effect/Option";
+import {
+  type AcceptedRead,
+  createApiKey,
+  createDataset,
+  createRun,
+  type DatasetColumn,
+  executeRun,
+  Fetcher,
+  type FetchRequest,
+  getTrace,
+  type OwnerId,
+  type RunEvidence,
+  type RunId,
+  type Source,
+  Storage,
+  StorageFailure,
+} from "../../src/index.js";
+import { conditionalFor, fromStoredExtraction, recipeDigest, toStoredExtraction } from "../../src/engine/reuse.js";
+import { fetchedPage } from "./fetched-page.js";
+import { body, goodPages as pages, site } from "./shop-site.js";
+
+describe("reuse of a page's extraction: the rule", () => {
+  const columns = [
+    { id: "c1", name: "link", type: "string", ownership: "collected", key: true, label: "Link" },
+    { id: "c2", name: "price", type: "number", ownership: "collected", key: false, label: "Price" },
+  ] as unknown as ReadonlyArray<DatasetColumn>;
+  const source = {
+    version: 1,
+    url: `${site}/p1`,
+    render: "static",
+    itemSelector: "article",
+    fields: [
+      { name: "link", read: { selector: "a", kind: "attribute", attribute: "href" }, required: false },
+      { name: "price", read: { selector: "p.price", kind: "text" }, required: true },
+    ],
+    identity: { kind: "source-key", field: "link" },
+    pagination: { kind: "next-link", selector: "li.next > a" },
+    maxPages: 10,
+    maxItems: 1000,
+    minimumItems: 1,
+    proxy: "auto",
+    ignoreRobots: false,
+  } as unknown as Source;
+  const digest = (s: Source, c: ReadonlyArray<DatasetColumn> = columns) => Effect.runPromise(recipeDigest(s, c));
+
+  it("the recipe is what extraction reads: selectors, reads, identity, pagination and the columns", async () => {
+    const base = await digest(source);
+    const reordered = JSON.parse(JSON.stringify(source, Object.keys(source).sort())) as Source;
+    expect(
+      await digest({ ...reordered, fields: source.fields, identity: source.identity, pagination: source.pagination }),
+    ).to.equal(base);
+    const changed: ReadonlyArray<Source> = [
+      { ...source, itemSelector: "li" },
+      { ...source, fields: [source.fields[0]!, { ...source.fields[1]!, read: { selector: "p.cost", kind: "text" } }] },
+      { ...source, identity: { kind: "composite", fields: ["link", "price"] } },
+      { ...source, pagination: { kind: "none" } },
+    ];
+    for (const other of changed) expect(await digest(other), JSON.stringify(other)).to.not.equal(base);
+    const typed = columns.map((c) =>
+      c.name === "price" ? { ...c, type: "string" } : c,
+    ) as ReadonlyArray<DatasetColumn>;
+    expect(await digest(source, typed)).to.not.equal(base);
+    const added = [
+      ...columns,
+      { id: "c3", name: "notes", type: "string", ownership: "user", key: false, label: "Notes" },
+    ];
+    expect(await digest(source, added as unknown as ReadonlyArray<DatasetColumn>)).to.not.equal(base);
+  });
+
+  it("limits, render, proxy, robots and labels are not part of it: they do not change what a page yields", async () => {
+    const base = await digest(source);
+    const same: ReadonlyArray<Source> = [
+      { ...source, maxPages: 3, maxItems: 5, minimumItems: 0 },
+      { ...source, render: "browser", proxy: "never", ignoreRobots: true },
+    ];
+    for (const other of same) expect(await digest(other)).to.equal(base);
+    const relabelled = columns.map((c) => ({
+      ...c,
+      label: "Other",
+      description: "words",
+    })) as ReadonlyArray<DatasetColumn>;
+    expect(await digest(source, relabelled)).to.equal(base);
+  });
+
+  it("a kept extraction survives JSON and gives back the same records, entries and next page", () => {
+    const extraction = {
+      records: [
+        {
+          pageUrl: `${site}/p1`,
+          index: 0,
+          entryId: "0",
+          rowKey: `${site}/b/1`,
+          cells: new Map([
+            ["c1", { value: `${site}/b/1`, missingReason: null, raw: "/b/1" }],
+            ["c2", { value: null, missingReason: "extraction_failed" as const, raw: "abc" }],
+          ]),
+        },
+      ],
+      entries: [{ id: "0", excerpt: "<article>…</article>", truncated: false }],
+    };
+    const stored = JSON.parse(JSON.stringify(toStoredExtraction(extraction, `${site}/p2`)));
+    expect(stored.next).to.equal(`${site}/p2`);
+    expect(fromStoredExtraction(stored, `${site}/p1`)).to.deep.equal(extraction);
+  });
+
+  it("asks conditionally only with validators and a kept body to stand for a 304, at the URL the read ended", () => {
+    const kept = {
+      finalUrl: `${site}/p1?x`,
+      etag: '"v1"',
+      lastModified: null,
+      body: "<html></html>",
+    } as unknown as AcceptedRead;
+    expect(conditionalFor(kept)).to.deep.equal({ url: `${site}/p1?x`, etag: '"v1"', lastModified: null });
+    expect(conditionalFor({ ...kept, body: null })).to.equal(undefined);
+    expect(conditionalFor({ ...kept, etag: null })).to.equal(undefined);
+    expect(conditionalFor(null)).to.equal(undefined);
+  });
+});
+
+/** Two runs of the engine on the memory store; the second sees the store through `tamper`. */
+const twoRuns = async (options: {
+  tamper?: (read: AcceptedRead) => Effect.Effect<Option.Option<AcceptedRead>, StorageFailure>;
+  /** The fetcher answers 304 to every conditional request. */
+  notModified?: boolean;
+}) => {
+  const requests: FetchRequest[] = [];
+  let tampering = false;
+  const store = Layer.effect(
+    Storage,
+    Effect.map(Storage, (storage) => ({
+      ...storage,
+      acceptedRead: (datasetId: Parameters<typeof storage.acceptedRead>[0], url: string) =>
+        Effect.flatMap(storage.acceptedRead(datasetId, url), (found) =>
+          tampering && options.tamper && Option.isSome(found) ? options.tamper(found.value) : Effect.succeed(found),
+        ),
+    })),
+  ).pipe(Layer.provideMerge(MemoryStoreLive));
+  const fetcher = Layer.succeed(Fetcher, {
+    read: (request) => {
+      requests.push(request);
+      const html = pages[request.url]!;
+      const answer = {
+        ...fetchedPage(request.url, html),
+        validators: { etag: `"${html.length}"`, lastModified: null },
+      };
+      return Effect.succeed(
+        options.notModified && request.conditional ? { ...answer, status: 304, body: "", notModified: true } : answer,
+      );
+    },
+  });
+  const quiet = Logger.minimumLogLevel(LogLevel.None);
+  const layers = Layer.mergeAll(store, MemoryRunQueueLive(), Htmlparser2ParserLive, fetcher, quiet);
+  const runtime = ManagedRuntime.make(layers);
+  const run = <A, E>(effect: Effect.Effect<A, E, any>) => runtime.runPromise(effect as Effect.Effect<A, E, never>);
+  const { owner } = await run(createApiKey(`owner-${globalThis.crypto.randomUUID()}`, 100));
+  const dataset = await run(createDataset(owner.id, body));
+  const execute = async () => {
+    const { runId } = await run(createRun(owner.id, dataset.id));
+    await run(executeRun({ runId: runId as RunId, datasetId: dataset.id as never }, false));
+    const stored = Option.getOrThrow(await run(Effect.flatMap(Storage, (s) => s.getRun(owner.id as OwnerId, runId))));
+    const { trace } = await run(getTrace(owner.id, runId));
+    const evidence: RunEvidence = Option.getOrThrow(
+      await run(Effect.flatMap(Storage, (s) => s.getRunEvidence(runId as RunId))),
+    );
+    const extracted = trace.steps.filter((s) => s.phase === "extract").map((s) => s.sourceUrl);
+    return { stored, trace, evidence, extracted };
+  };
+  const first = await execute();
+  tampering = true;
+  requests.length = 0;
+  const second = await execute();
+  await runtime.dispose();
+  return { first, second, requests };
+};
+
+describe("reuse of a page's extraction: the engine", () => {
+  it("an unchanged re-run parses nothing and records each reused page in its plan", async () => {
+    const { first, second, requests } = await twoRuns({});
+    // The fetcher is told the kept page, so it can recognise the same bytes without judging them again.
+    expect(requests.map((r) => r.known)).to.deep.equal(
+      [`${site}/p1`, `${site}/p2`].map((url) => ({ url, body: pages[url] })),
+    );
+    expect(first.extracted).to.have.length(2);
+    expect(second.extracted).to.deep.equal([]);
+    expect(second.stored.status).to.equal("succeeded");
+    expect(second.stored.chargedPages).to.equal(2);
+    expect(second.evidence.plan?.reused).to.deep.equal([
+      { url: `${site}/p1`, fromRunId: first.stored.id, basis: "same_digest" },
+      { url: `${site}/p2`, fromRunId: first.stored.id, basis: "same_digest" },
+    ]);
+    expect(second.evidence.facts).to.deep.equal(first.evidence.facts);
+  });
+
+  it("every check runs on reused records: a kept extraction with unreadable prices fails the run", async () => {
+    const { second } = await twoRuns({
+      tamper: (read) =>
+        Effect.succeed(
+          Option.some({
+            ...read,
+            extraction: read.extraction && {
+              ...read.extraction,
+              records: read.extraction.records.map((r) => ({
+                ...r,
+                cells: r.cells.map(([id, value, reason, raw]) =>
+                  raw?.startsWith("£")
+                    ? ([id, null, "extraction_failed", "£?"] as const)
+                    : ([id, value, reason, raw] as const),
+                ),
+              })),
+            },
+          }),
+        ),
+    });
+    expect(second.extracted).to.deep.equal([]);
+    expect(second.stored.status).to.equal("failed");
+    expect(second.stored.chargedPages).to.equal(null);
+    expect(second.stored.checks.filter((c) => !c.passed).map((c) => c.checkId)).to.deep.equal(["extraction"]);
+  });
+
+  it("a kept extraction that is gone, or a store that cannot answer, means parsing: never a failed run", async () => {
+    for (const tamper of [
+      (read: AcceptedRead) => Effect.succeed(Option.some({ ...read, extraction: null })),
+      () => Effect.succeed(Option.none<AcceptedRead>()),
+      () => Effect.fail(new StorageFailure({ message: "the page reads are away" })),
+    ]) {
+      const { second } = await twoRuns({ tamper });
+      expect(second.stored.status).to.equal("succeeded");
+      expect(second.extracted).to.have.length(2);
+      expect(second.evidence.plan?.reused).to.equal(undefined);
+    }
+  });
+
+  it("a 304 stands for the kept page: its body is the artifact, its records reused, its basis not_modified", async () => {
+    const { first, second, requests } = await twoRuns({ notModified: true });
+    expect(requests.map((r) => r.conditional)).to.deep.equal([
+      { url: `${site}/p1`, etag: `"${pages[`${site}/p1`]!.length}"`, lastModified: null },
+      { url: `${site}/p2`, etag: `"${pages[`${site}/p2`]!.length}"`, lastModified: null },
+    ]);
+    expect(second.stored.status).to.equal("succeeded");
+    expect(second.extracted).to.deep.equal([]);
+    expect(second.evidence.plan?.reused?.map((r) => r.basis)).to.deep.equal(["not_modified", "not_modified"]);
+    expect(second.evidence.artifacts.map((a) => [a.url, a.sha256, a.body])).to.deep.equal(
+      first.evidence.artifacts.map((a) => [a.url, a.sha256, a.body]),
+    );
+  });
+
+  it("without a kept body no validators are sent (a 304 could not stand for the page); equal bytes still reuse", async () => {
+    const { second, requests } = await twoRuns({
+      notModified: true,
+      tamper: (read) => Effect.succeed(Option.some({ ...read, body: null })),
+    });
+    expect(requests.map((r) => r.conditional)).to.deep.equal([undefined, undefined]);
+    expect(second.stored.status).to.equal("succeeded");
+    expect(second.evidence.plan?.reused?.map((r) => r.basis)).to.deep.equal(["same_digest", "same_digest"]);
+  });
+});
