@@ -19,11 +19,14 @@ import { getAttributeValue, textContent } from "domutils";
 import * as Effect from "effect/Effect";
 import * as Layer from "effect/Layer";
 import { Parser } from "htmlparser2";
-import { firstInDocument, selectInDocument, selectInElement } from "./selectors.js";
+import { firstInDocument, firstInElement, selectInDocument, selectInElement } from "./selectors.js";
+
+const wrapFound = (element: Element | null): DocumentElement | null => (element ? wrapElement(element) : null);
 
 /** Selectors run relative to the element (see selectors.ts), compiled once per process. */
 const wrapElement = (element: Element): DocumentElement => ({
   select: (selector) => selectInElement(selector, element).map(wrapElement),
+  first: (selector) => wrapFound(firstInElement(selector, element)),
   text: () => normalizeWhitespace(textContent(element)),
   attribute: (name) => getAttributeValue(element, name.toLowerCase()) ?? null,
   excerpt: (maxBytes) => utf8Excerpt(render(element, { encodeEntities: "utf8" }), maxBytes),
@@ -31,6 +34,7 @@ const wrapElement = (element: Element): DocumentElement => ({
 
 const wrapDocument = (document: Document): DocumentElement => ({
   select: (selector) => selectInDocument(selector, document).map(wrapElement),
+  first: (selector) => wrapFound(firstInDocument(selector, document)),
   text: () => normalizeWhitespace(textContent(document.children.filter(isTag))),
   attribute: () => null,
   excerpt: (maxBytes) => utf8Excerpt(render(document.children.filter(isTag), { encodeEntities: "utf8" }), maxBytes),
