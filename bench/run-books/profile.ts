@@ -86,7 +86,10 @@ const summarise = (title: string, profiles: ReadonlyArray<Profile>) => {
 };
 
 const site = await startBooksSite();
-const host = await startHost({ config: { ...benchHostConfig, parser: "htmlparser2" }, overrides: { store: MemoryStoreLive } });
+const host = await startHost({
+  config: { ...benchHostConfig, parser: "htmlparser2" },
+  overrides: { store: MemoryStoreLive },
+});
 const call = clientOf(host.url, await host.createKey("profile", 1_000_000));
 const session = new Session();
 session.connect();

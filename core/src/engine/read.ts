@@ -8,7 +8,7 @@ import type { ObservationEntry } from "../schema/row.js";
 import type { ReadFailure } from "../schema/run.js";
 import type { Source } from "../schema/source.js";
 import { isoAt } from "../time.js";
-import { sha256Hex } from "../digest.js";
+import { sha256HexAndSize } from "../digest.js";
 import type { Coverage } from "./checks.js";
 import { type ExtractedRecord, extractPage } from "./extract.js";
 import type { TraceRecorder } from "./trace.js";
@@ -18,6 +18,8 @@ export interface ReadPage {
   readonly page: FetchedPage;
   /** Hex SHA-256 of the body: the observation's content digest and the artifact's hash. */
   readonly sha256: string;
+  /** The body's size in UTF-8 bytes (its artifact's size), counted when it was hashed. */
+  readonly size: number;
   readonly entries: ReadonlyArray<ObservationEntry>;
   readonly records: ReadonlyArray<ExtractedRecord>;
 }
@@ -134,7 +136,7 @@ export const readSource = Effect.fn("run.read")(function* (
     }
     const page = result.right;
     visited.add(page.finalUrl);
-    const sha256 = yield* sha256Hex(page.body);
+    const { sha256, size } = yield* sha256HexAndSize(page.body);
     if (parsed?._tag !== "Right") break; // narrowed above: a failed parse already ended the read
     const document = parsed.right;
     try {
@@ -163,6 +165,7 @@ export const readSource = Effect.fn("run.read")(function* (
       if (found > remaining) {
         pages.push({
           sha256,
+          size,
           page,
           entries: extracted.entries.slice(0, remaining),
           records: extracted.records.slice(0, remaining),
@@ -174,7 +177,7 @@ export const readSource = Effect.fn("run.read")(function* (
         };
         break;
       }
-      pages.push({ page, sha256, ...extracted });
+      pages.push({ page, sha256, size, ...extracted });
       records.push(...extracted.records);
       const next: string | null = nextUrl(source, document, document.resolveUrl, pages.length - 1);
       url = next !== null && !visited.has(next) ? next : null;
