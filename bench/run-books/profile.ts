@@ -1,5 +1,5 @@
 // Where a Gleaner run's CPU goes: the run-books dataset run in one process under the V8 profiler.
-//   tsx run-books/profile.ts [--runs N] [--top K] [--out file.cpuprofile]
+//   npm run bench:profile-run-books -w @gleaner/bench [-- --runs N --top K --out file.cpuprofile]
 // One host (memory store, htmlparser2, as gleaner.ts), the books site in the same process. Each run is on a
 // fresh dataset (1000 new rows, as the bench's timed first run); the first is cold (what the bench times),
 // the rest warm. Prints self time by category and the top functions, for the cold run and for the warm ones.
