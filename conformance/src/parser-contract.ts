@@ -60,6 +60,21 @@ export const parserContract = (subject: ParserUnderTest) =>
       expect(item?.select("h3 a")).to.have.length(1);
     });
 
+    it("first is the first element select finds, within the container, or null", () => {
+      const items = doc.root.select("article.product_pod");
+      for (const item of items) {
+        for (const selector of ["div p", "p", "h3 > a", "p.price_color", "section h3", "div + h3", "h3 ~ div p"]) {
+          expect(item.first(selector)?.excerpt(100_000).text ?? null, selector).to.equal(
+            item.select(selector)[0]?.excerpt(100_000).text ?? null,
+          );
+        }
+      }
+      expect(items[0]?.first("div p")?.attribute("class")).to.equal("price_color");
+      expect(items[0]?.first("section h3")).to.equal(null);
+      expect(doc.root.first("li.current")?.text()).to.equal("Page 1 of 50");
+      expect(doc.root.first("li.missing")).to.equal(null);
+    });
+
     it("resolves relative links against the page URL, or its <base href>", () => {
       const next = doc.root.select("ul.pager li.next a")[0]?.attribute("href") ?? "";
       expect(doc.resolveUrl(next)).to.equal("http://books.local:8080/catalogue/page-2.html");

@@ -5,6 +5,7 @@ import {
   type DocumentLimit,
   type DocumentLimits,
   type DocumentParserService,
+  type Excerpt,
   documentBaseUrl,
   documentLimitMessage,
   documentLimits,
@@ -19,18 +20,38 @@ import { getAttributeValue, textContent } from "domutils";
 import * as Effect from "effect/Effect";
 import * as Layer from "effect/Layer";
 import { Parser } from "htmlparser2";
-import { firstInDocument, selectInDocument, selectInElement } from "./selectors.js";
+import { firstInDocument, firstInElement, selectInDocument, selectInElement } from "./selectors.js";
 
-/** Selectors run relative to the element (see selectors.ts), compiled once per process. */
-const wrapElement = (element: Element): DocumentElement => ({
-  select: (selector) => selectInElement(selector, element).map(wrapElement),
-  text: () => normalizeWhitespace(textContent(element)),
-  attribute: (name) => getAttributeValue(element, name.toLowerCase()) ?? null,
-  excerpt: (maxBytes) => utf8Excerpt(render(element, { encodeEntities: "utf8" }), maxBytes),
-});
+/**
+ * Selectors run relative to the element (see selectors.ts), compiled once per process. A class, not an
+ * object of closures: a run wraps every item and every cell's element (thousands), and its methods are
+ * shared on the prototype instead of allocated per element.
+ */
+class WrappedElement implements DocumentElement {
+  constructor(private readonly element: Element) {}
+  select(selector: string): DocumentElement[] {
+    return selectInElement(selector, this.element).map(wrapElement);
+  }
+  first(selector: string): DocumentElement | null {
+    return wrapFound(firstInElement(selector, this.element));
+  }
+  text(): string {
+    return normalizeWhitespace(textContent(this.element));
+  }
+  attribute(name: string): string | null {
+    return getAttributeValue(this.element, name.toLowerCase()) ?? null;
+  }
+  excerpt(maxBytes: number): Excerpt {
+    return utf8Excerpt(render(this.element, { encodeEntities: "utf8" }), maxBytes);
+  }
+}
+
+const wrapElement = (element: Element): DocumentElement => new WrappedElement(element);
+const wrapFound = (element: Element | null): DocumentElement | null => (element ? wrapElement(element) : null);
 
 const wrapDocument = (document: Document): DocumentElement => ({
   select: (selector) => selectInDocument(selector, document).map(wrapElement),
+  first: (selector) => wrapFound(firstInDocument(selector, document)),
   text: () => normalizeWhitespace(textContent(document.children.filter(isTag))),
   attribute: () => null,
   excerpt: (maxBytes) => utf8Excerpt(render(document.children.filter(isTag), { encodeEntities: "utf8" }), maxBytes),

@@ -48,8 +48,13 @@ const scope: AnyNode[] = [new Element("gleaner-scope", {}, [])];
 // A scope with a parent is what css-select takes for an element (a parentless one for a document).
 (scope[0] as Element).parent = new Element("gleaner-scope-parent", {}, [scope[0] as Element]);
 const fromElement = new Map<string, Query>();
-export const selectInElement = (selector: string, element: Element): Element[] => {
+const elementQuery = (selector: string, element: Element): Query => {
   const query = remember(fromElement, selector, () => _compileUnsafe(selector, { context: scope }));
   scope[0] = element;
-  return selectAll<AnyNode, Element>(query, element);
+  return query;
 };
+export const selectInElement = (selector: string, element: Element): Element[] =>
+  selectAll<AnyNode, Element>(elementQuery(selector, element), element);
+/** The first of `selectInElement` (css-select's findOne walks in the same document order as findAll). */
+export const firstInElement = (selector: string, element: Element): Element | null =>
+  selectOne<AnyNode, Element>(elementQuery(selector, element), element);

@@ -27,4 +27,17 @@ describe("htmlparser2 selectors: compiled once, relative to each element", () =>
     // The same string selected from the document is absolute: every nested p of the page.
     expect(doc.root.select("div p")).to.have.length(51);
   });
+
+  it("first is the first of select, for relative, sibling and absolute selectors, and null when none match", () => {
+    const doc = Effect.runSync(parseWithHtmlparser2(html, "https://shop.example/"));
+    for (const [n, article] of doc.root.select("article").entries()) {
+      for (const selector of ["div p", "> p", "p", "span + b", "span ~ b", "b, span", "i"]) {
+        expect(article.first(selector)?.text() ?? null).to.equal(article.select(selector)[0]?.text() ?? null);
+      }
+      expect(article.first("p")?.text()).to.equal(`in ${n}`);
+      expect(article.first("i")).to.equal(null);
+    }
+    expect(doc.root.first("div p")?.text()).to.equal("outside");
+    expect(doc.root.first("article > p")?.text()).to.equal("direct 0");
+  });
 });

@@ -16,6 +16,8 @@ import * as Layer from "effect/Layer";
 import { Parser } from "htmlparser2";
 import { JSDOM, VirtualConsole } from "jsdom";
 
+const wrapFound = (element: Element | null): DocumentElement | null => (element ? wrapElement(element) : null);
+
 /**
  * Wraps a jsdom element. `select` scopes the selector to the element's descendants with `:scope`, so
  * "div p" inside a container never matches through an ancestor outside it (the same meaning the
@@ -23,6 +25,7 @@ import { JSDOM, VirtualConsole } from "jsdom";
  */
 const wrapElement = (element: Element): DocumentElement => ({
   select: (selector) => Array.from(element.querySelectorAll(`:scope ${selector}`), wrapElement),
+  first: (selector) => wrapFound(element.querySelector(`:scope ${selector}`)),
   text: () => normalizeWhitespace(element.textContent ?? ""),
   attribute: (name) => element.getAttribute(name),
   excerpt: (maxBytes) => utf8Excerpt(element.outerHTML, maxBytes),
@@ -30,6 +33,7 @@ const wrapElement = (element: Element): DocumentElement => ({
 
 const wrapDocument = (document: Document): DocumentElement => ({
   select: (selector) => Array.from(document.querySelectorAll(selector), wrapElement),
+  first: (selector) => wrapFound(document.querySelector(selector)),
   text: () => normalizeWhitespace(document.documentElement?.textContent ?? ""),
   attribute: () => null,
   excerpt: (maxBytes) => utf8Excerpt(document.documentElement?.outerHTML ?? "", maxBytes),

@@ -50,7 +50,7 @@ export const runEvidence = (
 ): RunEvidence => {
   const artifacts: RunArtifact[] = [];
   for (const p of read.pages) {
-    const size = new TextEncoder().encode(p.page.body).byteLength;
+    const size = p.size;
     artifacts.push({
       id: newId(),
       runId,

@@ -32,7 +32,7 @@ const readField = (
   item: DocumentElement,
   read: Source["fields"][number]["read"],
 ): string | null => {
-  const element = read.selector ? item.select(read.selector)[0] : item;
+  const element = read.selector ? item.first(read.selector) : item;
   if (!element) return null;
   if (read.kind === "text") return element.text();
   const name = read.attribute ?? "";
@@ -45,9 +45,8 @@ const readField = (
  * The row key: the source-key value as text, or for a composite identity the JSON array of the
  * ordered values — unambiguous whatever characters the values contain.
  */
-const rowKeyOf = (source: Source, cells: ReadonlyMap<string, Cell>, idsByName: ReadonlyMap<string, string>) => {
-  const names = source.identity.kind === "source-key" ? [source.identity.field] : source.identity.fields;
-  const values = names.map((name) => cells.get(idsByName.get(name) ?? "")?.value ?? null);
+const rowKeyOf = (source: Source, cells: ReadonlyMap<string, Cell>, identityIds: ReadonlyArray<string>) => {
+  const values = identityIds.map((id) => cells.get(id)?.value ?? null);
   if (values.some((v) => v === null || v === "")) return null;
   return source.identity.kind === "source-key" ? String(values[0]) : JSON.stringify(values);
 };
@@ -69,6 +68,13 @@ export const extractPage = (
 ): PageExtraction => {
   const idsByName = new Map(columns.map((c) => [c.name, c.id as string]));
   const typeById = new Map(columns.map((c) => [c.id as string, c.type]));
+  // Which column each field fills and its type, looked up once per page rather than once per cell.
+  const reads = source.fields.flatMap((field) => {
+    const fieldId = idsByName.get(field.name);
+    return fieldId ? [{ fieldId, type: typeById.get(fieldId) ?? "string", read: field.read }] : [];
+  });
+  const identityNames = source.identity.kind === "source-key" ? [source.identity.field] : source.identity.fields;
+  const identityIds = identityNames.map((name) => idsByName.get(name) ?? "");
   const items = document.root.select(source.itemSelector).slice(0, limit);
   const records: ExtractedRecord[] = [];
   const entries: ObservationEntry[] = [];
@@ -77,13 +83,8 @@ export const extractPage = (
     const excerpt = item.excerpt(excerptBytes);
     entries.push({ id: entryId, excerpt: excerpt.text, truncated: excerpt.truncated });
     const cells = new Map<string, Cell>();
-    for (const field of source.fields) {
-      const fieldId = idsByName.get(field.name);
-      if (!fieldId) continue;
-      const type = typeById.get(fieldId) ?? "string";
-      cells.set(fieldId, coerce(readField(document, item, field.read), type));
-    }
-    records.push({ pageUrl, index, entryId, cells, rowKey: rowKeyOf(source, cells, idsByName) });
+    for (const { fieldId, type, read } of reads) cells.set(fieldId, coerce(readField(document, item, read), type));
+    records.push({ pageUrl, index, entryId, cells, rowKey: rowKeyOf(source, cells, identityIds) });
   });
   return { records, entries };
 };

@@ -8,7 +8,7 @@ import type { ObservationEntry } from "../schema/row.js";
 import type { ReadFailure } from "../schema/run.js";
 import type { Source } from "../schema/source.js";
 import { isoAt } from "../time.js";
-import { sha256Hex } from "../digest.js";
+import { sha256HexAndSize, utf8Size } from "../digest.js";
 import type { Coverage } from "./checks.js";
 import { type ExtractedRecord, extractPage, type PageExtraction } from "./extract.js";
 import type { AcceptedRead, StoredExtraction } from "../page-reads.js";
@@ -32,6 +32,8 @@ export interface ReadPage {
   readonly page: FetchedPage;
   /** Hex SHA-256 of the body: the observation's content digest and the artifact's hash. */
   readonly sha256: string;
+  /** The body's size in UTF-8 bytes (its artifact's size), counted when it was hashed. */
+  readonly size: number;
   readonly entries: ReadonlyArray<ObservationEntry>;
   readonly records: ReadonlyArray<ExtractedRecord>;
   /** The page's whole extraction as a store keeps it (the next run may reuse it). */
@@ -173,7 +175,12 @@ export const readSource = Effect.fn("run.read")(function* (
     const fetched = result._tag === "Right" ? result.right : null;
     // The kept body, when there, is the cheaper comparison: equal text is an equal digest.
     const keptBytes = fetched !== null && kept !== null && (fetched.notModified || sameText(kept, fetched.page));
-    const sha256 = fetched === null ? "" : keptBytes && kept ? kept.sha256 : yield* sha256Hex(fetched.page.body);
+    const { sha256, size } =
+      fetched === null
+        ? { sha256: "", size: 0 }
+        : keptBytes && kept
+          ? { sha256: kept.sha256, size: utf8Size(fetched.page.body) }
+          : yield* sha256HexAndSize(fetched.page.body);
     const reuse =
       fetched !== null && kept !== null && (keptBytes || sameBytes(kept, fetched.page, sha256)) ? kept : null;
     const remaining = source.maxItems - records.length;
@@ -246,6 +253,7 @@ export const readSource = Effect.fn("run.read")(function* (
     if (found > remaining) {
       pages.push({
         sha256,
+        size,
         page,
         entries: extracted.entries.slice(0, remaining),
         records: extracted.records.slice(0, remaining),
@@ -259,7 +267,7 @@ export const readSource = Effect.fn("run.read")(function* (
       };
       break;
     }
-    pages.push({ page, sha256, ...extracted, stored, reused });
+    pages.push({ page, sha256, size, ...extracted, stored, reused });
     records.push(...extracted.records);
     const next: string | null = stored.next;
     url = next !== null && !visited.has(next) ? next : null;

@@ -15,6 +15,11 @@ export interface Excerpt {
 export interface DocumentElement {
   /** Descendants matching a selector from the validated subset, in document order. */
   readonly select: (selector: string) => ReadonlyArray<DocumentElement>;
+  /**
+   * The first of `select(selector)`, or null: what a cell reads. The search stops at the first match
+   * instead of collecting every match in the item.
+   */
+  readonly first: (selector: string) => DocumentElement | null;
   /** textContent with whitespace runs collapsed to one space and trimmed. */
   readonly text: () => string;
   readonly attribute: (name: string) => string | null;

@@ -1,5 +1,5 @@
 import type { ReadFailureReason } from "../schema/run.js";
-import { hasPasswordForm, pageTitle, visibleText } from "./page-text.js";
+import { hasPasswordForm, hasVisibleText, pageTitle, visibleText } from "./page-text.js";
 
 /**
  * Turning a response into a page or a readFailure reason. Shared by every fetcher adapter so a page a
@@ -108,7 +108,7 @@ export const isLoginWall = (requestedUrl: string, finalUrl: string, html: string
 const stripHash = (url: string): string => url.replace(/#.*$/, "");
 
 /** A body with nothing a reader would see: no text, or only whitespace and markup. */
-export const isEmptyBody = (html: string): boolean => visibleText(html).length === 0;
+export const isEmptyBody = (html: string): boolean => !hasVisibleText(html);
 
 /** The reason for a non-success status, once challenges have been ruled out. null for 2xx. */
 export const reasonForStatus = (status: number): ReadFailureReason | null => {

@@ -12,15 +12,20 @@ export const normalizeWhitespace = (text: string): string => text.replace(/[\s\u
 export const EXCERPT_MAX_BYTES = 2048;
 
 const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+/** Reused by every excerpt: an excerpt is encoded into it, never allocated (one per item of a run). */
+let scratch = new Uint8Array(EXCERPT_MAX_BYTES);
 
 /** At most `maxBytes` UTF-8 bytes of `text`, cut at a character boundary, flagged when cut. */
 export const utf8Excerpt = (text: string, maxBytes: number = EXCERPT_MAX_BYTES): Excerpt => {
-  const bytes = encoder.encode(text);
-  if (bytes.length <= maxBytes) return { text, truncated: false };
-  let end = Math.max(0, maxBytes);
-  // Back up over UTF-8 continuation bytes (10xxxxxx) so no character is split.
-  while (end > 0 && ((bytes[end] ?? 0) & 0xc0) === 0x80) end--;
-  return { text: new TextDecoder().decode(bytes.subarray(0, end)), truncated: true };
+  if (maxBytes < 0) return { text: "", truncated: true };
+  // A UTF-16 unit is at most 3 UTF-8 bytes (a surrogate pair is 4 for two units): short text fits.
+  if (text.length * 3 <= maxBytes) return { text, truncated: false };
+  if (scratch.length < maxBytes) scratch = new Uint8Array(maxBytes);
+  // encodeInto writes only whole characters: it stops at the last character boundary that fits.
+  const { read, written } = encoder.encodeInto(text, scratch.subarray(0, maxBytes));
+  if (read === text.length) return { text, truncated: false };
+  return { text: decoder.decode(scratch.subarray(0, written)), truncated: true };
 };
 
 /** The base URL of a document: its `<base href>` resolved against the page URL, else the page URL. */

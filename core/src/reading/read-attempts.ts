@@ -64,6 +64,8 @@ export interface AttemptPlan {
  */
 export const readWithAttempts = (plan: AttemptPlan) => {
   const scrub = scrubProxyCredentials(plan.proxies);
+  // On the last route no failure switches route: its schedule is built once, not once per page read.
+  const lastRouteSchedule = retrySchedule(plan.retry);
   return (request: FetchRequest): Effect.Effect<FetchedPage, ReadFailed> =>
     Effect.gen(function* () {
       const startedAt = yield* Clock.currentTimeMillis;
@@ -84,7 +86,8 @@ export const readWithAttempts = (plan: AttemptPlan) => {
         }).pipe(Effect.flatMap((outcome) => (outcome.ok ? Effect.succeed(outcome.page) : Effect.fail(outcome))));
         // A blocked direct read goes straight to the proxy: retrying it directly only burns time.
         const switchesRoute = (failure: ReadFailure) => hasNextRoute && shouldSwitchRoute(failure, route);
-        const result = yield* Effect.either(Effect.retry(attemptOnRoute, retrySchedule(plan.retry, switchesRoute)));
+        const schedule = hasNextRoute ? retrySchedule(plan.retry, switchesRoute) : lastRouteSchedule;
+        const result = yield* Effect.either(Effect.retry(attemptOnRoute, schedule));
         if (Either.isRight(result)) {
           const durationMs = (yield* Clock.currentTimeMillis) - startedAt;
           return { ...result.right, attempts, durationMs };

@@ -22,6 +22,24 @@ export const observationsToStore = (
   observations: ReadonlyArray<SourceObservation>,
   written: ReadonlyArray<{ readonly evidence: FieldEvidence; readonly overrides: CellOverrides }>,
 ): SourceObservation[] => {
-  const cited = new Set(citedObservations(written));
+  const wanted = new Set(observations.map((o) => o.id));
+  const cited = new Set<ObservationId>();
+  // A created row's revision shares the row's evidence object: each object is looked at once. And
+  // the search ends as soon as every observation of the run is cited (a first run cites them all).
+  const looked = new Set<object>();
+  const cite = (refs: ReadonlyArray<{ readonly observationId: ObservationId }>) => {
+    for (const ref of refs) if (wanted.has(ref.observationId)) cited.add(ref.observationId);
+  };
+  for (const { evidence, overrides } of written) {
+    if (cited.size === wanted.size) break;
+    if (!looked.has(evidence)) {
+      looked.add(evidence);
+      for (const refs of Object.values(evidence)) cite(refs);
+    }
+    if (!looked.has(overrides)) {
+      looked.add(overrides);
+      for (const override of Object.values(overrides)) cite(override.evidence);
+    }
+  }
   return observations.filter((o) => cited.has(o.id));
 };

@@ -9,6 +9,7 @@ import {
   utf8Excerpt,
   visibleText,
 } from "../../src/reading/index.js";
+import { hasVisibleText } from "../../src/reading/page-text.js";
 
 const headers = (record: Record<string, string> = {}) => headersFromRecord(record);
 const judge = (
@@ -75,5 +76,50 @@ describe("reading: response classification", () => {
     expect(Buffer.byteLength(excerpt.text)).to.equal(2046);
     expect(excerpt.text).to.not.contain("\ufffd");
     expect(utf8Excerpt("short")).to.deep.equal({ text: "short", truncated: false });
+  });
+  it("excerpts cut at the last whole character that fits, whatever its width", () => {
+    const mixed = "a€😀é".repeat(300); // 1 + 3 + 4 (a surrogate pair) + 2 bytes
+    for (const maxBytes of [0, 1, 3, 4, 7, 8, 9, 2047, 2048, 3000, 3001]) {
+      const bytes = Buffer.from(mixed);
+      let end = Math.min(maxBytes, bytes.length);
+      while (end > 0 && ((bytes[end] ?? 0) & 0xc0) === 0x80) end--;
+      const expected = bytes.length <= maxBytes ? mixed : bytes.subarray(0, end).toString("utf8");
+      expect(utf8Excerpt(mixed, maxBytes)).to.deep.equal({ text: expected, truncated: bytes.length > maxBytes });
+    }
+    expect(utf8Excerpt("x".repeat(2048))).to.deep.equal({ text: "x".repeat(2048), truncated: false });
+    expect(utf8Excerpt("é".repeat(1024)).truncated).to.equal(false);
+    expect(utf8Excerpt("é".repeat(1025))).to.deep.equal({ text: "é".repeat(1024), truncated: true });
+  });
+  it("hasVisibleText answers as visibleText's length does, stopping early", () => {
+    const cases = [
+      "",
+      "   \n\t ",
+      "<p> &nbsp; &#160; &#xA0; &#32; </p>",
+      "<p>&amp;</p>",
+      "<p>&unknown;</p>",
+      "<p>&#0;</p>",
+      "<script>var a = '<p>x</p>'</script>",
+      "<head><title>T</title></head><body> </body>",
+      "<!-- <p>hidden</p> --><p> </p>",
+      "<a <!-- c --> b>",
+      "<a title='>'>",
+      "x",
+      "<p>text</p><p>&#99999999;</p>",
+      "<p> </p><p>&#x110000;</p>",
+      "<p>&#x10FFFF;</p>",
+      "<style>p{}</style>\u00a0\ufeff<br>",
+      "<svg><text>drawn</text></svg>",
+      "<template><p>later</p></template> . ",
+    ];
+    for (const html of cases) {
+      let expected: boolean | "throws";
+      try {
+        expected = visibleText(html).length > 0;
+      } catch {
+        expected = "throws";
+      }
+      if (expected === "throws") expect(() => hasVisibleText(html), html).to.throw(RangeError);
+      else expect(hasVisibleText(html), html).to.equal(expected);
+    }
   });
 });

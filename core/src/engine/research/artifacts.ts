@@ -1,7 +1,7 @@
 import * as Effect from "effect/Effect";
 import type { RunArtifact } from "../../run-domain.js";
 import { newId, type RunId } from "../../schema/ids.js";
-import { sha256Hex } from "../../digest.js";
+import { sha256Hex, utf8Size } from "../../digest.js";
 import { artifactBodyLimit } from "../evidence.js";
 
 /**
@@ -17,7 +17,7 @@ export const recordArtifact = (
   now: string,
 ) =>
   Effect.map(sha256Hex(body), (sha256): RunArtifact => {
-    const size = new TextEncoder().encode(body).byteLength;
+    const size = utf8Size(body);
     const truncated = size > artifactBodyLimit;
     return {
       id: newId(),
