@@ -13,8 +13,9 @@ import * as Clock from "effect/Clock";
 import * as Effect from "effect/Effect";
 import type { Db, Sql } from "./db.js";
 import { type RunRow, runColumns, toRun } from "./records.js";
-import { appendRevisions, recordSighting, upsertRows } from "./rows.js";
-import { writeEvidence, writeRun } from "./run-writes.js";
+import { sendMissingBodies } from "./page-bodies.js";
+import { sendRevisions, sendRows, sendSighting } from "./rows.js";
+import { encodeEvidence, sendEvidence, sendRun, writeEvidence, writeRun } from "./run-writes.js";
 import { writeOutbox } from "./webhooks.js";
 
 /**
@@ -77,7 +78,12 @@ const readFacts = (tx: Sql, { run, charge, rows }: RunAcceptance): Effect.Effect
     };
   });
 
-/** Writes an accepted run; answers the run as stored (stamped once its rows are written). */
+/**
+ * Writes an accepted run; answers the run as stored (stamped once its rows are written). Each
+ * statement is sent as soon as its parameters are encoded (`Sql.send`), so the host encodes the
+ * next one while the server executes the one before; they run in the order sent, and every one is
+ * awaited, in that order, before the stamp and before the commit.
+ */
 const writeAccepted = (
   tx: Sql,
   acceptance: RunAcceptance,
@@ -85,45 +91,57 @@ const writeAccepted = (
 ): Effect.Effect<RunRecord, StorageFailure> =>
   Effect.gen(function* () {
     const { run } = acceptance;
-    if (charge) {
-      // ON CONFLICT on the per-run unique index: even a path that skipped the run lock charges once.
-      yield* tx.query(
-        `insert into ledger_entries (id, owner_id, kind, amount, run_id, dataset_id, pages, created_at)
+    const charged = charge
+      ? // ON CONFLICT on the per-run unique index: even a path that skipped the run lock charges once.
+        yield* tx.send(
+          `insert into ledger_entries (id, owner_id, kind, amount, run_id, dataset_id, pages, created_at)
          values ($1, $2, 'charge', $3, $4, $5, $6, $7)
          on conflict (run_id) where kind = 'charge' do nothing`,
-        [
-          charge.id,
-          acceptance.charge.ownerId,
-          charge.amount,
-          charge.runId,
-          charge.datasetId,
-          charge.pages,
-          charge.createdAt,
-        ],
-      );
-    }
-    if (acceptance.observations.length > 0) {
-      yield* tx.query(
-        `insert into observations (id, dataset_id, run_id, document)
+          [
+            charge.id,
+            acceptance.charge.ownerId,
+            charge.amount,
+            charge.runId,
+            charge.datasetId,
+            charge.pages,
+            charge.createdAt,
+          ],
+        )
+      : Effect.void;
+    const observed =
+      acceptance.observations.length === 0
+        ? Effect.void
+        : yield* tx.send(
+            `insert into observations (id, dataset_id, run_id, document)
          select (o->>'id')::uuid, (o->>'datasetId')::uuid, (o->>'runId')::uuid, o
            from jsonb_array_elements($1::jsonb) as o
          on conflict (id) do update set dataset_id = excluded.dataset_id, run_id = excluded.run_id,
                                         document = excluded.document`,
-        [JSON.stringify(acceptance.observations)],
-      );
-    }
-    const first = yield* appendRevisions(tx, run.datasetId, acceptance.revisions);
+            [JSON.stringify(acceptance.observations)],
+          );
+    const revised = yield* sendRevisions(tx, run.datasetId, acceptance.revisions);
     // Rows seen unchanged are not rewritten: the run's sighting stands for their seen-markers.
-    yield* upsertRows(
+    const rowsWritten = yield* sendRows(
       tx,
       run.datasetId,
       acceptance.rows.filter((r) => !r.seenOnly).map(({ row }) => row),
       acceptance.revisions,
     );
-    yield* recordSighting(tx, acceptance);
+    const sighted = yield* sendSighting(tx, acceptance);
+    // Everything of the evidence but its trace is the same before and after the stamp.
+    const evidence = encodeEvidence(acceptance.evidence);
+    const bodies = yield* sendMissingBodies(tx, evidence.bodies);
+    yield* charged;
+    yield* observed;
+    const first = yield* revised;
+    yield* rowsWritten;
+    yield* sighted;
     const stamped = stampAcceptance(acceptance, yield* Clock.currentTimeMillis);
-    yield* writeRun(tx, stamped.run);
-    yield* writeEvidence(tx, run.id, stamped.evidence);
+    const ran = yield* sendRun(tx, stamped.run);
+    const evidenced = yield* sendEvidence(tx, run.id, stamped.evidence.trace, evidence);
+    yield* ran;
+    yield* evidenced;
+    yield* bodies;
     // The events carry the run as stored (stamped), like every reader after this transaction.
     yield* writeOutbox(tx, stamped.run, { lastSequenceBefore: first - 1, revisions: acceptance.revisions });
     return stamped.run;

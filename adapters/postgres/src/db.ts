@@ -10,6 +10,17 @@ export interface Sql {
     text: string,
     values?: ReadonlyArray<unknown>,
   ) => Effect.Effect<ReadonlyArray<R>, StorageFailure>;
+  /**
+   * Sends a statement now and answers the Effect that awaits its rows. On one transaction's client
+   * the statements still run one after another in the order sent (pg queues them), but the host can
+   * encode the next statement's parameters while the server executes this one. Every sent statement
+   * must be awaited (or the transaction fail): a failure aborts the transaction, so the statements
+   * sent after it fail too and the transaction rolls back whole.
+   */
+  readonly send: <R extends pg.QueryResultRow = Record<string, unknown>>(
+    text: string,
+    values?: ReadonlyArray<unknown>,
+  ) => Effect.Effect<Effect.Effect<ReadonlyArray<R>, StorageFailure>>;
 }
 
 export interface Db extends Sql {
@@ -62,6 +73,15 @@ const sqlOf = (client: pg.Pool | pg.PoolClient): Sql => ({
       try: () => client.query<R>(text, values as unknown[] | undefined),
       catch: storageFailure(firstWords(text)),
     }).pipe(Effect.map((result) => result.rows)),
+  send: <R extends pg.QueryResultRow>(text: string, values?: ReadonlyArray<unknown>) =>
+    Effect.sync(() => {
+      const sent = client.query<R>(text, values as unknown[] | undefined);
+      // Awaited later; until then a rejection must not count as unhandled.
+      sent.catch(ignoreDropped);
+      return Effect.tryPromise({ try: () => sent, catch: storageFailure(firstWords(text)) }).pipe(
+        Effect.map((result) => result.rows),
+      );
+    }),
 });
 
 /** "insert into rows" from a statement, to say which one failed without echoing parameters. */
