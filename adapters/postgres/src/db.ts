@@ -67,22 +67,46 @@ export const storageFailure =
       unavailable: isUnavailable(cause),
     });
 
-const sqlOf = (client: pg.Pool | pg.PoolClient): Sql => ({
+const sqlOf = (client: pg.Pool): Sql => ({
   query: <R extends pg.QueryResultRow>(text: string, values?: ReadonlyArray<unknown>) =>
     Effect.tryPromise({
       try: () => client.query<R>(text, values as unknown[] | undefined),
       catch: storageFailure(firstWords(text)),
     }).pipe(Effect.map((result) => result.rows)),
   send: <R extends pg.QueryResultRow>(text: string, values?: ReadonlyArray<unknown>) =>
-    Effect.sync(() => {
-      const sent = client.query<R>(text, values as unknown[] | undefined);
-      // Awaited later; until then a rejection must not count as unhandled.
-      sent.catch(ignoreDropped);
-      return Effect.tryPromise({ try: () => sent, catch: storageFailure(firstWords(text)) }).pipe(
-        Effect.map((result) => result.rows),
-      );
-    }),
+    Effect.sync(() => awaitRows<R>(text, client.query<R>(text, values as unknown[] | undefined))),
 });
+
+/** The Effect awaiting a statement already sent; until it is awaited a rejection is not unhandled. */
+const awaitRows = <R extends pg.QueryResultRow>(text: string, sent: Promise<pg.QueryResult<R>>) => {
+  sent.catch(ignoreDropped);
+  return Effect.tryPromise({ try: () => sent, catch: storageFailure(firstWords(text)) }).pipe(
+    Effect.map((result) => result.rows),
+  );
+};
+
+/**
+ * One transaction's connection. Statements go to the server one at a time, in the order they were
+ * sent or queried, so the client never holds two at once: each is dispatched once the one before it
+ * succeeded. After a failure nothing more is dispatched (the transaction is aborted anyway): the
+ * statements behind it fail with it. `settled` resolves once nothing is in flight, so ROLLBACK is
+ * never dispatched ahead of a statement still waiting its turn, which would then run outside it.
+ */
+const sqlOfTransaction = (client: pg.PoolClient): Sql & { readonly settled: () => Promise<void> } => {
+  let last: Promise<unknown> = Promise.resolve();
+  const dispatch = <R extends pg.QueryResultRow>(text: string, values?: ReadonlyArray<unknown>) => {
+    const sent = last.then(() => client.query<R>(text, values as unknown[] | undefined));
+    last = sent;
+    return sent;
+  };
+  return {
+    query: <R extends pg.QueryResultRow>(text: string, values?: ReadonlyArray<unknown>) =>
+      Effect.suspend(() => awaitRows<R>(text, dispatch<R>(text, values))),
+    send: <R extends pg.QueryResultRow>(text: string, values?: ReadonlyArray<unknown>) =>
+      Effect.sync(() => awaitRows<R>(text, dispatch<R>(text, values))),
+    settled: () => last.then(ignoreDropped, ignoreDropped),
+  };
+};
 
 /** "insert into rows" from a statement, to say which one failed without echoing parameters. */
 const firstWords = (text: string): string => text.trim().split(/\s+/).slice(0, 3).join(" ");
@@ -100,19 +124,20 @@ export const makeDb = (pool: pg.Pool): Db => ({
           // client (the pool listens only while it is idle); unheard, that ends the process. The
           // next statement then fails and the release below discards the connection.
           client.on("error", ignoreDropped);
-          return client;
+          return { client, tx: sqlOfTransaction(client) };
         },
         catch: storageFailure("connect"),
       }),
-      (client) => {
-        const tx = sqlOf(client);
-        return tx.query("begin").pipe(
+      ({ tx }) =>
+        tx.query("begin").pipe(
           Effect.zipRight(work(tx)),
           Effect.tap(() => tx.query("commit")),
-        );
-      },
-      (client, exit) =>
+        ),
+      ({ client, tx }, exit) =>
         Effect.promise(async () => {
+          // A failure or interruption may leave statements in flight: they end (or are never
+          // dispatched) before anything else is said on this connection.
+          await tx.settled();
           // The listener goes only once the connection is back in the pool (which listens while it
           // is idle): pg emits "error" for a drop during ROLLBACK too. A discarded one keeps it.
           if (Exit.isSuccess(exit)) {
