@@ -11,9 +11,10 @@ import {
 } from "@gleaner/core";
 import * as Clock from "effect/Clock";
 import * as Effect from "effect/Effect";
+import * as Fiber from "effect/Fiber";
 import type { Db, Sql } from "./db.js";
 import { type RunRow, runColumns, toRun } from "./records.js";
-import { sendMissingBodies } from "./page-bodies.js";
+import { artifactBodies, storeMissingBodies } from "./page-bodies.js";
 import { sendRevisions, sendRows, sendSighting } from "./rows.js";
 import { encodeEvidence, sendEvidence, sendRun, writeEvidence, writeRun } from "./run-writes.js";
 import { writeOutbox } from "./webhooks.js";
@@ -35,6 +36,15 @@ import { writeOutbox } from "./webhooks.js";
  *    after the rows are written.
  */
 export const acceptRun = (db: Db, acceptance: RunAcceptance): Effect.Effect<AcceptanceOutcome, StorageFailure> =>
+  Effect.gen(function* () {
+    // Page bodies are content-addressed and read only through an artifact, which this transaction
+    // writes: they are stored on a connection of their own while it writes the rows, and an
+    // accepted run's transaction waits for them before it writes its artifacts (page-bodies.ts).
+    const bodies = yield* Effect.fork(storeMissingBodies(db, artifactBodies(acceptance.evidence.artifacts)));
+    return yield* acceptInTransaction(db, acceptance, Fiber.join(bodies)).pipe(Effect.ensuring(Fiber.await(bodies)));
+  });
+
+const acceptInTransaction = (db: Db, acceptance: RunAcceptance, bodiesStored: Effect.Effect<void, StorageFailure>) =>
   db.transaction((tx) =>
     Effect.gen(function* () {
       const decision = decideAcceptance(acceptance, yield* readFacts(tx, acceptance));
@@ -45,7 +55,7 @@ export const acceptRun = (db: Db, acceptance: RunAcceptance): Effect.Effect<Acce
         return { _tag: "Held", run: stamped.heldRun } as const;
       }
       if (decision._tag === "Accepted") {
-        return { _tag: "Accepted", run: yield* writeAccepted(tx, acceptance, decision.charge) } as const;
+        return { _tag: "Accepted", run: yield* writeAccepted(tx, acceptance, decision.charge, bodiesStored) } as const;
       }
       return acceptanceOutcome(decision);
     }),
@@ -88,6 +98,7 @@ const writeAccepted = (
   tx: Sql,
   acceptance: RunAcceptance,
   charge: LedgerEntry | null,
+  bodiesStored: Effect.Effect<void, StorageFailure>,
 ): Effect.Effect<RunRecord, StorageFailure> =>
   Effect.gen(function* () {
     const { run } = acceptance;
@@ -130,7 +141,6 @@ const writeAccepted = (
     const sighted = yield* sendSighting(tx, acceptance);
     // Everything of the evidence but its trace is the same before and after the stamp.
     const evidence = encodeEvidence(acceptance.evidence);
-    const bodies = yield* sendMissingBodies(tx, evidence.bodies);
     yield* charged;
     yield* observed;
     const first = yield* revised;
@@ -141,7 +151,8 @@ const writeAccepted = (
     const evidenced = yield* sendEvidence(tx, run.id, stamped.evidence.trace, evidence);
     yield* ran;
     yield* evidenced;
-    yield* bodies;
+    // Before the commit: no reader may find an artifact whose body is not stored yet.
+    yield* bodiesStored;
     // The events carry the run as stored (stamped), like every reader after this transaction.
     yield* writeOutbox(tx, stamped.run, { lastSequenceBefore: first - 1, revisions: acceptance.revisions });
     return stamped.run;

@@ -3,9 +3,9 @@ import * as Effect from "effect/Effect";
 import type { Sql } from "./db.js";
 
 // page_bodies (migration 0008): one body per content digest, shared by every run and dataset that
-// read the same bytes. Nothing reads a body but through an artifact citing its digest, and an
-// artifact is written only with its run's evidence, so a body may be written before the run has
-// an outcome (keepPageBody, decision 0024): whatever the outcome, it exposes nothing.
+// read the same bytes. Nothing reads a body but through an artifact citing its digest, and artifacts
+// are written only with their run's evidence, so a body may be stored outside the transaction that
+// writes the evidence (decision 0024): whatever that transaction's outcome, it exposes nothing.
 
 export interface PageBody {
   readonly sha256: string;
@@ -19,45 +19,31 @@ export const artifactBodies = (artifacts: ReadonlyArray<RunArtifact>): ReadonlyA
   ).values(),
 ];
 
-/** Stores one body under its digest; one already stored is left as it is. */
-export const keepPageBody = (sql: Sql, sha256: string, body: string): Effect.Effect<void, StorageFailure> =>
-  sql
-    .query("insert into page_bodies (sha256, body) values ($1, $2) on conflict (sha256) do nothing", [
-      sha256,
-      Buffer.from(body, "utf8"),
-    ])
-    .pipe(Effect.asVoid);
-
 /**
- * Sends the question which of `bodies` page_bodies lacks; the Effect it answers stores those (most
- * were kept while the run read its pages, and an unchanged re-run's are all there), so the bytes
- * of a body already stored are not sent again. A body whose early write is still in flight reads
- * as missing and is sent: ON CONFLICT then waits for that write and adds nothing.
+ * Stores those of `bodies` that page_bodies lacks, asking first which those are, so the bytes of a
+ * body already stored (every body of an unchanged re-run) are not sent again. A body another
+ * writer is storing at the same moment reads as missing and is sent: ON CONFLICT then waits for
+ * that write and adds nothing. Bodies travel as base64 in JSON: a body may hold NUL bytes, which a
+ * text parameter cannot carry.
  */
-export const sendMissingBodies = (
-  tx: Sql,
-  bodies: ReadonlyArray<PageBody>,
-): Effect.Effect<Effect.Effect<void, StorageFailure>> =>
-  bodies.length === 0
-    ? Effect.succeed(Effect.void)
-    : Effect.map(
-        tx.send<{ sha256: string }>("select sha256 from page_bodies where sha256 = any($1::text[])", [
-          bodies.map((b) => b.sha256),
-        ]),
-        (present) =>
-          Effect.gen(function* () {
-            const stored = new Set((yield* present).map((row) => row.sha256));
-            const missing = bodies.filter((b) => !stored.has(b.sha256));
-            if (missing.length === 0) return;
-            yield* tx.query(
-              `insert into page_bodies (sha256, body)
-               select b.sha256, decode(b.body, 'base64') from jsonb_to_recordset($1::jsonb) as b(sha256 text, body text)
-               on conflict (sha256) do nothing`,
-              [
-                JSON.stringify(
-                  missing.map((b) => ({ sha256: b.sha256, body: Buffer.from(b.body, "utf8").toString("base64") })),
-                ),
-              ],
-            );
-          }),
-      );
+export const storeMissingBodies = (sql: Sql, bodies: ReadonlyArray<PageBody>): Effect.Effect<void, StorageFailure> =>
+  Effect.gen(function* () {
+    if (bodies.length === 0) return;
+    const present = yield* sql.query<{ sha256: string }>(
+      "select sha256 from page_bodies where sha256 = any($1::text[])",
+      [bodies.map((b) => b.sha256)],
+    );
+    const stored = new Set(present.map((row) => row.sha256));
+    const missing = bodies.filter((b) => !stored.has(b.sha256));
+    if (missing.length === 0) return;
+    yield* sql.query(
+      `insert into page_bodies (sha256, body)
+       select b.sha256, decode(b.body, 'base64') from jsonb_to_recordset($1::jsonb) as b(sha256 text, body text)
+       on conflict (sha256) do nothing`,
+      [
+        JSON.stringify(
+          missing.map((b) => ({ sha256: b.sha256, body: Buffer.from(b.body, "utf8").toString("base64") })),
+        ),
+      ],
+    );
+  });

@@ -9,7 +9,7 @@ import {
 } from "@gleaner/core";
 import * as Effect from "effect/Effect";
 import { iso, type Sql } from "./db.js";
-import { artifactBodies, type PageBody, sendMissingBodies } from "./page-bodies.js";
+import { artifactBodies, type PageBody, storeMissingBodies } from "./page-bodies.js";
 import { runValues } from "./records.js";
 
 // Writes shared by finishRun and acceptRun, and the artifact mapping.
@@ -32,6 +32,7 @@ export const writeRun = (tx: Sql, run: RunRecord) => Effect.flatten(sendRun(tx, 
 /**
  * A run's evidence as its statements send it: every part but the trace, which an acceptance's stamp
  * still changes, encoded once, so an acceptance can encode them while its rows are being written.
+ * `bodies` are stored apart (`storeMissingBodies`).
  */
 export interface EncodedEvidence {
   readonly facts: string;
@@ -96,10 +97,8 @@ export const sendEvidence = (tx: Sql, runId: RunId, trace: RunEvidence["trace"],
 export const writeEvidence = (tx: Sql, runId: RunId, evidence: RunEvidence) =>
   Effect.gen(function* () {
     const encoded = encodeEvidence(evidence);
-    const written = yield* sendEvidence(tx, runId, evidence.trace, encoded);
-    const bodies = yield* sendMissingBodies(tx, encoded.bodies);
-    yield* written;
-    yield* bodies;
+    yield* Effect.flatten(sendEvidence(tx, runId, evidence.trace, encoded));
+    yield* storeMissingBodies(tx, encoded.bodies);
   });
 
 export interface ArtifactRow {

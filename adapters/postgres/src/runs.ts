@@ -3,7 +3,6 @@ import * as Effect from "effect/Effect";
 import * as Option from "effect/Option";
 import { acceptRun } from "./accept.js";
 import { allDecoded, conflictsOn, type Db, firstDecoded, isUuid, runInProgress } from "./db.js";
-import { keepPageBody } from "./page-bodies.js";
 import { type RunRow, runColumns, runValues, toRun } from "./records.js";
 import {
   type ArtifactRow,
@@ -71,9 +70,6 @@ export const makeRunMethods = (db: Db): RunStorage => ({
     ),
 
   acceptRun: (acceptance) => acceptRun(db, acceptance),
-
-  // Outside any transaction, while the run reads: a body is harmless whatever the run's outcome.
-  keepPageBody: (sha256, body) => keepPageBody(db, sha256, body),
 
   // runs_owner_recent (migration 0002) serves both run counts; datasets_owner_newest the other.
   ownerActivity: (ownerId, since) =>

@@ -1,28 +1,9 @@
-import * as Effect from "effect/Effect";
-import * as Option from "effect/Option";
-import { Storage } from "../ports/storage.js";
 import type { RecordedFailure, RecordFact, RunArtifact, RunEvidence, RunPlanRecord } from "../run-domain.js";
 import { type DatasetId, newId, type ObservationId, type RunId } from "../schema/ids.js";
 import type { SourceObservation } from "../schema/row.js";
 import type { ReadOutcome } from "./read.js";
 
 export const artifactBodyLimit = 64 * 1024;
-
-/**
- * Hands a page's body to a store that keeps bodies by digest (`keepPageBody`) as soon as it is read,
- * so its write overlaps the rest of the read instead of lengthening the acceptance. Not waited for
- * and never failing the run; bodies over the artifact limit are not kept (their artifact has none).
- */
-export const keepPageBody = (sha256: string, body: string) =>
-  Effect.serviceOption(Storage).pipe(
-    Effect.flatMap((storage) => {
-      const keep = Option.getOrUndefined(storage)?.keepPageBody;
-      return keep === undefined || new TextEncoder().encode(body).byteLength > artifactBodyLimit
-        ? Effect.void
-        : Effect.forkDaemon(Effect.ignore(keep(sha256, body)));
-    }),
-    Effect.asVoid,
-  );
 
 /** A page read, as its observation cites it: where, its content digest and its entries. */
 export interface ObservedPage {

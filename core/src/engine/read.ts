@@ -10,7 +10,6 @@ import type { Source } from "../schema/source.js";
 import { isoAt } from "../time.js";
 import { sha256Hex } from "../digest.js";
 import type { Coverage } from "./checks.js";
-import { keepPageBody } from "./evidence.js";
 import { type ExtractedRecord, extractPage } from "./extract.js";
 import type { TraceRecorder } from "./trace.js";
 
@@ -136,7 +135,6 @@ export const readSource = Effect.fn("run.read")(function* (
     const page = result.right;
     visited.add(page.finalUrl);
     const sha256 = yield* sha256Hex(page.body);
-    yield* keepPageBody(sha256, page.body);
     if (parsed?._tag !== "Right") break; // narrowed above: a failed parse already ended the read
     const document = parsed.right;
     try {

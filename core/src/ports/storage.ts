@@ -114,14 +114,6 @@ export interface StorageService extends WebhookStorage {
   readonly saveTraceProgress: (runId: RunId, trace: RunEvidence["trace"]) => Effect.Effect<void, StorageFailure>;
   readonly getTraceProgress: (runId: RunId) => Effect.Effect<Option.Option<RunEvidence["trace"]>, StorageFailure>;
   readonly getArtifact: (runId: RunId, artifactId: string) => Effect.Effect<Option.Option<RunArtifact>, StorageFailure>;
-  /**
-   * Optional: keeps a page body by its hex SHA-256 while the run still reads, before any outcome.
-   * Only for a store whose bodies are content-addressed and shared (nothing reads one until an
-   * artifact citing its digest is written with a run's evidence), so writing it early is harmless
-   * whatever the run's outcome; the evidence write still stores any body this did not. Called
-   * without waiting for it; its failure is ignored (decision 0024).
-   */
-  readonly keepPageBody?: (sha256: string, body: string) => Effect.Effect<void, StorageFailure>;
 
   // ---- rows and revisions -----------------------------------------------------------------
 
@@ -211,7 +203,6 @@ export type RunStorage = Pick<
   | "ownerActivity"
   | "getRunEvidence"
   | "getArtifact"
-  | "keepPageBody"
   | "saveTraceProgress"
   | "getTraceProgress"
 >;
