@@ -13,9 +13,9 @@ import * as Clock from "effect/Clock";
 import * as Effect from "effect/Effect";
 import * as Fiber from "effect/Fiber";
 import type { Db, Sql } from "./db.js";
-import { type RunRow, runColumns, toRun } from "./records.js";
 import { artifactBodies, storeMissingBodies } from "./page-bodies.js";
-import { sendRevisions, sendRows, sendSighting } from "./rows.js";
+import { revisionsAsRecordset, type RunRow, runColumns, toRun } from "./records.js";
+import { rowsParameter, sendRevisions, sendRows, sendSighting } from "./rows.js";
 import { encodeEvidence, sendEvidence, sendRun, writeEvidence, writeRun } from "./run-writes.js";
 import { writeOutbox } from "./webhooks.js";
 
@@ -89,10 +89,10 @@ const readFacts = (tx: Sql, { run, charge, rows }: RunAcceptance): Effect.Effect
   });
 
 /**
- * Writes an accepted run; answers the run as stored (stamped once its rows are written). Each
- * statement is sent as soon as its parameters are encoded (`Sql.send`), so the host encodes the
- * next one while the server executes the one before; they run in the order sent, and every one is
- * awaited, in that order, before the stamp and before the commit.
+ * Writes an accepted run; answers the run as stored (stamped once its rows are written). Each large
+ * parameter is encoded while the server executes the statement before it (`Sql.send`), then that
+ * statement is awaited and the next one sent: the host's JSON encoding and the server's work no
+ * longer take turns. The statements run in the order written here, in one transaction.
  */
 const writeAccepted = (
   tx: Sql,
@@ -119,8 +119,10 @@ const writeAccepted = (
           ],
         )
       : Effect.void;
+    const observations = acceptance.observations.length === 0 ? null : JSON.stringify(acceptance.observations);
+    yield* charged;
     const observed =
-      acceptance.observations.length === 0
+      observations === null
         ? Effect.void
         : yield* tx.send(
             `insert into observations (id, dataset_id, run_id, document)
@@ -128,22 +130,19 @@ const writeAccepted = (
            from jsonb_array_elements($1::jsonb) as o
          on conflict (id) do update set dataset_id = excluded.dataset_id, run_id = excluded.run_id,
                                         document = excluded.document`,
-            [JSON.stringify(acceptance.observations)],
+            [observations],
           );
-    const revised = yield* sendRevisions(tx, run.datasetId, acceptance.revisions);
+    const revisions = revisionsAsRecordset(acceptance.revisions);
+    yield* observed;
+    const revised = yield* sendRevisions(tx, run.datasetId, acceptance.revisions.length, revisions);
     // Rows seen unchanged are not rewritten: the run's sighting stands for their seen-markers.
-    const rowsWritten = yield* sendRows(
-      tx,
-      run.datasetId,
-      acceptance.rows.filter((r) => !r.seenOnly).map(({ row }) => row),
-      acceptance.revisions,
-    );
+    const changedRows = acceptance.rows.filter((r) => !r.seenOnly).map(({ row }) => row);
+    const rows = rowsParameter(changedRows, acceptance.revisions);
+    const first = yield* revised;
+    const rowsWritten = yield* sendRows(tx, run.datasetId, rows);
     const sighted = yield* sendSighting(tx, acceptance);
     // Everything of the evidence but its trace is the same before and after the stamp.
     const evidence = encodeEvidence(acceptance.evidence);
-    yield* charged;
-    yield* observed;
-    const first = yield* revised;
     yield* rowsWritten;
     yield* sighted;
     const stamped = stampAcceptance(acceptance, yield* Clock.currentTimeMillis);

@@ -11,11 +11,11 @@ export interface Sql {
     values?: ReadonlyArray<unknown>,
   ) => Effect.Effect<ReadonlyArray<R>, StorageFailure>;
   /**
-   * Sends a statement now and answers the Effect that awaits its rows. On one transaction's client
-   * the statements still run one after another in the order sent (pg queues them), but the host can
-   * encode the next statement's parameters while the server executes this one. Every sent statement
-   * must be awaited (or the transaction fail): a failure aborts the transaction, so the statements
-   * sent after it fail too and the transaction rolls back whole.
+   * Sends a statement and answers the Effect that awaits its rows, so the host can encode the next
+   * statement's parameters while the server executes this one. On a transaction's connection the
+   * statements still run one after another in the order sent. Every sent statement must be awaited
+   * (or the transaction fail): a failure aborts the transaction, so the statements sent after it
+   * fail too and the transaction rolls back whole.
    */
   readonly send: <R extends pg.QueryResultRow = Record<string, unknown>>(
     text: string,
@@ -87,16 +87,23 @@ const awaitRows = <R extends pg.QueryResultRow>(text: string, sent: Promise<pg.Q
 
 /**
  * One transaction's connection. Statements go to the server one at a time, in the order they were
- * sent or queried, so the client never holds two at once: each is dispatched once the one before it
- * succeeded. After a failure nothing more is dispatched (the transaction is aborted anyway): the
- * statements behind it fail with it. `settled` resolves once nothing is in flight, so ROLLBACK is
- * never dispatched ahead of a statement still waiting its turn, which would then run outside it.
+ * sent or queried, so the client never holds two at once: one sent while the connection is idle is
+ * dispatched at once, one sent while another is in flight once that one succeeded. After a failure
+ * nothing more is dispatched (the transaction is aborted anyway): the statements behind it fail
+ * with it. `settled` resolves once nothing is in flight, so ROLLBACK is never dispatched ahead of a
+ * statement still waiting its turn, which would then run outside the transaction.
  */
 const sqlOfTransaction = (client: pg.PoolClient): Sql & { readonly settled: () => Promise<void> } => {
   let last: Promise<unknown> = Promise.resolve();
+  let idle = true;
   const dispatch = <R extends pg.QueryResultRow>(text: string, values?: ReadonlyArray<unknown>) => {
-    const sent = last.then(() => client.query<R>(text, values as unknown[] | undefined));
+    const run = () => client.query<R>(text, values as unknown[] | undefined);
+    const sent = idle ? run() : last.then(run);
+    idle = false;
     last = sent;
+    sent.then(() => {
+      if (last === sent) idle = true;
+    }, ignoreDropped);
     return sent;
   };
   return {

@@ -42,16 +42,15 @@ import {
  * whose state is that of a revision in `written` (already inserted in this transaction) takes it
  * from that revision row rather than from a second copy of the JSON; if that revision were not
  * there, the NOT NULL columns would refuse the write and the transaction would roll back.
- * Sends the statement (`Sql.send`) and answers the Effect awaiting it.
+ * Sends the statement (`Sql.send`), its parameter encoded by `rowsParameter`, and answers the
+ * Effect awaiting it.
  */
 export const sendRows = (
   tx: Sql,
   datasetId: string,
-  rows: ReadonlyArray<RowRecord>,
-  written: ReadonlyArray<NewRevision> = [],
+  parameter: string | null,
 ): Effect.Effect<Effect.Effect<void, StorageFailure>> => {
-  const last = [...new Map(rows.map((row) => [row.id, row])).values()];
-  if (last.length === 0) return Effect.succeed(Effect.void);
+  if (parameter === null) return Effect.succeed(Effect.void);
   const assignments = rowColumns
     .split(", ")
     .filter((column) => column !== "id")
@@ -68,12 +67,23 @@ export const sendRows = (
          from jsonb_to_recordset($2::jsonb) as r${rowRecordsetType}
          left join revisions v on r.from_revision and v.id = r.revision_id and v.dataset_id = $1
        on conflict (id) do update set ${assignments}`,
-      [datasetId, rowsAsRecordset(last, written)],
+      [datasetId, parameter],
     )
     .pipe(Effect.map(Effect.asVoid));
 };
 
-export const upsertRows = (...args: Parameters<typeof sendRows>) => Effect.flatten(sendRows(...args));
+/** sendRows' parameter: each row once, its last version (null when there is none to write). */
+export const rowsParameter = (rows: ReadonlyArray<RowRecord>, written: ReadonlyArray<NewRevision> = []) => {
+  const last = [...new Map(rows.map((row) => [row.id, row])).values()];
+  return last.length === 0 ? null : rowsAsRecordset(last, written);
+};
+
+export const upsertRows = (
+  tx: Sql,
+  datasetId: string,
+  rows: ReadonlyArray<RowRecord>,
+  written: ReadonlyArray<NewRevision> = [],
+) => Effect.flatten(sendRows(tx, datasetId, rowsParameter(rows, written)));
 
 /**
  * Records that `acceptance.run` saw its dataset (migration 0009): every acceptance replaces the
@@ -95,20 +105,22 @@ export const sendSighting = (tx: Sql, { run, rows }: RunAcceptance) => {
  * Appends revisions with the dataset's next sequences. The counter UPDATE both allocates the
  * block (last + 1 … last + n, in the order given) and locks the dataset row until commit, so
  * concurrent writers get consecutive, gapless blocks; the insert, sent right behind it in the same
- * transaction, reads the block back from the counter. Sends both statements (`Sql.send`) and
- * answers the Effect awaiting them, which gives the first sequence allocated.
+ * transaction, reads the block back from the counter. Sends both statements (`Sql.send`), the
+ * `count` revisions encoded by `revisionsAsRecordset`, and answers the Effect awaiting them, which
+ * gives the first sequence allocated.
  */
 export const sendRevisions = (
   tx: Sql,
   datasetId: string,
-  revisions: ReadonlyArray<NewRevision>,
+  count: number,
+  parameter: string,
 ): Effect.Effect<Effect.Effect<number, StorageFailure>> =>
-  revisions.length === 0
+  count === 0
     ? Effect.succeed(Effect.succeed(0))
     : Effect.gen(function* () {
         const counter = yield* tx.send<{ last_sequence: string }>(
           "update datasets set last_sequence = last_sequence + $2 where id = $1 returning last_sequence",
-          [datasetId, revisions.length],
+          [datasetId, count],
         );
         const inserted = yield* tx.send(
           `insert into revisions (${revisionColumns})
@@ -118,7 +130,7 @@ export const sendRevisions = (
                     v.data, v.evidence, v.overrides, v.missing_reasons, v.presence, v.created_at, v.before,
                     v.before_overrides
                from jsonb_to_recordset($3::jsonb) as v${revisionRecordsetType}`,
-          [datasetId, revisions.length, revisionsAsRecordset(revisions)],
+          [datasetId, count, parameter],
         );
         return Effect.gen(function* () {
           const [allocated] = yield* counter;
@@ -128,11 +140,12 @@ export const sendRevisions = (
             );
           }
           yield* inserted;
-          return Number(allocated.last_sequence) - revisions.length + 1;
+          return Number(allocated.last_sequence) - count + 1;
         });
       });
 
-export const appendRevisions = (...args: Parameters<typeof sendRevisions>) => Effect.flatten(sendRevisions(...args));
+export const appendRevisions = (tx: Sql, datasetId: string, revisions: ReadonlyArray<NewRevision>) =>
+  Effect.flatten(sendRevisions(tx, datasetId, revisions.length, revisionsAsRecordset(revisions)));
 
 const decodeObservation = storedDecoder(SourceObservation, "PostgreSQL", "observation");
 
