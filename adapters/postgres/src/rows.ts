@@ -64,7 +64,7 @@ export const sendRows = (
               ${stated("missing_reasons")}, ${stated("presence")}, r.status,
               r.first_seen_run_id, r.last_seen_run_id, r.source_url, r.observed_at, r.updated_at, r.revision_id,
               r.identity
-         from jsonb_to_recordset($2::jsonb) as r${rowRecordsetType}
+         from json_to_recordset($2::json) as r${rowRecordsetType}
          left join revisions v on r.from_revision and v.id = r.revision_id and v.dataset_id = $1
        on conflict (id) do update set ${assignments}`,
       [datasetId, parameter],
@@ -129,7 +129,7 @@ export const sendRevisions = (
                     v.run_id, v.actor_id, v.request_id, v.request_hash, v.origin, v.kind, v.changed_field_ids,
                     v.data, v.evidence, v.overrides, v.missing_reasons, v.presence, v.created_at, v.before,
                     v.before_overrides
-               from jsonb_to_recordset($3::jsonb) as v${revisionRecordsetType}`,
+               from json_to_recordset($3::json) as v${revisionRecordsetType}`,
           [datasetId, count, parameter],
         );
         return Effect.gen(function* () {
