@@ -11,7 +11,6 @@ import {
 } from "@gleaner/core";
 import * as Clock from "effect/Clock";
 import * as Effect from "effect/Effect";
-import * as Fiber from "effect/Fiber";
 import type { Db, Sql } from "./db.js";
 import { artifactBodies, storeMissingBodies } from "./page-bodies.js";
 import { revisionsAsRecordset, type RunRow, runColumns, toRun } from "./records.js";
@@ -37,14 +36,14 @@ import { writeOutbox } from "./webhooks.js";
  */
 export const acceptRun = (db: Db, acceptance: RunAcceptance): Effect.Effect<AcceptanceOutcome, StorageFailure> =>
   Effect.gen(function* () {
-    // Page bodies are content-addressed and read only through an artifact, which this transaction
-    // writes: they are stored on a connection of their own while it writes the rows, and an
-    // accepted run's transaction waits for them before it writes its artifacts (page-bodies.ts).
-    const bodies = yield* Effect.fork(storeMissingBodies(db, artifactBodies(acceptance.evidence.artifacts)));
-    return yield* acceptInTransaction(db, acceptance, Fiber.join(bodies)).pipe(Effect.ensuring(Fiber.await(bodies)));
+    // Page bodies are content-addressed and read only through an artifact, which the transaction
+    // writes: they are stored before it, outside it (page-bodies.ts), and not inside a transaction
+    // that waits on another connection (which could wait for a pool the transactions hold).
+    yield* storeMissingBodies(db, artifactBodies(acceptance.evidence.artifacts));
+    return yield* acceptInTransaction(db, acceptance);
   });
 
-const acceptInTransaction = (db: Db, acceptance: RunAcceptance, bodiesStored: Effect.Effect<void, StorageFailure>) =>
+const acceptInTransaction = (db: Db, acceptance: RunAcceptance) =>
   db.transaction((tx) =>
     Effect.gen(function* () {
       const decision = decideAcceptance(acceptance, yield* readFacts(tx, acceptance));
@@ -55,7 +54,7 @@ const acceptInTransaction = (db: Db, acceptance: RunAcceptance, bodiesStored: Ef
         return { _tag: "Held", run: stamped.heldRun } as const;
       }
       if (decision._tag === "Accepted") {
-        return { _tag: "Accepted", run: yield* writeAccepted(tx, acceptance, decision.charge, bodiesStored) } as const;
+        return { _tag: "Accepted", run: yield* writeAccepted(tx, acceptance, decision.charge) } as const;
       }
       return acceptanceOutcome(decision);
     }),
@@ -98,7 +97,6 @@ const writeAccepted = (
   tx: Sql,
   acceptance: RunAcceptance,
   charge: LedgerEntry | null,
-  bodiesStored: Effect.Effect<void, StorageFailure>,
 ): Effect.Effect<RunRecord, StorageFailure> =>
   Effect.gen(function* () {
     const { run } = acceptance;
@@ -150,8 +148,6 @@ const writeAccepted = (
     const evidenced = yield* sendEvidence(tx, run.id, stamped.evidence.trace, evidence);
     yield* ran;
     yield* evidenced;
-    // Before the commit: no reader may find an artifact whose body is not stored yet.
-    yield* bodiesStored;
     // The events carry the run as stored (stamped), like every reader after this transaction.
     yield* writeOutbox(tx, stamped.run, { lastSequenceBefore: first - 1, revisions: acceptance.revisions });
     return stamped.run;
