@@ -12,10 +12,11 @@ import {
 import * as Clock from "effect/Clock";
 import * as Effect from "effect/Effect";
 import type { Db, Sql } from "./db.js";
-import { type RunRow, runColumns, toRun } from "./records.js";
+import { artifactBodies, storeMissingBodies } from "./page-bodies.js";
 import { writePageReads } from "./page-reads.js";
-import { appendRevisions, recordSighting, upsertRows } from "./rows.js";
-import { writeEvidence, writeRun } from "./run-writes.js";
+import { revisionsAsRecordset, type RunRow, runColumns, toRun } from "./records.js";
+import { rowsParameter, sendRevisions, sendRows, sendSighting } from "./rows.js";
+import { encodeEvidence, sendEvidence, sendRun, writeEvidence, writeRun } from "./run-writes.js";
 import { writeOutbox } from "./webhooks.js";
 
 /**
@@ -35,6 +36,15 @@ import { writeOutbox } from "./webhooks.js";
  *    after the rows are written.
  */
 export const acceptRun = (db: Db, acceptance: RunAcceptance): Effect.Effect<AcceptanceOutcome, StorageFailure> =>
+  Effect.gen(function* () {
+    // Page bodies are content-addressed and read only through an artifact, which the transaction
+    // writes: they are stored before it, outside it (page-bodies.ts), and not inside a transaction
+    // that waits on another connection (which could wait for a pool the transactions hold).
+    yield* storeMissingBodies(db, artifactBodies(acceptance.evidence.artifacts));
+    return yield* acceptInTransaction(db, acceptance);
+  });
+
+const acceptInTransaction = (db: Db, acceptance: RunAcceptance) =>
   db.transaction((tx) =>
     Effect.gen(function* () {
       const decision = decideAcceptance(acceptance, yield* readFacts(tx, acceptance));
@@ -78,7 +88,12 @@ const readFacts = (tx: Sql, { run, charge, rows }: RunAcceptance): Effect.Effect
     };
   });
 
-/** Writes an accepted run; answers the run as stored (stamped once its rows are written). */
+/**
+ * Writes an accepted run; answers the run as stored (stamped once its rows are written). Each large
+ * parameter is encoded while the server executes the statement before it (`Sql.send`), then that
+ * statement is awaited and the next one sent: the host's JSON encoding and the server's work no
+ * longer take turns. The statements run in the order written here, in one transaction.
+ */
 const writeAccepted = (
   tx: Sql,
   acceptance: RunAcceptance,
@@ -86,46 +101,55 @@ const writeAccepted = (
 ): Effect.Effect<RunRecord, StorageFailure> =>
   Effect.gen(function* () {
     const { run } = acceptance;
-    if (charge) {
-      // ON CONFLICT on the per-run unique index: even a path that skipped the run lock charges once.
-      yield* tx.query(
-        `insert into ledger_entries (id, owner_id, kind, amount, run_id, dataset_id, pages, created_at)
+    const charged = charge
+      ? // ON CONFLICT on the per-run unique index: even a path that skipped the run lock charges once.
+        yield* tx.send(
+          `insert into ledger_entries (id, owner_id, kind, amount, run_id, dataset_id, pages, created_at)
          values ($1, $2, 'charge', $3, $4, $5, $6, $7)
          on conflict (run_id) where kind = 'charge' do nothing`,
-        [
-          charge.id,
-          acceptance.charge.ownerId,
-          charge.amount,
-          charge.runId,
-          charge.datasetId,
-          charge.pages,
-          charge.createdAt,
-        ],
-      );
-    }
-    if (acceptance.observations.length > 0) {
-      yield* tx.query(
-        `insert into observations (id, dataset_id, run_id, document)
+          [
+            charge.id,
+            acceptance.charge.ownerId,
+            charge.amount,
+            charge.runId,
+            charge.datasetId,
+            charge.pages,
+            charge.createdAt,
+          ],
+        )
+      : Effect.void;
+    const observations = acceptance.observations.length === 0 ? null : JSON.stringify(acceptance.observations);
+    yield* charged;
+    const observed =
+      observations === null
+        ? Effect.void
+        : yield* tx.send(
+            `insert into observations (id, dataset_id, run_id, document)
          select (o->>'id')::uuid, (o->>'datasetId')::uuid, (o->>'runId')::uuid, o
            from jsonb_array_elements($1::jsonb) as o
          on conflict (id) do update set dataset_id = excluded.dataset_id, run_id = excluded.run_id,
                                         document = excluded.document`,
-        [JSON.stringify(acceptance.observations)],
-      );
-    }
-    const first = yield* appendRevisions(tx, run.datasetId, acceptance.revisions);
+            [observations],
+          );
+    const revisions = revisionsAsRecordset(acceptance.revisions);
+    yield* observed;
+    const revised = yield* sendRevisions(tx, run.datasetId, acceptance.revisions.length, revisions);
     // Rows seen unchanged are not rewritten: the run's sighting stands for their seen-markers.
-    yield* upsertRows(
-      tx,
-      run.datasetId,
-      acceptance.rows.filter((r) => !r.seenOnly).map(({ row }) => row),
-      acceptance.revisions,
-    );
-    yield* recordSighting(tx, acceptance);
+    const changedRows = acceptance.rows.filter((r) => !r.seenOnly).map(({ row }) => row);
+    const rows = rowsParameter(changedRows, acceptance.revisions);
+    const first = yield* revised;
+    const rowsWritten = yield* sendRows(tx, run.datasetId, rows);
+    const sighted = yield* sendSighting(tx, acceptance);
+    // Everything of the evidence but its trace is the same before and after the stamp.
+    const evidence = encodeEvidence(acceptance.evidence);
+    yield* rowsWritten;
+    yield* sighted;
     yield* writePageReads(tx, acceptance);
     const stamped = stampAcceptance(acceptance, yield* Clock.currentTimeMillis);
-    yield* writeRun(tx, stamped.run);
-    yield* writeEvidence(tx, run.id, stamped.evidence);
+    const ran = yield* sendRun(tx, stamped.run);
+    const evidenced = yield* sendEvidence(tx, run.id, stamped.evidence.trace, evidence);
+    yield* ran;
+    yield* evidenced;
     // The events carry the run as stored (stamped), like every reader after this transaction.
     yield* writeOutbox(tx, stamped.run, { lastSequenceBefore: first - 1, revisions: acceptance.revisions });
     return stamped.run;

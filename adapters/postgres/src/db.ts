@@ -10,6 +10,17 @@ export interface Sql {
     text: string,
     values?: ReadonlyArray<unknown>,
   ) => Effect.Effect<ReadonlyArray<R>, StorageFailure>;
+  /**
+   * Sends a statement and answers the Effect that awaits its rows, so the host can encode the next
+   * statement's parameters while the server executes this one. On a transaction's connection the
+   * statements still run one after another in the order sent. Every sent statement must be awaited
+   * (or the transaction fail): a failure aborts the transaction, so the statements sent after it
+   * fail too and the transaction rolls back whole.
+   */
+  readonly send: <R extends pg.QueryResultRow = Record<string, unknown>>(
+    text: string,
+    values?: ReadonlyArray<unknown>,
+  ) => Effect.Effect<Effect.Effect<ReadonlyArray<R>, StorageFailure>>;
 }
 
 export interface Db extends Sql {
@@ -56,13 +67,53 @@ export const storageFailure =
       unavailable: isUnavailable(cause),
     });
 
-const sqlOf = (client: pg.Pool | pg.PoolClient): Sql => ({
+const sqlOf = (client: pg.Pool): Sql => ({
   query: <R extends pg.QueryResultRow>(text: string, values?: ReadonlyArray<unknown>) =>
     Effect.tryPromise({
       try: () => client.query<R>(text, values as unknown[] | undefined),
       catch: storageFailure(firstWords(text)),
     }).pipe(Effect.map((result) => result.rows)),
+  send: <R extends pg.QueryResultRow>(text: string, values?: ReadonlyArray<unknown>) =>
+    Effect.sync(() => awaitRows<R>(text, client.query<R>(text, values as unknown[] | undefined))),
 });
+
+/** The Effect awaiting a statement already sent; until it is awaited a rejection is not unhandled. */
+const awaitRows = <R extends pg.QueryResultRow>(text: string, sent: Promise<pg.QueryResult<R>>) => {
+  sent.catch(ignoreDropped);
+  return Effect.tryPromise({ try: () => sent, catch: storageFailure(firstWords(text)) }).pipe(
+    Effect.map((result) => result.rows),
+  );
+};
+
+/**
+ * One transaction's connection. Statements go to the server one at a time, in the order they were
+ * sent or queried, so the client never holds two at once: one sent while the connection is idle is
+ * dispatched at once, one sent while another is in flight once that one succeeded. After a failure
+ * nothing more is dispatched (the transaction is aborted anyway): the statements behind it fail
+ * with it. `settled` resolves once nothing is in flight, so ROLLBACK is never dispatched ahead of a
+ * statement still waiting its turn, which would then run outside the transaction.
+ */
+const sqlOfTransaction = (client: pg.PoolClient): Sql & { readonly settled: () => Promise<void> } => {
+  let last: Promise<unknown> = Promise.resolve();
+  let idle = true;
+  const dispatch = <R extends pg.QueryResultRow>(text: string, values?: ReadonlyArray<unknown>) => {
+    const run = () => client.query<R>(text, values as unknown[] | undefined);
+    const sent = idle ? run() : last.then(run);
+    idle = false;
+    last = sent;
+    sent.then(() => {
+      if (last === sent) idle = true;
+    }, ignoreDropped);
+    return sent;
+  };
+  return {
+    query: <R extends pg.QueryResultRow>(text: string, values?: ReadonlyArray<unknown>) =>
+      Effect.suspend(() => awaitRows<R>(text, dispatch<R>(text, values))),
+    send: <R extends pg.QueryResultRow>(text: string, values?: ReadonlyArray<unknown>) =>
+      Effect.sync(() => awaitRows<R>(text, dispatch<R>(text, values))),
+    settled: () => last.then(ignoreDropped, ignoreDropped),
+  };
+};
 
 /** "insert into rows" from a statement, to say which one failed without echoing parameters. */
 const firstWords = (text: string): string => text.trim().split(/\s+/).slice(0, 3).join(" ");
@@ -80,19 +131,20 @@ export const makeDb = (pool: pg.Pool): Db => ({
           // client (the pool listens only while it is idle); unheard, that ends the process. The
           // next statement then fails and the release below discards the connection.
           client.on("error", ignoreDropped);
-          return client;
+          return { client, tx: sqlOfTransaction(client) };
         },
         catch: storageFailure("connect"),
       }),
-      (client) => {
-        const tx = sqlOf(client);
-        return tx.query("begin").pipe(
+      ({ tx }) =>
+        tx.query("begin").pipe(
           Effect.zipRight(work(tx)),
           Effect.tap(() => tx.query("commit")),
-        );
-      },
-      (client, exit) =>
+        ),
+      ({ client, tx }, exit) =>
         Effect.promise(async () => {
+          // A failure or interruption may leave statements in flight: they end (or are never
+          // dispatched) before anything else is said on this connection.
+          await tx.settled();
           // The listener goes only once the connection is back in the pool (which listens while it
           // is idle): pg emits "error" for a drop during ROLLBACK too. A discarded one keeps it.
           if (Exit.isSuccess(exit)) {

@@ -189,8 +189,9 @@ export const toRevision = (row: RevisionRow) =>
   });
 
 /**
- * Bulk writes pass one jsonb array parameter and expand it with jsonb_to_recordset: one round trip
- * for any number of records, with the jsonb parts kept as jsonb. These are the record shapes it reads.
+ * Bulk writes pass one JSON array parameter and expand it with json_to_recordset: one round trip
+ * for any number of records, the JSON parts kept as the json columns' text (migration 0012: never
+ * parsed into jsonb trees on write). These are the record shapes it reads.
  */
 export const rowsAsRecordset = (rows: ReadonlyArray<RowRecord>, written: ReadonlyArray<NewRevision> = []): string => {
   const revisions = new Map(written.map((revision) => [revision.id, revision]));
@@ -241,9 +242,9 @@ const carriesItsRevision = (row: RowRecord, revisions: ReadonlyMap<string, NewRe
   );
 };
 
-export const rowRecordsetType = `(id uuid, row_key text, data jsonb, evidence jsonb, overrides jsonb,
-  missing_reasons jsonb, presence text, status text, first_seen_run_id uuid, last_seen_run_id uuid,
-  source_url text, observed_at timestamptz, updated_at timestamptz, revision_id uuid, identity jsonb,
+export const rowRecordsetType = `(id uuid, row_key text, data json, evidence json, overrides json,
+  missing_reasons json, presence text, status text, first_seen_run_id uuid, last_seen_run_id uuid,
+  source_url text, observed_at timestamptz, updated_at timestamptz, revision_id uuid, identity json,
   from_revision boolean)`;
 
 /** `position` numbers the revisions 1…n in the order given; the store adds it to the last sequence. */
@@ -275,5 +276,5 @@ export const revisionsAsRecordset = (revisions: ReadonlyArray<NewRevision>): str
 
 export const revisionRecordsetType = `(position bigint, id uuid, row_id uuid, schema_version integer,
   previous_revision_id uuid, run_id uuid, actor_id uuid, request_id text, request_hash text, origin text,
-  kind text, changed_field_ids text[], data jsonb, evidence jsonb, overrides jsonb, missing_reasons jsonb,
-  presence text, created_at timestamptz, before jsonb, before_overrides jsonb)`;
+  kind text, changed_field_ids text[], data json, evidence json, overrides json, missing_reasons json,
+  presence text, created_at timestamptz, before json, before_overrides json)`;

@@ -42,15 +42,15 @@ import {
  * whose state is that of a revision in `written` (already inserted in this transaction) takes it
  * from that revision row rather than from a second copy of the JSON; if that revision were not
  * there, the NOT NULL columns would refuse the write and the transaction would roll back.
+ * Sends the statement (`Sql.send`), its parameter encoded by `rowsParameter`, and answers the
+ * Effect awaiting it.
  */
-export const upsertRows = (
+export const sendRows = (
   tx: Sql,
   datasetId: string,
-  rows: ReadonlyArray<RowRecord>,
-  written: ReadonlyArray<NewRevision> = [],
-) => {
-  const last = [...new Map(rows.map((row) => [row.id, row])).values()];
-  if (last.length === 0) return Effect.void;
+  parameter: string | null,
+): Effect.Effect<Effect.Effect<void, StorageFailure>> => {
+  if (parameter === null) return Effect.succeed(Effect.void);
   const assignments = rowColumns
     .split(", ")
     .filter((column) => column !== "id")
@@ -58,70 +58,94 @@ export const upsertRows = (
     .join(", ");
   const stated = (column: string) => `case when r.from_revision then v.${column} else r.${column} end`;
   return tx
-    .query(
+    .send(
       `insert into rows (${rowColumns})
        select r.id, $1, r.row_key, ${stated("data")}, ${stated("evidence")}, ${stated("overrides")},
               ${stated("missing_reasons")}, ${stated("presence")}, r.status,
               r.first_seen_run_id, r.last_seen_run_id, r.source_url, r.observed_at, r.updated_at, r.revision_id,
               r.identity
-         from jsonb_to_recordset($2::jsonb) as r${rowRecordsetType}
+         from json_to_recordset($2::json) as r${rowRecordsetType}
          left join revisions v on r.from_revision and v.id = r.revision_id and v.dataset_id = $1
        on conflict (id) do update set ${assignments}`,
-      [datasetId, rowsAsRecordset(last, written)],
+      [datasetId, parameter],
     )
-    .pipe(Effect.asVoid);
+    .pipe(Effect.map(Effect.asVoid));
 };
+
+/** sendRows' parameter: each row once, its last version (null when there is none to write). */
+export const rowsParameter = (rows: ReadonlyArray<RowRecord>, written: ReadonlyArray<NewRevision> = []) => {
+  const last = [...new Map(rows.map((row) => [row.id, row])).values()];
+  return last.length === 0 ? null : rowsAsRecordset(last, written);
+};
+
+export const upsertRows = (
+  tx: Sql,
+  datasetId: string,
+  rows: ReadonlyArray<RowRecord>,
+  written: ReadonlyArray<NewRevision> = [],
+) => Effect.flatten(sendRows(tx, datasetId, rowsParameter(rows, written)));
 
 /**
  * Records that `acceptance.run` saw its dataset (migration 0009): every acceptance replaces the
  * sighting, so the rows it did not rewrite read with its seen-markers. A run that saw rows unchanged
- * gives them all one `observedAt` (core's acceptance time): that is the sighting's.
+ * gives them all one `observedAt` (core's acceptance time): that is the sighting's. Sent (`Sql.send`).
  */
-export const recordSighting = (tx: Sql, { run, rows }: RunAcceptance) => {
+export const sendSighting = (tx: Sql, { run, rows }: RunAcceptance) => {
   const observedAt = rows.find((r) => r.seenOnly)?.row.observedAt ?? run.completedAt ?? run.startedAt;
   return tx
-    .query(
+    .send(
       `insert into row_sightings (dataset_id, run_id, observed_at) values ($1, $2, $3)
        on conflict (dataset_id) do update set run_id = excluded.run_id, observed_at = excluded.observed_at`,
       [run.datasetId, run.id, observedAt],
     )
-    .pipe(Effect.asVoid);
+    .pipe(Effect.map(Effect.asVoid));
 };
 
 /**
  * Appends revisions with the dataset's next sequences. The counter UPDATE both allocates the
  * block (last + 1 … last + n, in the order given) and locks the dataset row until commit, so
- * concurrent writers get consecutive, gapless blocks. Returns the first sequence allocated.
+ * concurrent writers get consecutive, gapless blocks; the insert, sent right behind it in the same
+ * transaction, reads the block back from the counter. Sends both statements (`Sql.send`), the
+ * `count` revisions encoded by `revisionsAsRecordset`, and answers the Effect awaiting them, which
+ * gives the first sequence allocated.
  */
-export const appendRevisions = (
+export const sendRevisions = (
   tx: Sql,
   datasetId: string,
-  revisions: ReadonlyArray<NewRevision>,
-): Effect.Effect<number, StorageFailure> =>
-  revisions.length === 0
-    ? Effect.succeed(0)
+  count: number,
+  parameter: string,
+): Effect.Effect<Effect.Effect<number, StorageFailure>> =>
+  count === 0
+    ? Effect.succeed(Effect.succeed(0))
     : Effect.gen(function* () {
-        const [counter] = yield* tx.query<{ last_sequence: string }>(
+        const counter = yield* tx.send<{ last_sequence: string }>(
           "update datasets set last_sequence = last_sequence + $2 where id = $1 returning last_sequence",
-          [datasetId, revisions.length],
+          [datasetId, count],
         );
-        if (!counter) {
-          return yield* Effect.fail(
-            new StorageFailure({ message: `PostgreSQL: revisions for dataset ${datasetId}, which does not exist.` }),
-          );
-        }
-        const first = Number(counter.last_sequence) - revisions.length + 1;
-        yield* tx.query(
+        const inserted = yield* tx.send(
           `insert into revisions (${revisionColumns})
-             select v.id, $1, v.row_id, $2::bigint + v.position - 1, v.schema_version, v.previous_revision_id,
+             select v.id, $1, v.row_id, (select last_sequence from datasets where id = $1) - $2::bigint + v.position,
+                    v.schema_version, v.previous_revision_id,
                     v.run_id, v.actor_id, v.request_id, v.request_hash, v.origin, v.kind, v.changed_field_ids,
                     v.data, v.evidence, v.overrides, v.missing_reasons, v.presence, v.created_at, v.before,
                     v.before_overrides
-               from jsonb_to_recordset($3::jsonb) as v${revisionRecordsetType}`,
-          [datasetId, first, revisionsAsRecordset(revisions)],
+               from json_to_recordset($3::json) as v${revisionRecordsetType}`,
+          [datasetId, count, parameter],
         );
-        return first;
+        return Effect.gen(function* () {
+          const [allocated] = yield* counter;
+          if (!allocated) {
+            return yield* Effect.fail(
+              new StorageFailure({ message: `PostgreSQL: revisions for dataset ${datasetId}, which does not exist.` }),
+            );
+          }
+          yield* inserted;
+          return Number(allocated.last_sequence) - count + 1;
+        });
       });
+
+export const appendRevisions = (tx: Sql, datasetId: string, revisions: ReadonlyArray<NewRevision>) =>
+  Effect.flatten(sendRevisions(tx, datasetId, revisions.length, revisionsAsRecordset(revisions)));
 
 const decodeObservation = storedDecoder(SourceObservation, "PostgreSQL", "observation");
 

@@ -9,85 +9,97 @@ import {
 } from "@gleaner/core";
 import * as Effect from "effect/Effect";
 import { iso, type Sql } from "./db.js";
+import { artifactBodies, type PageBody, storeMissingBodies } from "./page-bodies.js";
 import { runValues } from "./records.js";
 
 // Writes shared by finishRun and acceptRun, and the artifact mapping.
 
-/** Overwrites every field of a stored run but its dataset and owner, which never change. */
-export const writeRun = (tx: Sql, run: RunRecord) => {
+/** Overwrites every field of a stored run but its dataset and owner, which never change. Sent (`Sql.send`). */
+export const sendRun = (tx: Sql, run: RunRecord) => {
   const [id, _datasetId, _ownerId, ...fields] = runValues(run);
-  return tx.query(
-    `update runs set status = $2, trigger = $3, checks = $4, row_deltas = $5, error = $6, queued_at = $7,
+  return tx
+    .send(
+      `update runs set status = $2, trigger = $3, checks = $4, row_deltas = $5, error = $6, queued_at = $7,
                      started_at = $8, completed_at = $9, attempts = $10, charged_pages = $11
       where id = $1`,
-    [id, ...fields],
-  );
+      [id, ...fields],
+    )
+    .pipe(Effect.map(Effect.asVoid));
 };
 
+export const writeRun = (tx: Sql, run: RunRecord) => Effect.flatten(sendRun(tx, run));
+
 /**
- * Replaces a run's evidence whole (memory keeps one RunEvidence per run and overwrites it).
- * Artifacts get their own rows so one can be read without loading the rest; their order is kept.
+ * A run's evidence as its statements send it: every part but the trace, which an acceptance's stamp
+ * still changes, encoded once, so an acceptance can encode them while its rows are being written.
+ * `bodies` are stored apart (`storeMissingBodies`).
  */
-export const writeEvidence = (tx: Sql, runId: RunId, evidence: RunEvidence) =>
-  Effect.all(
-    [
-      tx.query(
+export interface EncodedEvidence {
+  readonly facts: string;
+  readonly failures: string;
+  readonly plan: string;
+  readonly recipe: string | null;
+  readonly artifacts: string;
+  readonly bodies: ReadonlyArray<PageBody>;
+}
+
+export const encodeEvidence = (evidence: Omit<RunEvidence, "trace">): EncodedEvidence => ({
+  facts: JSON.stringify(evidence.facts),
+  failures: JSON.stringify(evidence.failures),
+  plan: JSON.stringify(evidence.plan ?? null),
+  recipe: evidence.recipe ? JSON.stringify(evidence.recipe) : null,
+  artifacts: JSON.stringify(
+    evidence.artifacts.map((artifact, index) => ({
+      position: index,
+      id: artifact.id,
+      kind: artifact.kind,
+      url: artifact.url,
+      content_type: artifact.contentType,
+      sha256: artifact.sha256,
+      size: artifact.size,
+      truncated: artifact.truncated,
+      created_at: artifact.createdAt,
+    })),
+  ),
+  bodies: artifactBodies(evidence.artifacts),
+});
+
+/**
+ * Replaces a run's evidence whole (memory keeps one RunEvidence per run and overwrites it), bodies
+ * aside (`sendMissingBodies`). Artifacts get their own rows so one can be read without loading the
+ * rest; their order is kept. Sent (`Sql.send`).
+ */
+export const sendEvidence = (tx: Sql, runId: RunId, trace: RunEvidence["trace"], encoded: EncodedEvidence) =>
+  Effect.map(
+    Effect.all([
+      tx.send(
         `insert into run_evidence (run_id, trace, facts, failures, plan, recipe) values ($1, $2, $3, $4, $5, $6)
        on conflict (run_id) do update
        set trace = excluded.trace, facts = excluded.facts, failures = excluded.failures, plan = excluded.plan,
          recipe = excluded.recipe`,
-        [
-          runId,
-          JSON.stringify(evidence.trace),
-          JSON.stringify(evidence.facts),
-          JSON.stringify(evidence.failures),
-          JSON.stringify(evidence.plan ?? null),
-          evidence.recipe ? JSON.stringify(evidence.recipe) : null,
-        ],
+        [runId, JSON.stringify(trace), encoded.facts, encoded.failures, encoded.plan, encoded.recipe],
       ),
-      tx.query("delete from run_artifacts where run_id = $1", [runId]),
+      tx.send("delete from run_artifacts where run_id = $1", [runId]),
       // The final trace is in run_evidence now; the in-flight copy has served its purpose.
-      tx.query("delete from run_trace_progress where run_id = $1", [runId]),
-      tx.query(
+      tx.send("delete from run_trace_progress where run_id = $1", [runId]),
+      tx.send(
         `insert into run_artifacts (run_id, position, id, kind, url, content_type, sha256, size, truncated, body, created_at)
        select $1, a.position, a.id, a.kind, a.url, a.content_type, a.sha256, a.size, a.truncated, null, a.created_at
          from jsonb_to_recordset($2::jsonb) as a(position integer, id text, kind text, url text, content_type text,
               sha256 text, size integer, truncated boolean, created_at timestamptz)`,
-        [
-          runId,
-          JSON.stringify(
-            evidence.artifacts.map((artifact, index) => ({
-              position: index,
-              id: artifact.id,
-              kind: artifact.kind,
-              url: artifact.url,
-              content_type: artifact.contentType,
-              sha256: artifact.sha256,
-              size: artifact.size,
-              truncated: artifact.truncated,
-              created_at: artifact.createdAt,
-            })),
-          ),
-        ],
+        [runId, encoded.artifacts],
       ),
-      // Each body once per digest: a page read unchanged again adds nothing here.
-      tx.query(
-        `insert into page_bodies (sha256, body)
-         select distinct on (b.sha256) b.sha256, decode(b.body, 'base64') from jsonb_to_recordset($1::jsonb) as b(sha256 text, body text)
-         on conflict (sha256) do nothing`,
-        [
-          JSON.stringify(
-            evidence.artifacts.flatMap((artifact) =>
-              artifact.body === null
-                ? []
-                : [{ sha256: artifact.sha256, body: Buffer.from(artifact.body, "utf8").toString("base64") }],
-            ),
-          ),
-        ],
-      ),
-    ],
-    { discard: true },
+    ]),
+    (sent) => Effect.all(sent, { discard: true }),
   );
+
+/** Writes a run's evidence whole, its page bodies included (each once per digest). */
+export const writeEvidence = (tx: Sql, runId: RunId, evidence: RunEvidence) =>
+  Effect.gen(function* () {
+    const encoded = encodeEvidence(evidence);
+    yield* Effect.flatten(sendEvidence(tx, runId, evidence.trace, encoded));
+    yield* storeMissingBodies(tx, encoded.bodies);
+  });
 
 export interface ArtifactRow {
   readonly run_id: string;

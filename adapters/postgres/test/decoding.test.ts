@@ -111,7 +111,7 @@ await whenPostgresReachable("postgres store: stored records are decoded", (url) 
       expect(badFact.message).to.contain(`stored run evidence ${queued.id}`).and.to.contain("/facts/0/index");
 
       await sql.query(
-        `update run_evidence set facts = '[]', trace = jsonb_set(trace, '{runId}', '"not-a-run"') where run_id = $1`,
+        `update run_evidence set facts = '[]', trace = jsonb_set(trace::jsonb, '{runId}', '"not-a-run"')::json where run_id = $1`,
         [queued.id],
       );
       expect(refusal(await evidence()).message)
@@ -119,7 +119,7 @@ await whenPostgresReachable("postgres store: stored records are decoded", (url) 
         .and.to.contain("/trace/runId");
 
       await sql.query(
-        "update run_evidence set trace = jsonb_set(trace, '{runId}', to_jsonb(run_id::text)) where run_id = $1",
+        "update run_evidence set trace = jsonb_set(trace::jsonb, '{runId}', to_jsonb(run_id::text))::json where run_id = $1",
         [queued.id],
       );
       expect(Option.getOrThrow(Either.getOrThrow(await evidence()))).to.deep.equal(written);
@@ -162,7 +162,7 @@ await whenPostgresReachable("postgres store: stored records are decoded", (url) 
         trace,
       );
       await sql.query(
-        `update run_trace_progress set trace = jsonb_set(trace, '{steps,0,phase}', '"dreaming"') where run_id = $1`,
+        `update run_trace_progress set trace = jsonb_set(trace::jsonb, '{steps,0,phase}', '"dreaming"')::json where run_id = $1`,
         [running.id],
       );
       const failure = refusal(await store((s) => s.getTraceProgress(running.id)));

@@ -10,7 +10,10 @@ import { dropSchema, freshSchema, whenPostgresReachable } from "./support.js";
 describe("postgres migrations: files", () => {
   it("loads the bundled migrations in version order, each with a checksum", async () => {
     const migrations = await loadMigrations();
-    expect(migrations.map((m) => m.version)).to.deep.equal(migrations.map((_, i) => i + 1));
+    const versions = migrations.map((m) => m.version);
+    // Ascending and unique; a number may be missing while a parallel branch holds it (0011, issue 17).
+    expect(versions).to.deep.equal([...new Set(versions)].sort((a, b) => a - b));
+    expect(versions[0]).to.equal(1);
     expect(migrations[0]?.name).to.equal("init");
     for (const m of migrations) expect(m.checksum).to.match(/^[0-9a-f]{64}$/);
   });

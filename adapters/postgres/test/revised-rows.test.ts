@@ -1,7 +1,7 @@
 import { anAcceptance, aQueuedRun, seedOwnerWithDataset } from "@gleaner/conformance";
 import { Storage } from "@gleaner/core";
 import { expect } from "chai";
-import * as Effect from "effect/Effect";
+import type * as Effect from "effect/Effect";
 import * as ManagedRuntime from "effect/ManagedRuntime";
 import * as Option from "effect/Option";
 import { PostgresStoreLive } from "../src/index.js";
