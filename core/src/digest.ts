@@ -1,13 +1,22 @@
+import { createHash } from "node:crypto";
 import * as Effect from "effect/Effect";
 
 /**
  * SHA-256 as lower-case hex, through Web Crypto so core runs in any JavaScript runtime. Page
- * digests, API key hashes, edit request hashes and schema lock keys all use this one function.
+ * digests, edit request hashes and schema lock keys use this function; API key hashes and entity
+ * tags use `sha256HexSync` below (the same digest).
  */
 export const sha256HexOf = async (text: string): Promise<string> => {
   const digest = await globalThis.crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
   return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
 };
+
+/**
+ * The same digest computed synchronously with node:crypto, for digests of short text on a request's
+ * path (API key hashes, entity tags): Web Crypto's digest is asynchronous and ~60 µs a call, this
+ * one ~2 µs. Core already signs cursors with node:crypto, which Deno, Bun and workerd also provide.
+ */
+export const sha256HexSync = (text: string): string => createHash("sha256").update(text).digest("hex");
 
 /** The same digest as an Effect. */
 export const sha256Hex = (text: string): Effect.Effect<string> => Effect.promise(() => sha256HexOf(text));

@@ -23,9 +23,6 @@ const keepEvidence = (state: MemoryState, run: RunRecord, evidence: RunEvidence)
   pruneEvidence(state, run.datasetId, run.completedAt ?? run.queuedAt);
 };
 
-export const latestRun = (state: MemoryState, datasetId: string): RunRecord | null =>
-  [...state.runs.values()].filter((r) => r.datasetId === datasetId).sort(newestRunFirst)[0] ?? null;
-
 /** Gathers the facts core's acceptance rule needs and applies its decision, in one synchronous block. */
 const accept = (state: MemoryState, acceptance: RunAcceptance): AcceptanceOutcome => {
   const { run } = acceptance;
@@ -42,7 +39,7 @@ const accept = (state: MemoryState, acceptance: RunAcceptance): AcceptanceOutcom
     balance: state.balanceOf(acceptance.charge.ownerId),
   });
   if (decision._tag === "Held") {
-    state.runs.set(decision.run.id, decision.run);
+    state.putRun(decision.run);
     keepEvidence(state, decision.run, acceptance.heldEvidence);
   }
   if (decision._tag === "Accepted") {
@@ -53,7 +50,7 @@ const accept = (state: MemoryState, acceptance: RunAcceptance): AcceptanceOutcom
     for (const revision of acceptance.revisions) revisions.push({ ...revision, sequence: revisions.length + 1 });
     state.putWebhookMessages(outboxMessagesForRun(run, state.webhooksOf(run.ownerId), changes));
     for (const { row } of acceptance.rows) state.putRow(row);
-    state.runs.set(run.id, run);
+    state.putRun(run);
     keepEvidence(state, run, acceptance.evidence);
   }
   return acceptanceOutcome(decision);
@@ -68,7 +65,7 @@ export const makeMemoryRuns = (state: MemoryState): RunStorage => ({
       if (busy) {
         return Effect.fail(conflicts.runInProgress());
       }
-      state.runs.set(run.id, run);
+      state.putRun(run);
       return Effect.void;
     }),
   getRun: (ownerId, runId) =>
@@ -89,14 +86,14 @@ export const makeMemoryRuns = (state: MemoryState): RunStorage => ({
       if (!run) return Option.none();
       if (run.status !== "queued" && !(run.status === "running" && reclaimRunning)) return Option.none();
       const claimed: RunRecord = { ...run, status: "running", startedAt, attempts: run.attempts + 1 };
-      state.runs.set(runId, claimed);
+      state.putRun(claimed);
       return Option.some(claimed);
     }),
   finishRun: (run, evidence) =>
     Effect.sync(() => {
       const current = state.runs.get(run.id);
       if (current?.status !== "running") return current ?? run;
-      state.runs.set(run.id, run);
+      state.putRun(run);
       keepEvidence(state, run, evidence);
       state.putWebhookMessages(outboxMessagesForRun(run, state.webhooksOf(run.ownerId), null));
       return run;

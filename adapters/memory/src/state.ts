@@ -12,6 +12,7 @@ import type {
   WebhookAttempt,
   WebhookRecord,
 } from "@gleaner/core";
+import { newestRunFirst } from "./retention.js";
 
 /**
  * Everything the memory adapters keep, in one object shared by Storage and Credits so that one
@@ -24,7 +25,10 @@ export class MemoryState {
   readonly apiKeys = new Map<string, ApiKeyRecord>();
   readonly datasets = new Map<string, DatasetRecord>();
   readonly ledger: Array<LedgerEntry & { readonly ownerId: string }> = [];
+  /** Written through `putRun` only, which keeps `newestRunIds` right. */
   readonly runs = new Map<string, RunRecord>();
+  /** datasetId -> id of its newest run (queuedAt desc, id desc), so reading it sorts nothing. */
+  readonly newestRunIds = new Map<string, string>();
   readonly evidence = new Map<string, RunEvidence>();
   /** Traces of runs in flight; dropped when the run finishes (its final trace is in `evidence`). */
   readonly traceProgress = new Map<string, RunEvidence["trace"]>();
@@ -48,6 +52,19 @@ export class MemoryState {
 
   webhooksOf(ownerId: string): WebhookRecord[] {
     return [...this.webhooks.values()].filter((w) => w.ownerId === ownerId);
+  }
+
+  /** Stores a run (new, or a new state of one) and keeps its dataset's newest run at hand. */
+  putRun(run: RunRecord): void {
+    this.runs.set(run.id, run);
+    const newest = this.newestRun(run.datasetId);
+    if (newest === null || newestRunFirst(run, newest) <= 0) this.newestRunIds.set(run.datasetId, run.id);
+  }
+
+  /** The dataset's newest run (queuedAt desc, id desc), whatever its status. */
+  newestRun(datasetId: string): RunRecord | null {
+    const id = this.newestRunIds.get(datasetId);
+    return (id !== undefined && this.runs.get(id)) || null;
   }
 
   rowsOf(datasetId: string): Map<string, RowRecord> {

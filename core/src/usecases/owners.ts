@@ -31,7 +31,7 @@ export const createApiKey = (ownerName: string, credits = 0) =>
     const storage = yield* Storage;
     const owner = yield* ensureOwner(ownerName);
     const key = newApiKey();
-    const hash = yield* Effect.promise(() => hashApiKey(key));
+    const hash = hashApiKey(key);
     yield* storage.addApiKey({ hash, ownerId: owner.id, createdAt: yield* nowIso });
     if (credits > 0) yield* (yield* Credits).grant(owner.id, credits);
     return { owner, key };
@@ -55,7 +55,7 @@ export const authenticate = (authorization: string | undefined) =>
     const match = /^Bearer ([^\s]+)$/i.exec(authorization?.trim() ?? "");
     const key = match?.[1];
     if (!key || !looksLikeApiKey(key)) return yield* Effect.fail(refused);
-    const hash = yield* Effect.promise(() => hashApiKey(key));
+    const hash = hashApiKey(key);
     const found = yield* (yield* Storage).findApiKey(hash);
     // The store looked the hash up by index; compare it in constant time before trusting it.
     if (Option.isNone(found) || !digestsEqual(found.value.key.hash, hash)) return yield* Effect.fail(refused);
