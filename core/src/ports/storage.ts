@@ -1,14 +1,7 @@
 import * as Context from "effect/Context";
 import type * as Effect from "effect/Effect";
 import type * as Option from "effect/Option";
-import type {
-  ApiKeyRecord,
-  DatasetPosition,
-  DatasetRecord,
-  Owner,
-  RowsPageState,
-  StoredDataset,
-} from "../domain.js";
+import type { ApiKeyRecord, DatasetPosition, DatasetRecord, Owner, RowsPageState, StoredDataset } from "../domain.js";
 import type { Conflict, StorageFailure } from "../errors.js";
 import type {
   AcceptanceOutcome,
