@@ -43,7 +43,7 @@ const accept = (state: MemoryState, acceptance: RunAcceptance): AcceptanceOutcom
     keepEvidence(state, decision.run, acceptance.heldEvidence);
   }
   if (decision._tag === "Accepted") {
-    if (decision.charge) state.ledger.push({ ...decision.charge, ownerId: acceptance.charge.ownerId });
+    if (decision.charge) state.addLedgerEntry({ ...decision.charge, ownerId: acceptance.charge.ownerId });
     for (const observation of acceptance.observations) state.observations.set(observation.id, observation);
     const revisions = state.revisionsOf(run.datasetId);
     const changes = { lastSequenceBefore: revisions.length, revisions: acceptance.revisions };

@@ -24,7 +24,10 @@ export class MemoryState {
   readonly ownerIdsByName = new Map<string, string>();
   readonly apiKeys = new Map<string, ApiKeyRecord>();
   readonly datasets = new Map<string, DatasetRecord>();
+  /** Appended through `addLedgerEntry` only, which keeps `balances` equal to each owner's sum. */
   readonly ledger: Array<LedgerEntry & { readonly ownerId: string }> = [];
+  /** ownerId -> the sum of its ledger, so every answer's balance header sums nothing. */
+  readonly balances = new Map<string, number>();
   /** Written through `putRun` only, which keeps `newestRunIds` right. */
   readonly runs = new Map<string, RunRecord>();
   /** datasetId -> id of its newest run (queuedAt desc, id desc), so reading it sorts nothing. */
@@ -95,8 +98,13 @@ export class MemoryState {
     return revisions;
   }
 
+  addLedgerEntry(entry: LedgerEntry & { readonly ownerId: string }): void {
+    this.ledger.push(entry);
+    this.balances.set(entry.ownerId, this.balanceOf(entry.ownerId) + entry.amount);
+  }
+
   balanceOf(ownerId: string): number {
-    return this.ledger.reduce((sum, e) => (e.ownerId === ownerId ? sum + e.amount : sum), 0);
+    return this.balances.get(ownerId) ?? 0;
   }
 }
 

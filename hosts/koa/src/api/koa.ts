@@ -16,9 +16,13 @@ import { isRaw, type Route, type RouteInput } from "./route.js";
  * `Cache-Control: no-cache`, which fetch() adds to every conditional request it sends.
  */
 const noneMatchHolds = (header: string, tag: string): boolean => {
+  if (header === "") return false;
   const opaque = (t: string) => t.trim().replace(/^W\//, "");
   return header.trim() === "*" || header.split(",").some((candidate) => opaque(candidate) === opaque(tag));
 };
+
+/** Set as a header rather than through `ctx.type`, which looks the type up again on every answer. */
+const json = "application/json; charset=utf-8";
 
 /** `/v1/datasets/{datasetId}` -> `/v1/datasets/:datasetId` */
 export const koaPath = (path: string): string => path.replace(/\{([^}]+)\}/g, ":$1");
@@ -95,7 +99,7 @@ export const buildRouter = (routes: ReadonlyArray<Route>, { runtime, bodyLimitBy
         const cached = pages.get(tag);
         if (cached !== undefined) {
           ctx.status = route.success.status;
-          ctx.type = "application/json";
+          ctx.set("Content-Type", json);
           ctx.body = cached;
           return;
         }
@@ -106,7 +110,7 @@ export const buildRouter = (routes: ReadonlyArray<Route>, { runtime, bodyLimitBy
         // Serialized once per tag: the next read of the unchanged page sends these bytes.
         const bytes = Buffer.from(JSON.stringify(answer), "utf8");
         pages.set(tag, bytes);
-        ctx.type = "application/json";
+        ctx.set("Content-Type", json);
         ctx.body = bytes;
       } else if (isRaw(answer)) {
         ctx.type = answer.contentType;

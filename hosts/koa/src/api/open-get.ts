@@ -12,22 +12,26 @@ export interface OpenedGet {
   readonly tag: Either.Either<string | null, ApiError>;
 }
 
+const untagged = Either.right(null);
+
 /**
- * An authenticated GET's opening, in one run of the runtime (each run costs a fiber, which on a
- * cached rows page was a sixth of the request; decision 0023): the key's owner (Unauthorized fails
- * the whole), the owner's balance, and the route's tag. The balance is read before the handler: a
- * GET charges nothing, so it is also the balance after it; like the error middleware's read, a
- * failure to read it shows 0 rather than failing the request. A failed tag is returned, not
- * failed, so the error answer still carries the owner's balance.
+ * An authenticated GET's opening, in one run of the runtime (each run costs a fiber; decision 0023):
+ * the key's owner (Unauthorized fails the whole), the owner's balance, and the route's tag. The
+ * balance is read before the handler: a GET charges nothing, so it is also the balance after it;
+ * like the error middleware's read, a failure to read it shows 0 rather than failing the request. A
+ * failed tag is returned, not failed, so the error answer still carries the owner's balance.
+ * Plain flatMaps: this runs on every authenticated GET, and Effect.all or a generator cost more.
  */
 export const openAuthenticatedGet = (
   authorization: string | undefined,
   etag: ((owner: Owner) => Effect.Effect<string, ApiError, GleanerServices>) | null,
 ): Effect.Effect<OpenedGet, ApiError, GleanerServices> =>
   Effect.flatMap(authenticate(authorization), (owner) =>
-    Effect.all({
-      owner: Effect.succeed(owner),
-      balance: ownerBalance(owner.id).pipe(Effect.catchAllCause(() => Effect.succeed(0))),
-      tag: etag === null ? Effect.succeed(Either.right(null)) : Effect.either(etag(owner)),
-    }),
+    Effect.flatMap(
+      Effect.catchAllCause(ownerBalance(owner.id), () => Effect.succeed(0)),
+      (balance): Effect.Effect<OpenedGet, never, GleanerServices> =>
+        etag === null
+          ? Effect.succeed({ owner, balance, tag: untagged })
+          : Effect.map(Effect.either(etag(owner)), (tag) => ({ owner, balance, tag })),
+    ),
   );

@@ -14,6 +14,8 @@ export interface GleanerState {
 export const requestLog =
   (logger: Logger): Middleware =>
   async (ctx, next) => {
+    // Checked per request, not once: a test or an operator may change the level while serving.
+    if (!logger.isLevelEnabled("info")) return next();
     const started = performance.now();
     try {
       await next();
