@@ -6,7 +6,9 @@
  * Both servers stay up for the whole bench and the cases (with a conditional GET answered 304) are
  * measured in interleaved rounds (the
  * order rotates each round), so a burst of load elsewhere hits both contenders. Prints median req/s,
- * p50 and p99 per case, and the ratios Gleaner / bare (of medians and per round).
+ * p50 and p99 per case, and the ratios Gleaner / bare (of medians and per round). Each case also
+ * reads the server process's CPU time over its window (Linux /proc): CPU per request, a cost that load
+ * from other processes moves far less than req/s.
  *
  *   npm run bench:rows-api -w @gleaner/bench [-- --rounds 3 --duration 5 --connections 10]
  *   (not part of npm test)
@@ -14,7 +16,7 @@
  * Targets: throughput >= 0.85x the bare route; p99 flat from page 1 to page 200.
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
@@ -58,12 +60,25 @@ interface Measure {
   readonly p50: number;
   readonly p99: number;
   readonly bytes: number;
+  /** The server process's CPU time (user + system) per answered request, in µs. */
+  readonly cpuUs: number;
 }
 
-const load = async (url: string, headers: Record<string, string>): Promise<Measure> => {
+/**
+ * CPU time a process has used, in µs (Linux /proc; clock ticks of 10 ms). Unlike req/s, it hardly moves
+ * when other work shares the cores: it is the cost of a request, not how soon the server got a core.
+ */
+const cpuTimeUs = (pid: number): number => {
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+  return (Number(fields[11]) + Number(fields[12])) * 10_000;
+};
+
+const load = async (url: string, headers: Record<string, string>, pid: number): Promise<Measure> => {
   // A short warm-up lets the JIT settle before the measured window.
   await autocannon({ url, headers, connections, duration: 2, timeout: 60 });
+  const cpuBefore = cpuTimeUs(pid);
   const result = await autocannon({ url, headers, connections, duration, timeout: 60 });
+  const cpuUs = (cpuTimeUs(pid) - cpuBefore) / Math.max(1, result.requests.total);
   // A conditional request (If-None-Match) must be answered 304, every other one 2xx.
   const conditional = "if-none-match" in headers;
   const other = (stats: Record<string, { count: number }>) =>
@@ -75,6 +90,7 @@ const load = async (url: string, headers: Record<string, string>): Promise<Measu
     p50: result.latency.p50,
     p99: result.latency.p99,
     bytes: result.throughput.average,
+    cpuUs,
   };
 };
 
@@ -102,21 +118,25 @@ const main = async () => {
   const tag = (await fetch(rowsUrl, { headers })).headers.get("etag");
   if (!tag) throw new Error("GET /rows answered no ETag");
   const bare = await start(["bare", dir]);
-  const cases: ReadonlyArray<readonly [string, string, Record<string, string>]> = [
-    ["gleaner page 1", rowsUrl, headers],
-    ["bare page 1", `${bare.ready.url}/page1`, {}],
-    [`gleaner page ${FAR_PAGE}`, farUrl, headers],
-    [`bare page ${FAR_PAGE}`, `${bare.ready.url}/page${FAR_PAGE}`, {}],
+  const [gleanerPid, barePid] = [gleaner.child.pid!, bare.child.pid!];
+  const cases: ReadonlyArray<readonly [string, string, Record<string, string>, number]> = [
+    ["gleaner page 1", rowsUrl, headers, gleanerPid],
+    ["bare page 1", `${bare.ready.url}/page1`, {}, barePid],
+    [`gleaner page ${FAR_PAGE}`, farUrl, headers, gleanerPid],
+    [`bare page ${FAR_PAGE}`, `${bare.ready.url}/page${FAR_PAGE}`, {}, barePid],
     // The page unchanged since the client last read it: 304 with no body.
-    ["gleaner page 1, 304", rowsUrl, { ...headers, "if-none-match": tag }],
+    ["gleaner page 1, 304", rowsUrl, { ...headers, "if-none-match": tag }, gleanerPid],
   ];
   const samples = new Map<string, Measure[]>(cases.map(([name]) => [name, []]));
   for (let round = 0; round < rounds; round++) {
     for (let k = 0; k < cases.length; k++) {
-      const [name, url, caseHeaders] = cases[(k + round) % cases.length]!;
-      const m = await load(url, caseHeaders);
+      const [name, url, caseHeaders, pid] = cases[(k + round) % cases.length]!;
+      const m = await load(url, caseHeaders, pid);
       samples.get(name)!.push(m);
-      console.log(`  round ${round + 1} ${name.padEnd(18)} ${m.rps.toFixed(0).padStart(6)} req/s p99 ${m.p99} ms`);
+      console.log(
+        `  round ${round + 1} ${name.padEnd(18)} ${m.rps.toFixed(0).padStart(6)} req/s p99 ${m.p99} ms, ` +
+          `server CPU ${m.cpuUs.toFixed(0)} µs/request`,
+      );
     }
   }
   await stop(gleaner.child);
@@ -124,16 +144,22 @@ const main = async () => {
 
   const med = (name: string) => {
     const xs = samples.get(name)!;
-    return { rps: median(xs.map((x) => x.rps)), p50: median(xs.map((x) => x.p50)), p99: median(xs.map((x) => x.p99)) };
+    return {
+      rps: median(xs.map((x) => x.rps)),
+      p50: median(xs.map((x) => x.p50)),
+      p99: median(xs.map((x) => x.p99)),
+      cpuUs: median(xs.map((x) => x.cpuUs)),
+    };
   };
   console.log(
     `\nGET /rows?limit=${PAGE_SIZE}, ${connections} connections, ${duration} s per case, ${rounds} interleaved rounds (medians), body ${bodies.get(1)!.length} bytes`,
   );
-  console.log("case               req/s      p50 ms   p99 ms");
+  console.log("case               req/s      p50 ms   p99 ms   server CPU µs/req");
   for (const [name] of cases) {
     const m = med(name);
     console.log(
-      `${name.padEnd(18)} ${m.rps.toFixed(0).padStart(8)} ${String(m.p50).padStart(8)} ${String(m.p99).padStart(8)}`,
+      `${name.padEnd(18)} ${m.rps.toFixed(0).padStart(8)} ${String(m.p50).padStart(8)} ${String(m.p99).padStart(8)} ` +
+        `${m.cpuUs.toFixed(0).padStart(10)}`,
     );
   }
   const ratio = (a: number, b: number) => (b === 0 ? Number.NaN : a / b);
@@ -149,6 +175,19 @@ const main = async () => {
     console.log(
       `  throughput gleaner/bare, page ${String(page).padEnd(4)} ${ratio(med(g).rps, med(b).rps).toFixed(2)}x ` +
         `(per round ${perRound(g, b)}; target >= 0.85x)`,
+    );
+  }
+  const cpuRounds = (g: string, b: string) =>
+    samples
+      .get(g)!
+      .map((x, i) => ratio(samples.get(b)![i]!.cpuUs, x.cpuUs).toFixed(2))
+      .join(", ");
+  for (const page of [1, FAR_PAGE]) {
+    const g = `gleaner page ${page}`;
+    const b = `bare page ${page}`;
+    console.log(
+      `  server CPU per request bare/gleaner, page ${String(page).padEnd(4)} ${ratio(med(b).cpuUs, med(g).cpuUs).toFixed(2)}x ` +
+        `(per round ${cpuRounds(g, b)}; what req/s would be with a core each)`,
     );
   }
   console.log(

@@ -1,8 +1,9 @@
 import * as Schema from "effect/Schema";
 import * as Struct from "effect/Struct";
 import { Dataset } from "./schema/dataset.js";
-import { type DatasetId, DateTime, OwnerId } from "./schema/ids.js";
+import { type DatasetId, DateTime, OwnerId, RunId } from "./schema/ids.js";
 import { HistoricalSchema } from "./schema/row.js";
+import { RunStatus } from "./schema/run.js";
 import { Source } from "./schema/source.js";
 
 /** An account. Every resource is scoped to exactly one owner. */
@@ -44,6 +45,20 @@ export const StoredDataset = Schema.Struct({
   lastRun: Dataset.fields.lastRun,
 });
 export type StoredDataset = typeof StoredDataset.Type;
+
+/**
+ * What a rows page's entity tag is computed from (usecases/rows-tag.ts, decision 0020), read in one
+ * call: every write a page can show moves one of them.
+ */
+export const RowsPageState = Schema.Struct({
+  /** The dataset's revision (moved by every update). */
+  revision: DatasetRecord.fields.revision,
+  /** The dataset's highest change-feed sequence, 0 without revisions (moved by acceptances and edits). */
+  lastSequence: Schema.Int.pipe(Schema.greaterThanOrEqualTo(0)),
+  /** The dataset's newest run (queuedAt desc, id desc) whatever its status; null when it has none. */
+  newestRun: Schema.NullOr(Schema.Struct({ id: RunId, status: RunStatus })),
+});
+export type RowsPageState = typeof RowsPageState.Type;
 
 /** Keyset position in the newest-first dataset listing. */
 export interface DatasetPosition {

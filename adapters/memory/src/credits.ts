@@ -6,7 +6,7 @@ export const makeMemoryCredits = (state: MemoryState): CreditsService => ({
   balance: (ownerId) => Effect.sync(() => state.balanceOf(ownerId)),
   grant: (ownerId, amount) =>
     Effect.map(grantEntry(amount), (entry) => {
-      state.ledger.push({ ...entry, ownerId });
+      state.addLedgerEntry({ ...entry, ownerId });
       return entry;
     }),
   ledger: (ownerId, since) =>

@@ -72,6 +72,17 @@ export const makeMemoryRows = (state: MemoryState): RowStorage => ({
         .map((revision) => ({ rowKey: rows.get(revision.rowId)?.rowKey ?? "", revision }));
     }),
   lastSequence: (datasetId) => Effect.sync(() => state.revisionsOf(datasetId).length),
+  rowsPageState: (ownerId, datasetId) =>
+    Effect.sync(() => {
+      const dataset = state.datasets.get(datasetId);
+      if (dataset?.ownerId !== ownerId) return Option.none();
+      const run = state.newestRun(datasetId);
+      return Option.some({
+        revision: dataset.revision,
+        lastSequence: state.revisionsOf(datasetId).length,
+        newestRun: run ? { id: run.id, status: run.status } : null,
+      });
+    }),
   getObservations: (ids) =>
     Effect.sync(() => ids.flatMap((id) => (state.observations.has(id) ? [state.observations.get(id)!] : []))),
 });

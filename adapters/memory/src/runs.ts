@@ -23,9 +23,6 @@ const keepEvidence = (state: MemoryState, run: RunRecord, evidence: RunEvidence)
   pruneEvidence(state, run.datasetId, run.completedAt ?? run.queuedAt);
 };
 
-export const latestRun = (state: MemoryState, datasetId: string): RunRecord | null =>
-  [...state.runs.values()].filter((r) => r.datasetId === datasetId).sort(newestRunFirst)[0] ?? null;
-
 /** Gathers the facts core's acceptance rule needs and applies its decision, in one synchronous block. */
 const accept = (state: MemoryState, acceptance: RunAcceptance): AcceptanceOutcome => {
   const { run } = acceptance;
@@ -42,11 +39,11 @@ const accept = (state: MemoryState, acceptance: RunAcceptance): AcceptanceOutcom
     balance: state.balanceOf(acceptance.charge.ownerId),
   });
   if (decision._tag === "Held") {
-    state.runs.set(decision.run.id, decision.run);
+    state.putRun(decision.run);
     keepEvidence(state, decision.run, acceptance.heldEvidence);
   }
   if (decision._tag === "Accepted") {
-    if (decision.charge) state.ledger.push({ ...decision.charge, ownerId: acceptance.charge.ownerId });
+    if (decision.charge) state.addLedgerEntry({ ...decision.charge, ownerId: acceptance.charge.ownerId });
     for (const observation of acceptance.observations) state.observations.set(observation.id, observation);
     const revisions = state.revisionsOf(run.datasetId);
     const changes = { lastSequenceBefore: revisions.length, revisions: acceptance.revisions };
@@ -57,7 +54,7 @@ const accept = (state: MemoryState, acceptance: RunAcceptance): AcceptanceOutcom
       const { recipe, pages } = acceptance.pageReads;
       state.pageReads.set(run.datasetId, { runId: run.id, recipe, pages: new Map(pages.map((p) => [p.url, p])) });
     }
-    state.runs.set(run.id, run);
+    state.putRun(run);
     keepEvidence(state, run, acceptance.evidence);
   }
   return acceptanceOutcome(decision);
@@ -72,7 +69,7 @@ export const makeMemoryRuns = (state: MemoryState): RunStorage => ({
       if (busy) {
         return Effect.fail(conflicts.runInProgress());
       }
-      state.runs.set(run.id, run);
+      state.putRun(run);
       return Effect.void;
     }),
   getRun: (ownerId, runId) =>
@@ -93,14 +90,14 @@ export const makeMemoryRuns = (state: MemoryState): RunStorage => ({
       if (!run) return Option.none();
       if (run.status !== "queued" && !(run.status === "running" && reclaimRunning)) return Option.none();
       const claimed: RunRecord = { ...run, status: "running", startedAt, attempts: run.attempts + 1 };
-      state.runs.set(runId, claimed);
+      state.putRun(claimed);
       return Option.some(claimed);
     }),
   finishRun: (run, evidence) =>
     Effect.sync(() => {
       const current = state.runs.get(run.id);
       if (current?.status !== "running") return current ?? run;
-      state.runs.set(run.id, run);
+      state.putRun(run);
       keepEvidence(state, run, evidence);
       state.putWebhookMessages(outboxMessagesForRun(run, state.webhooksOf(run.ownerId), null));
       return run;

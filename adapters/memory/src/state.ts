@@ -13,6 +13,7 @@ import type {
   WebhookAttempt,
   WebhookRecord,
 } from "@gleaner/core";
+import { newestRunFirst } from "./retention.js";
 
 /**
  * Everything the memory adapters keep, in one object shared by Storage and Credits so that one
@@ -24,8 +25,14 @@ export class MemoryState {
   readonly ownerIdsByName = new Map<string, string>();
   readonly apiKeys = new Map<string, ApiKeyRecord>();
   readonly datasets = new Map<string, DatasetRecord>();
+  /** Appended through `addLedgerEntry` only, which keeps `balances` equal to each owner's sum. */
   readonly ledger: Array<LedgerEntry & { readonly ownerId: string }> = [];
+  /** ownerId -> the sum of its ledger, so every answer's balance header sums nothing. */
+  readonly balances = new Map<string, number>();
+  /** Written through `putRun` only, which keeps `newestRunIds` right. */
   readonly runs = new Map<string, RunRecord>();
+  /** datasetId -> id of its newest run (queuedAt desc, id desc), so reading it sorts nothing. */
+  readonly newestRunIds = new Map<string, string>();
   readonly evidence = new Map<string, RunEvidence>();
   /** Traces of runs in flight; dropped when the run finishes (its final trace is in `evidence`). */
   readonly traceProgress = new Map<string, RunEvidence["trace"]>();
@@ -60,6 +67,19 @@ export class MemoryState {
     return [...this.webhooks.values()].filter((w) => w.ownerId === ownerId);
   }
 
+  /** Stores a run (new, or a new state of one) and keeps its dataset's newest run at hand. */
+  putRun(run: RunRecord): void {
+    this.runs.set(run.id, run);
+    const newest = this.newestRun(run.datasetId);
+    if (newest === null || newestRunFirst(run, newest) <= 0) this.newestRunIds.set(run.datasetId, run.id);
+  }
+
+  /** The dataset's newest run (queuedAt desc, id desc), whatever its status. */
+  newestRun(datasetId: string): RunRecord | null {
+    const id = this.newestRunIds.get(datasetId);
+    return (id !== undefined && this.runs.get(id)) || null;
+  }
+
   rowsOf(datasetId: string): Map<string, RowRecord> {
     const rows = this.rows.get(datasetId) ?? new Map<string, RowRecord>();
     this.rows.set(datasetId, rows);
@@ -88,8 +108,13 @@ export class MemoryState {
     return revisions;
   }
 
+  addLedgerEntry(entry: LedgerEntry & { readonly ownerId: string }): void {
+    this.ledger.push(entry);
+    this.balances.set(entry.ownerId, this.balanceOf(entry.ownerId) + entry.amount);
+  }
+
   balanceOf(ownerId: string): number {
-    return this.ledger.reduce((sum, e) => (e.ownerId === ownerId ? sum + e.amount : sum), 0);
+    return this.balances.get(ownerId) ?? 0;
   }
 }
 

@@ -1,7 +1,7 @@
 import { conflicts, type DatasetRecord, type StorageService, type StoredDataset } from "@gleaner/core";
 import * as Effect from "effect/Effect";
 import * as Option from "effect/Option";
-import { latestRun, makeMemoryRuns } from "./runs.js";
+import { makeMemoryRuns } from "./runs.js";
 import { makeMemoryRows } from "./rows.js";
 import type { MemoryState } from "./state.js";
 import { makeMemoryWebhooks } from "./webhooks.js";
@@ -12,7 +12,7 @@ const newestFirst = (a: DatasetRecord, b: DatasetRecord): number =>
 export const makeMemoryStorage = (state: MemoryState): StorageService => {
   // rowCount counts every current row, gone ones included: they are listed too.
   const stored = (record: DatasetRecord): StoredDataset => {
-    const run = latestRun(state, record.id);
+    const run = state.newestRun(record.id);
     return {
       record,
       rowCount: state.rowsOf(record.id).size,

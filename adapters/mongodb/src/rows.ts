@@ -1,10 +1,11 @@
-import type { SourceObservation, RowStorage, StoredRevision } from "@gleaner/core";
+import { RowsPageState, type RowStorage, type SourceObservation, type StoredRevision } from "@gleaner/core";
 import * as Effect from "effect/Effect";
 import * as Option from "effect/Option";
 import { fromUuid, fromUuidOrNull, isUuid, toUuid } from "./bson.js";
 import { ConflictSignal, conflicts } from "./errors.js";
 import type { Mongo } from "./mongo.js";
-import { isEmptyLimit, newestRowsFirst, revisionsWindow, rowsPage } from "./queries.js";
+import { decodedOrThrow } from "./decoded.js";
+import { isEmptyLimit, newestRowsFirst, newestRunsFirst, revisionsWindow, rowsPage } from "./queries.js";
 import {
   observationFromDoc,
   type RevisionDoc,
@@ -16,8 +17,10 @@ import {
 import { indexNames } from "./schema.js";
 import { allocateSequences } from "./sequences.js";
 
+const decodePageState = decodedOrThrow(RowsPageState, "rows page state");
+
 export const makeRowMethods = (mongo: Mongo): RowStorage => {
-  const { datasets, rows, revisions, observations } = mongo.collections;
+  const { datasets, rows, revisions, observations, runs } = mongo.collections;
   return {
     loadRows: (datasetId) =>
       !isUuid(datasetId)
@@ -140,6 +143,34 @@ export const makeRowMethods = (mongo: Mongo): RowStorage => {
               (await datasets.findOne({ _id: toUuid(datasetId) }, { projection: { lastSequence: 1 } }))?.lastSequence ??
               0,
           ),
+
+    // Two reads, not one snapshot: that is enough for a tag. Each input only ever moves forward and
+    // both are read before the page, so a write between them yields a tag no state after the write
+    // produces again (decision 0023).
+    rowsPageState: (ownerId, datasetId) =>
+      !isUuid(ownerId) || !isUuid(datasetId)
+        ? Effect.succeed(Option.none())
+        : mongo.run("rowsPageState", async () => {
+            const dataset = await datasets.findOne(
+              { _id: toUuid(datasetId), ownerId: toUuid(ownerId) },
+              { projection: { revision: 1, lastSequence: 1 } },
+            );
+            if (!dataset) return Option.none();
+            const newest = await runs.findOne(
+              { datasetId: dataset._id },
+              { sort: newestRunsFirst, projection: { _id: 1, status: 1 } },
+            );
+            return Option.some(
+              decodePageState(
+                {
+                  revision: dataset.revision,
+                  lastSequence: dataset.lastSequence ?? 0,
+                  newestRun: newest ? { id: fromUuid(newest._id), status: newest.status } : null,
+                },
+                datasetId,
+              ),
+            );
+          }),
 
     // In the order asked, a repeated id repeated, unknown ids left out (as memory's flatMap does).
     getObservations: (ids) => {

@@ -1,6 +1,7 @@
 import {
   type NewRevision,
   type RowRecord,
+  RowsPageState,
   type RunAcceptance,
   SourceObservation,
   StorageFailure,
@@ -149,6 +150,22 @@ export const appendRevisions = (tx: Sql, datasetId: string, revisions: ReadonlyA
 
 const decodeObservation = storedDecoder(SourceObservation, "PostgreSQL", "observation");
 
+interface PageStateRow {
+  readonly revision: number;
+  /** bigint: node-postgres hands it over as text. */
+  readonly last_sequence: string;
+  readonly run_id: string | null;
+  readonly run_status: string | null;
+}
+
+const decodePageState = storedDecoder(RowsPageState, "PostgreSQL", "rows page state");
+const toPageState = (row: PageStateRow) =>
+  decodePageState({
+    revision: row.revision,
+    lastSequence: Number(row.last_sequence),
+    newestRun: row.run_id === null ? null : { id: row.run_id, status: row.run_status },
+  });
+
 export const makeRowMethods = (db: Db): RowStorage => ({
   loadRows: (datasetId) =>
     !isUuid(datasetId)
@@ -264,6 +281,25 @@ export const makeRowMethods = (db: Db): RowStorage => ({
       : db
           .query<{ last_sequence: string }>("select last_sequence from datasets where id = $1", [datasetId])
           .pipe(Effect.map((rows) => Number(rows[0]?.last_sequence ?? 0))),
+
+  // One statement, so the three inputs of the tag come from one snapshot.
+  rowsPageState: (ownerId, datasetId) =>
+    !isUuid(datasetId) || !isUuid(ownerId)
+      ? Effect.succeedNone
+      : db
+          .query<PageStateRow>(
+            `select d.revision, d.last_sequence, newest.id as run_id, newest.status as run_status
+               from datasets d
+               left join lateral (
+                 select id, status from runs
+                  where runs.dataset_id = d.id
+                  order by queued_at desc, id desc
+                  limit 1
+               ) newest on true
+              where d.id = $1 and d.owner_id = $2`,
+            [datasetId, ownerId],
+          )
+          .pipe(Effect.flatMap(firstDecoded(toPageState))),
 
   // In the order asked, a repeated id repeated, unknown ids left out (as memory's flatMap does).
   getObservations: (ids) => {

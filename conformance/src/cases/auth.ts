@@ -57,6 +57,28 @@ export const authCases = (ctx: SuiteContext): void => {
       expect((await bob.get("/v1/datasets")).body.data).to.deep.equal([]);
       expect((await alice.get(`/v1/datasets/${id}`)).body.dataset.name).to.equal(created.body.dataset.name);
     });
+    it("reports the balance on a rows page, its repeat from the host's cache, its 304 and a 404", async () => {
+      const alice = await ctx.owner(37);
+      const bob = await ctx.owner(5);
+      const created = await alice.post("/v1/datasets", validDataset());
+      const rows = `/v1/datasets/${created.body.dataset.id}/rows`;
+      const first = await alice.get(rows);
+      expect([first.status, first.credits]).to.deep.equal([200, 37]);
+      const again = await alice.get(rows);
+      expect([again.status, again.credits]).to.deep.equal([200, 37]);
+      expect(again.body).to.deep.equal(first.body);
+      const tag = first.headers.get("etag")!;
+      const unchanged = await alice.request("GET", rows, { headers: { "if-none-match": tag } });
+      expect([unchanged.status, unchanged.credits]).to.deep.equal([304, 37]);
+      const stolen = await bob.request("GET", rows, { headers: { "if-none-match": tag } });
+      expect([stolen.status, stolen.credits]).to.deep.equal([404, 5]);
+      expect(stolen.headers.get("etag")).to.equal(null);
+      const malformed = await alice.get("/v1/datasets/not-a-uuid/rows");
+      expect([malformed.status, malformed.credits]).to.deep.equal([404, 37]);
+      // The key is checked before the path: without one, a malformed id is still 401.
+      const anonymous = await ctx.anonymous().get("/v1/datasets/not-a-uuid/rows");
+      expect([anonymous.status, anonymous.credits]).to.deep.equal([401, 0]);
+    });
     it("answers with the documented error body and the header on unknown routes", async () => {
       const owner = await ctx.owner(5);
       const answer = await makeClient(ctx.host().url, owner.key).get("/v1/no-such-thing");

@@ -280,6 +280,38 @@ export const storeContract = (store: StoreUnderTest): void => {
       expect(await run((s) => s.listRows(dataset.id, { ...page, statuses: ["new"] }))).to.deep.equal([]);
     });
 
+    it("reads a rows page's tag inputs in one call: revision, last sequence, newest run; only the owner's", async () => {
+      const { ownerId, dataset, running } = await runningRun(10);
+      const state = () => run((s) => s.rowsPageState(ownerId, dataset.id)).then(Option.getOrThrow);
+      expect(await state()).to.deep.equal({
+        revision: 1,
+        lastSequence: 0,
+        newestRun: { id: running.id, status: "running" },
+      });
+      const acceptance = anAcceptance(running, 1, ["a", "b"]);
+      await run((s) => s.acceptRun(acceptance));
+      expect(await state()).to.deep.include({ lastSequence: 2, newestRun: { id: running.id, status: "succeeded" } });
+      // Newest by queuedAt, not by insertion: a run queued earlier but stored later is not the newest.
+      const earlier = aQueuedRun(dataset, -3_600_000);
+      await run((s) => s.insertRun(earlier));
+      expect((await state()).newestRun).to.deep.equal({ id: running.id, status: "succeeded" });
+      const later = aQueuedRun(dataset, 3_600_000);
+      const claimed = Option.getOrThrow(await run((s) => s.claimRun(earlier.id, earlier.queuedAt, false)));
+      await run((s) =>
+        s.finishRun({ ...claimed, status: "failed", completedAt: earlier.queuedAt }, evidenceOf(claimed)),
+      );
+      await run((s) => s.insertRun(later));
+      expect((await state()).newestRun).to.deep.equal({ id: later.id, status: "queued" });
+      const row = acceptance.rows[0]!.row;
+      const edit = anEdit(row, `req-tag-${row.id}`);
+      await run((s) => s.applyEdit(edit.row, row.revisionId!, edit.revision));
+      await run((s) => s.updateDataset({ ...dataset, revision: 2 }));
+      expect(await state()).to.deep.include({ revision: 2, lastSequence: 3 });
+      const stranger = anOwner();
+      expect(Option.isNone(await run((s) => s.rowsPageState(stranger.id, dataset.id)))).to.equal(true);
+      expect(Option.isNone(await run((s) => s.rowsPageState(ownerId, "not-a-uuid" as never)))).to.equal(true);
+    });
+
     it("finds nothing (rather than failing) for ids that are not UUIDs", async () => {
       const owner = anOwner();
       expect(Option.isNone(await run((s) => s.getDataset(owner.id, "not-a-uuid" as never)))).to.equal(true);

@@ -1,7 +1,7 @@
 import * as Context from "effect/Context";
 import type * as Effect from "effect/Effect";
 import type * as Option from "effect/Option";
-import type { ApiKeyRecord, DatasetPosition, DatasetRecord, Owner, StoredDataset } from "../domain.js";
+import type { ApiKeyRecord, DatasetPosition, DatasetRecord, Owner, RowsPageState, StoredDataset } from "../domain.js";
 import type { Conflict, StorageFailure } from "../errors.js";
 import type {
   AcceptanceOutcome,
@@ -167,6 +167,14 @@ export interface StorageService extends WebhookStorage, PageReadStorage {
   ) => Effect.Effect<ReadonlyArray<RowAsOf>, StorageFailure>;
   /** The highest sequence of the dataset (0 when it has no revision). */
   readonly lastSequence: (datasetId: DatasetId) => Effect.Effect<number, StorageFailure>;
+  /**
+   * What a rows page's entity tag is computed from (usecases/rows-tag.ts), in one read: none when
+   * the dataset is not the owner's. One statement where the store has them, so the three agree.
+   */
+  readonly rowsPageState: (
+    ownerId: OwnerId,
+    datasetId: DatasetId,
+  ) => Effect.Effect<Option.Option<RowsPageState>, StorageFailure>;
   readonly getObservations: (
     ids: ReadonlyArray<ObservationId>,
   ) => Effect.Effect<ReadonlyArray<SourceObservation>, StorageFailure>;
@@ -218,6 +226,7 @@ export type RowStorage = Pick<
   | "listRevisions"
   | "listRowsAsOf"
   | "lastSequence"
+  | "rowsPageState"
   | "getObservations"
 >;
 export type { WebhookStorage } from "./webhook-storage.js";

@@ -31,7 +31,7 @@ export const createApiKey = (ownerName: string, credits = 0) =>
     const storage = yield* Storage;
     const owner = yield* ensureOwner(ownerName);
     const key = newApiKey();
-    const hash = yield* Effect.promise(() => hashApiKey(key));
+    const hash = hashApiKey(key);
     yield* storage.addApiKey({ hash, ownerId: owner.id, createdAt: yield* nowIso });
     if (credits > 0) yield* (yield* Credits).grant(owner.id, credits);
     return { owner, key };
@@ -49,17 +49,23 @@ export const grantCredits = (ownerName: string, amount: number) =>
 
 const refused = new Unauthorized({ message: "A valid API key is required: send Authorization: Bearer gl_…" });
 
-/** Resolves `Authorization: Bearer gl_…` to its owner, or Unauthorized. */
+/**
+ * Resolves `Authorization: Bearer gl_…` to its owner, or Unauthorized. Every authenticated request
+ * runs it, so it is one lookup in a flatMap rather than a generator (decision 0023).
+ */
 export const authenticate = (authorization: string | undefined) =>
-  Effect.gen(function* () {
-    const match = /^Bearer ([^\s]+)$/i.exec(authorization?.trim() ?? "");
-    const key = match?.[1];
-    if (!key || !looksLikeApiKey(key)) return yield* Effect.fail(refused);
-    const hash = yield* Effect.promise(() => hashApiKey(key));
-    const found = yield* (yield* Storage).findApiKey(hash);
-    // The store looked the hash up by index; compare it in constant time before trusting it.
-    if (Option.isNone(found) || !digestsEqual(found.value.key.hash, hash)) return yield* Effect.fail(refused);
-    return found.value.owner;
+  Effect.suspend(() => {
+    const key = /^Bearer ([^\s]+)$/i.exec(authorization?.trim() ?? "")?.[1];
+    if (!key || !looksLikeApiKey(key)) return Effect.fail(refused);
+    const hash = hashApiKey(key);
+    return Effect.flatMap(Storage, (storage) =>
+      Effect.flatMap(storage.findApiKey(hash), (found) =>
+        // The store looked the hash up by index; compare it in constant time before trusting it.
+        Option.isNone(found) || !digestsEqual(found.value.key.hash, hash)
+          ? Effect.fail(refused)
+          : Effect.succeed(found.value.owner),
+      ),
+    );
   });
 
 export const ownerBalance = (ownerId: OwnerId) => Effect.flatMap(Credits, (credits) => credits.balance(ownerId));

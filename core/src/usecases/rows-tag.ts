@@ -1,8 +1,9 @@
 import * as Effect from "effect/Effect";
-import { sha256Hex } from "../digest.js";
+import * as Option from "effect/Option";
+import { sha256HexSync } from "../digest.js";
+import { NotFound } from "../errors.js";
 import { Storage } from "../ports/storage.js";
-import type { OwnerId } from "../schema/ids.js";
-import { findDataset } from "./find-dataset.js";
+import type { DatasetId, OwnerId } from "../schema/ids.js";
 
 /**
  * The entity tag of a page of `GET /v1/datasets/{id}/rows` (decision 0020): a digest of what the
@@ -12,19 +13,18 @@ import { findDataset } from "./find-dataset.js";
  * (dataset revision, last sequence, newest run id and status, the query) change whenever the page
  * can. It may change when the page did not (a run queued or failed): a client then reads it again.
  * Computed before the page is read, so a write in between only ever makes the tag older than the
- * page, never newer.
+ * page, never newer. The store reads the three in one call (one statement on PostgreSQL), and the
+ * digest is synchronous: this runs on every read of a page (decision 0023).
  */
 export const rowsPageTag = (ownerId: OwnerId, datasetId: string, query: Record<string, unknown>) =>
-  Effect.gen(function* () {
-    const dataset = yield* findDataset(ownerId, datasetId);
-    const storage = yield* Storage;
-    const id = dataset.record.id;
-    const [sequence, [newest]] = yield* Effect.all([storage.lastSequence(id), storage.listRuns(id, 1)]);
-    const params = Object.keys(query)
-      .sort()
-      .map((key) => [key, query[key]]);
-    const digest = yield* sha256Hex(
-      JSON.stringify([id, dataset.record.revision, sequence, newest?.id ?? null, newest?.status ?? null, params]),
-    );
-    return `W/"rows-${digest.slice(0, 32)}"`;
-  });
+  Effect.flatMap(Storage, (storage) => storage.rowsPageState(ownerId, datasetId as DatasetId)).pipe(
+    Effect.flatMap((found) => {
+      if (Option.isNone(found)) return Effect.fail(new NotFound({ resource: "dataset", id: datasetId }));
+      const { revision, lastSequence, newestRun } = found.value;
+      const params = Object.keys(query)
+        .sort()
+        .map((key) => [key, query[key]]);
+      const inputs = [datasetId, revision, lastSequence, newestRun?.id ?? null, newestRun?.status ?? null, params];
+      return Effect.succeed(`W/"rows-${sha256HexSync(JSON.stringify(inputs)).slice(0, 32)}"`);
+    }),
+  );

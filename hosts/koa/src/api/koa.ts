@@ -1,16 +1,14 @@
 import Router from "@koa/router";
 import { bodyParser } from "@koa/bodyparser";
-import { NotFound } from "@gleaner/core";
-import * as Schema from "effect/Schema";
+import { isCanonicalUuid, NotFound, type Owner } from "@gleaner/core";
+import * as Either from "effect/Either";
 import type { Middleware } from "koa";
 import { HttpError } from "../http/errors.js";
 import { taggedPages } from "../http/tagged-pages.js";
 import { type GleanerState, requireJsonBody, requireOwner } from "../http/middleware.js";
 import { type GleanerRuntime, runUseCase } from "../http/runtime.js";
-import { isRaw, type Route } from "./route.js";
-
-/** Path ids are core's UUIDs; anything else names nothing (404, like an unknown id). */
-const isUuid = Schema.is(Schema.UUID);
+import { openAuthenticatedGet } from "./open-get.js";
+import { isRaw, type Route, type RouteInput } from "./route.js";
 
 /**
  * RFC 9110 13.1.2: If-None-Match holds when it is `*` or lists the tag, compared weakly (W/ ignored).
@@ -18,12 +16,32 @@ const isUuid = Schema.is(Schema.UUID);
  * `Cache-Control: no-cache`, which fetch() adds to every conditional request it sends.
  */
 const noneMatchHolds = (header: string, tag: string): boolean => {
+  if (header === "") return false;
   const opaque = (t: string) => t.trim().replace(/^W\//, "");
   return header.trim() === "*" || header.split(",").some((candidate) => opaque(candidate) === opaque(tag));
 };
 
+/** Set as a header rather than through `ctx.type`, which looks the type up again on every answer. */
+const json = "application/json; charset=utf-8";
+
 /** `/v1/datasets/{datasetId}` -> `/v1/datasets/:datasetId` */
 export const koaPath = (path: string): string => path.replace(/\{([^}]+)\}/g, ":$1");
+
+/**
+ * Path ids are core's UUIDs, in any case (lower-cased here); anything else names nothing: the 404 an
+ * unknown id gets, returned rather than thrown so that a missing key is still answered 401 first.
+ */
+const pathParams = (route: Route, given: Record<string, string | undefined>): Record<string, string> | HttpError => {
+  const params: Record<string, string> = {};
+  for (const [name, param] of Object.entries(route.pathParams ?? {})) {
+    const value = given[name]?.toLowerCase();
+    if (!value || !isCanonicalUuid(value)) {
+      return HttpError.fromApiError(new NotFound({ resource: param.resource, id: given[name] ?? "" }));
+    }
+    params[name] = value;
+  }
+  return params;
+};
 
 export interface RouterOptions {
   readonly runtime: GleanerRuntime;
@@ -33,7 +51,8 @@ export interface RouterOptions {
 /**
  * One Koa router for the whole table. Each route gets the middleware its entry implies:
  * authentication, a JSON body parser (JSON and merge-patch JSON; anything else is 415), and path
- * ids that are not UUIDs answered as the 404 an unknown id gets.
+ * ids that are not UUIDs answered as the 404 an unknown id gets. An authenticated GET opens with one
+ * run of the runtime (open-get.ts) instead of one each for the key, the tag and the balance.
  */
 export const buildRouter = (routes: ReadonlyArray<Route>, { runtime, bodyLimitBytes }: RouterOptions) => {
   // strict: `/v1/datasets/` is not `/v1/datasets`; the document lists paths exactly as they are answered.
@@ -46,26 +65,32 @@ export const buildRouter = (routes: ReadonlyArray<Route>, { runtime, bodyLimitBy
   }) as unknown as Middleware<GleanerState>;
   for (const route of routes) {
     const chain: Middleware<GleanerState>[] = [];
-    if (route.auth) chain.push(requireOwner(runtime));
+    const opensGet = route.auth && route.method === "get";
+    if (route.auth && !opensGet) chain.push(requireOwner(runtime));
     if (route.body) chain.push(requireJsonBody, parseJson);
     chain.push(async (ctx) => {
-      const params: Record<string, string> = {};
-      for (const [name, param] of Object.entries(route.pathParams ?? {})) {
-        const value = ctx.params[name];
-        if (!value || !isUuid(value)) {
-          throw HttpError.fromApiError(new NotFound({ resource: param.resource, id: value ?? "" }));
-        }
-        params[name] = value.toLowerCase();
-      }
-      const input = {
-        owner: ctx.state.owner!,
-        params,
-        query: ctx.query as Record<string, unknown>,
-        body: (ctx.request as { body?: unknown }).body,
-      };
+      const params = pathParams(route, ctx.params);
+      const query = ctx.query as Record<string, unknown>;
+      const body = (ctx.request as { body?: unknown }).body;
       let tag: string | null = null;
-      if (route.etag) {
-        tag = await runUseCase(runtime, route.etag(input));
+      let input: RouteInput;
+      if (opensGet) {
+        const authorization = ctx.get("Authorization") || undefined;
+        const etag = route.etag;
+        const tagOf =
+          etag && !(params instanceof HttpError) ? (owner: Owner) => etag({ owner, params, query, body }) : null;
+        const opened = await runUseCase(runtime, openAuthenticatedGet(authorization, tagOf));
+        ctx.state.owner = opened.owner;
+        ctx.state.balance = opened.balance;
+        if (params instanceof HttpError) throw params;
+        if (Either.isLeft(opened.tag)) throw HttpError.fromApiError(opened.tag.left);
+        input = { owner: opened.owner, params, query, body };
+        tag = opened.tag.right;
+      } else {
+        if (params instanceof HttpError) throw params;
+        input = { owner: ctx.state.owner!, params, query, body };
+      }
+      if (tag !== null) {
         ctx.set("ETag", tag);
         if (noneMatchHolds(ctx.get("If-None-Match"), tag)) {
           ctx.status = 304;
@@ -74,7 +99,7 @@ export const buildRouter = (routes: ReadonlyArray<Route>, { runtime, bodyLimitBy
         const cached = pages.get(tag);
         if (cached !== undefined) {
           ctx.status = route.success.status;
-          ctx.type = "application/json";
+          ctx.set("Content-Type", json);
           ctx.body = cached;
           return;
         }
@@ -85,7 +110,7 @@ export const buildRouter = (routes: ReadonlyArray<Route>, { runtime, bodyLimitBy
         // Serialized once per tag: the next read of the unchanged page sends these bytes.
         const bytes = Buffer.from(JSON.stringify(answer), "utf8");
         pages.set(tag, bytes);
-        ctx.type = "application/json";
+        ctx.set("Content-Type", json);
         ctx.body = bytes;
       } else if (isRaw(answer)) {
         ctx.type = answer.contentType;

@@ -6,12 +6,16 @@ import { HttpError, internalError } from "./errors.js";
 
 export interface GleanerState {
   owner?: Owner;
+  /** The owner's balance when the route read it with the key (an authenticated GET, api/open-get.ts). */
+  balance?: number;
 }
 
 /** Logs one line per request with its status and duration (never headers: they carry keys). */
 export const requestLog =
   (logger: Logger): Middleware =>
   async (ctx, next) => {
+    // Checked per request, not once: a test or an operator may change the level while serving.
+    if (!logger.isLevelEnabled("info")) return next();
     const started = performance.now();
     try {
       await next();
@@ -49,7 +53,7 @@ export const errorsAndCredits =
     const owner = ctx.state.owner;
     let balance = 0;
     if (owner) {
-      balance = await runUseCase(runtime, ownerBalance(owner.id)).catch(() => 0);
+      balance = ctx.state.balance ?? (await runUseCase(runtime, ownerBalance(owner.id)).catch(() => 0));
     }
     ctx.set("X-Credits-Remaining", String(balance));
   };
