@@ -27,6 +27,9 @@ export const TOKENS = {
   HttpServer: Symbol.for("gleaner.HttpServer"),
 } as const;
 
+/** How long the server keeps an idle keep-alive connection (see `listen`). */
+export const keepAliveTimeoutMs = 65_000;
+
 @injectable()
 export class HttpServer {
   private server: Server | undefined;
@@ -40,6 +43,11 @@ export class HttpServer {
   listen(): Promise<string> {
     return new Promise((resolve, reject) => {
       const server = this.app.listen(this.config.port, this.config.host);
+      // An idle keep-alive connection stays open 65 s (Node's default is 5 s), longer than the idle
+      // timeouts of clients and load balancers in front (60 s is common): a client that sends on a
+      // connection the server is closing at that instant gets ECONNRESET, which a short server
+      // timeout makes likely for any client pausing a few seconds between requests.
+      server.keepAliveTimeout = keepAliveTimeoutMs;
       server.once("error", reject);
       server.once("listening", () => {
         const { port } = server.address() as AddressInfo;
