@@ -8,7 +8,7 @@ import { build } from "esbuild";
 const out = new URL("./dist/bundle/", import.meta.url).pathname;
 
 /** Drivers and packages that find files or workers by name at run time: loaded from node_modules. */
-export const external = [
+const external = [
   "pg",
   "pg-native",
   "mongodb",

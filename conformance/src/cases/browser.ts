@@ -7,16 +7,11 @@ import { type Body, browserListDataset } from "../bodies.js";
 import { booksDataset, columnId, runToEnd } from "../books.js";
 import type { Capability, Owner, SuiteContext } from "../context.js";
 import { type BooksSite, startBooksSite } from "../sites/index.js";
+import { createDataset } from "./rows.js";
 import { browserHostileCases } from "./browser-hostile.js";
 
 /** A browser run of the 50-page site takes tens of seconds on a loaded CI machine. */
 const RUN_TIMEOUT_MS = 180_000;
-
-const create = async (owner: Owner, body: Body): Promise<Body> => {
-  const answer = await owner.post("/v1/datasets", body);
-  expect(answer.status, JSON.stringify(answer.body)).to.equal(201);
-  return answer.body.dataset;
-};
 
 const check = (run: Body, id: string) => run.checks.find((c: Body) => c.checkId === id);
 const rendered = (render: "browser" | "static") => (body: Body) => void (body.source.render = render);
@@ -63,7 +58,7 @@ export const browserCases = (ctx: SuiteContext): void => {
     it("reads the script-rendered books site: the same 1000 rows as the static site, 50 credits", async () => {
       site.reset();
       const owner = await ctx.owner(120);
-      const dataset = await create(owner, booksDataset(site, "next-link", rendered("browser")));
+      const dataset = await createDataset(owner, booksDataset(site, "next-link", rendered("browser")));
       const run = await runToEnd(owner, dataset.id, RUN_TIMEOUT_MS);
       expect(run.status, JSON.stringify(run)).to.equal("succeeded");
       expect(run.rowDeltas).to.deep.equal({ new: 1000, changed: 0, gone: 0 });
@@ -81,7 +76,7 @@ export const browserCases = (ctx: SuiteContext): void => {
     it("the same site read with render: static finds 0 items and fails its checks, nothing charged", async () => {
       site.reset();
       const owner = await ctx.owner(120);
-      const dataset = await create(owner, booksDataset(site, "next-link", rendered("static")));
+      const dataset = await createDataset(owner, booksDataset(site, "next-link", rendered("static")));
       const run = await runToEnd(owner, dataset.id, RUN_TIMEOUT_MS);
       expect(run.status).to.equal("failed");
       expect(check(run, "minimum-items").passed).to.equal(false);
@@ -93,7 +88,7 @@ export const browserCases = (ctx: SuiteContext): void => {
     it("a site that refuses every browser read makes the run blocked, free of charge", async () => {
       site.reset();
       const owner = await ctx.owner(120);
-      const dataset = await create(owner, booksDataset(site, "next-link", rendered("browser")));
+      const dataset = await createDataset(owner, booksDataset(site, "next-link", rendered("browser")));
       for (const mode of ["challenge", "forbidden", "login_redirect", "empty_body"] as const) {
         site.blockPage(1, mode);
         const run = await runToEnd(owner, dataset.id, RUN_TIMEOUT_MS);
@@ -107,7 +102,7 @@ export const browserCases = (ctx: SuiteContext): void => {
     it("a blocked page in a browser run fails coverage, naming page and reason", async () => {
       site.reset();
       const owner = await ctx.owner(120);
-      const dataset = await create(
+      const dataset = await createDataset(
         owner,
         booksDataset(site, "url-pattern", (body) => {
           rendered("browser")(body);
@@ -162,7 +157,7 @@ export const browserCases = (ctx: SuiteContext): void => {
 
       it("a page's requests to a refused address never reach it, WebRTC's neither; the page itself is read", async () => {
         const owner = await ctx.owner(10);
-        const created = await create(owner, dataset(`${page.url}/list.html`));
+        const created = await createDataset(owner, dataset(`${page.url}/list.html`));
         const run = await runToEnd(owner, created.id, RUN_TIMEOUT_MS);
         expect(run.status, JSON.stringify(run)).to.equal("succeeded");
         expect(run.rowDeltas).to.deep.equal({ new: 2, changed: 0, gone: 0 });

@@ -4,22 +4,11 @@ import type { Body } from "../bodies.js";
 import { booksDataset, runToEnd } from "../books.js";
 import type { Capability, Owner, SuiteContext } from "../context.js";
 import { type BooksSite, startBooksSite } from "../sites/index.js";
+import { allRows, createDataset, runSucceeds } from "./rows.js";
 
 // Decision 0021: a page whose bytes and recipe are those of the dataset's last accepted read takes
 // that read's records instead of being parsed (its trace has a read step and no extract step); a
 // 304 to the validators of that read stands for the same bytes. Still checked and charged.
-
-const create = async (owner: Owner, body: Body): Promise<Body> => {
-  const answer = await owner.post("/v1/datasets", body);
-  expect(answer.status, JSON.stringify(answer.body)).to.equal(201);
-  return answer.body.dataset;
-};
-
-const succeeded = async (owner: Owner, datasetId: string): Promise<Body> => {
-  const run = await runToEnd(owner, datasetId);
-  expect(run.status, JSON.stringify(run)).to.equal("succeeded");
-  return run;
-};
 
 /** The URLs of a run's read and extract steps (the extract steps are the pages parsed). */
 const stepsOf = async (owner: Owner, runId: string) => {
@@ -39,18 +28,16 @@ const chargedFor = async (owner: Owner, runId: string): Promise<number> => {
 /** Every row as `rowKey -> {status, presence, values by column name}`, comparable across datasets. */
 const rowsByKey = async (owner: Owner, dataset: Body) => {
   const names = new Map<string, string>(dataset.columns.map((c: Body) => [c.id, c.name]));
-  const rows: Record<string, unknown> = {};
-  let cursor: string | null = null;
-  do {
-    const query: string = cursor ? `&cursor=${encodeURIComponent(cursor)}` : "";
-    const page = (await owner.get(`/v1/datasets/${dataset.id}/rows?limit=500${query}`)).body;
-    for (const row of page.data) {
-      const values = Object.fromEntries(Object.entries(row.data).map(([id, v]) => [names.get(id), v]));
-      rows[row.rowKey] = { status: row.status, presence: row.presence, values };
-    }
-    cursor = page.nextCursor;
-  } while (cursor);
-  return rows;
+  return Object.fromEntries(
+    (await allRows(owner, dataset.id)).map((row) => [
+      row.rowKey,
+      {
+        status: row.status,
+        presence: row.presence,
+        values: Object.fromEntries(Object.entries(row.data).map(([id, v]) => [names.get(id), v])),
+      },
+    ]),
+  );
 };
 
 export const reuseCases = (ctx: SuiteContext): void => {
@@ -63,10 +50,10 @@ export const reuseCases = (ctx: SuiteContext): void => {
     before(async () => {
       site = await startBooksSite();
       owner = await ctx.owner(1000);
-      reused = await create(owner, booksDataset(site));
-      control = await create(owner, booksDataset(site));
+      reused = await createDataset(owner, booksDataset(site));
+      control = await createDataset(owner, booksDataset(site));
       for (const dataset of [reused, control]) {
-        const first = await succeeded(owner, dataset.id);
+        const first = await runSucceeds(owner, dataset.id);
         expect((await stepsOf(owner, first.id)).extracted).to.have.length(50);
       }
     });
@@ -90,9 +77,9 @@ export const reuseCases = (ctx: SuiteContext): void => {
       expect(updated.status, JSON.stringify(updated.body)).to.equal(200);
       control = updated.body.dataset;
 
-      const partly = await succeeded(owner, reused.id);
+      const partly = await runSucceeds(owner, reused.id);
       lastAccepted = partly.id;
-      const full = await succeeded(owner, control.id);
+      const full = await runSucceeds(owner, control.id);
       const partlySteps = await stepsOf(owner, partly.id);
       expect(partlySteps.read).to.have.length(50);
       expect(partlySteps.extracted).to.deep.equal([site.pageUrl(3)]);
@@ -115,7 +102,7 @@ export const reuseCases = (ctx: SuiteContext): void => {
 
     it("an unchanged re-run parses no page, passes every check, writes nothing and is charged for every page", async () => {
       const before = await rowsByKey(owner, reused);
-      const run = await succeeded(owner, reused.id);
+      const run = await runSucceeds(owner, reused.id);
       const steps = await stepsOf(owner, run.id);
       expect(steps.read).to.have.length(50);
       expect(steps.extracted).to.deep.equal([]);
@@ -143,7 +130,7 @@ export const reuseCases = (ctx: SuiteContext): void => {
       expect(failed.status).to.equal("failed");
       expect((await stepsOf(owner, failed.id)).extracted).to.deep.equal([]);
       expect(await chargedFor(owner, failed.id)).to.equal(0);
-      const again = await succeeded(owner, reused.id);
+      const again = await runSucceeds(owner, reused.id);
       expect((await stepsOf(owner, again.id)).extracted).to.deep.equal([]);
       expect(again.rowDeltas).to.deep.equal({ new: 0, changed: 0, gone: 0 });
       const { sources } = (await owner.get(`/v1/runs/${again.id}/diagnostics`)).body.diagnostics;
@@ -161,8 +148,8 @@ export const reuseCases = (ctx: SuiteContext): void => {
         before(async () => {
           site = await startBooksSite({ validators: mode });
           owner = await ctx.owner(1000);
-          dataset = await create(owner, booksDataset(site));
-          await succeeded(owner, dataset.id);
+          dataset = await createDataset(owner, booksDataset(site));
+          await runSucceeds(owner, dataset.id);
           expect(listingRequests().every((r) => r.conditional === undefined && r.status === 200)).to.equal(true);
         });
         after(() => site.close());
@@ -170,7 +157,7 @@ export const reuseCases = (ctx: SuiteContext): void => {
         it("sends each page's ETag and Last-Modified back, reuses its records, and charges every page", async () => {
           const rowsBefore = await rowsByKey(owner, dataset);
           site.clearRequests();
-          const run = await succeeded(owner, dataset.id);
+          const run = await runSucceeds(owner, dataset.id);
           const requests = listingRequests();
           expect(requests).to.have.length(50);
           for (const request of requests) {
@@ -197,7 +184,7 @@ export const reuseCases = (ctx: SuiteContext): void => {
         it("a page that changed answers 200 with its new version and is extracted again", async () => {
           site.setPrice(site.books[25]!.book_id, "£7.77"); // page 2
           site.clearRequests();
-          const run = await succeeded(owner, dataset.id);
+          const run = await runSucceeds(owner, dataset.id);
           const page2 = listingRequests().find((r) => r.path === "/catalogue/page-2.html");
           expect(page2?.status).to.equal(200);
           expect((await stepsOf(owner, run.id)).extracted).to.deep.equal([site.pageUrl(2)]);

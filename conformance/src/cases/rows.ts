@@ -8,11 +8,14 @@ import { type BooksSite, loadBooks, startBooksSite } from "../sites/index.js";
 /** A 60-book, 3-page catalogue: every row rule shows on it, and a run costs 3 credits. */
 export const startSmallBooksSite = (): Promise<BooksSite> => startBooksSite({ books: loadBooks().slice(0, 60) });
 
-export const createBooks = async (owner: Owner, site: BooksSite): Promise<Body> => {
-  const answer = await owner.post("/v1/datasets", booksDataset(site));
+/** Creates a dataset, expecting 201; the dataset. */
+export const createDataset = async (owner: Owner, body: Body): Promise<Body> => {
+  const answer = await owner.post("/v1/datasets", body);
   expect(answer.status, JSON.stringify(answer.body)).to.equal(201);
   return answer.body.dataset;
 };
+
+export const createBooks = (owner: Owner, site: BooksSite): Promise<Body> => createDataset(owner, booksDataset(site));
 
 export const runSucceeds = async (owner: Owner, datasetId: string): Promise<Body> => {
   const run = await runToEnd(owner, datasetId);

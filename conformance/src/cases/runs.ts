@@ -4,12 +4,7 @@ import type { Body } from "../bodies.js";
 import { booksDataset, columnId, runToEnd, waitForRun } from "../books.js";
 import type { Capability, Owner, SuiteContext } from "../context.js";
 import { type BooksSite, startBooksSite } from "../sites/index.js";
-
-const create = async (owner: Owner, body: Body): Promise<Body> => {
-  const answer = await owner.post("/v1/datasets", body);
-  expect(answer.status, JSON.stringify(answer.body)).to.equal(201);
-  return answer.body.dataset;
-};
+import { createDataset } from "./rows.js";
 
 const check = (run: Body, id: string) => run.checks.find((c: Body) => c.checkId === id);
 
@@ -25,7 +20,7 @@ export const runCases = (ctx: SuiteContext): void => {
       it(`accepts all 1000 books with ${pagination} pagination, typed, and charges 50 credits`, async () => {
         site.reset();
         const owner = await ctx.owner(120);
-        const dataset = await create(owner, booksDataset(site, pagination));
+        const dataset = await createDataset(owner, booksDataset(site, pagination));
         const run = await runToEnd(owner, dataset.id);
         expect(run.status, JSON.stringify(run)).to.equal("succeeded");
         expect(run.error).to.equal(null);
@@ -62,7 +57,7 @@ export const runCases = (ctx: SuiteContext): void => {
       before(async () => {
         site.reset();
         owner = await ctx.owner(1000);
-        dataset = await create(owner, booksDataset(site));
+        dataset = await createDataset(owner, booksDataset(site));
         const first = await runToEnd(owner, dataset.id);
         expect(first.status).to.equal("succeeded");
       });
@@ -139,7 +134,7 @@ export const runCases = (ctx: SuiteContext): void => {
     it("titles used as identity that collide fail the identity check", async () => {
       site.reset();
       const owner = await ctx.owner(200);
-      const dataset = await create(
+      const dataset = await createDataset(
         owner,
         booksDataset(site, "next-link", (b) => {
           b.columns[0].key = false;
@@ -161,7 +156,7 @@ export const runCases = (ctx: SuiteContext): void => {
     it("an owner who cannot pay for every page at acceptance gets held, nothing written", async () => {
       site.reset();
       const owner = await ctx.owner(10);
-      const dataset = await create(owner, booksDataset(site));
+      const dataset = await createDataset(owner, booksDataset(site));
       const run = await runToEnd(owner, dataset.id);
       expect(run.status).to.equal("held");
       expect(run.error).to.contain("50 page");
@@ -173,7 +168,7 @@ export const runCases = (ctx: SuiteContext): void => {
     it("maxPages below the site's length leaves coverage incomplete", async () => {
       site.reset();
       const owner = await ctx.owner(100);
-      const dataset = await create(
+      const dataset = await createDataset(
         owner,
         booksDataset(site, "next-link", (b) => void (b.source.maxPages = 3)),
       );
@@ -185,14 +180,14 @@ export const runCases = (ctx: SuiteContext): void => {
     it("refuses to start a run without credits (402), a second concurrent run (409), and unknown datasets (404)", async () => {
       site.reset();
       const broke = await ctx.owner(0);
-      const dataset = await create(broke, booksDataset(site));
+      const dataset = await createDataset(broke, booksDataset(site));
       const refused = await broke.post(`/v1/datasets/${dataset.id}/runs`);
       expect(refused.status).to.equal(402);
       expect(refused.body.error.code).to.equal("insufficient_credits");
       expect((await broke.get(`/v1/datasets/${dataset.id}/runs`)).body.data).to.deep.equal([]);
 
       const owner = await ctx.owner(100);
-      const mine = await create(owner, booksDataset(site));
+      const mine = await createDataset(owner, booksDataset(site));
       site.setDelay(40);
       const first = await owner.post(`/v1/datasets/${mine.id}/runs`);
       const second = await owner.post(`/v1/datasets/${mine.id}/runs`);
@@ -214,7 +209,7 @@ export const runCases = (ctx: SuiteContext): void => {
       before(async () => {
         site.reset();
         owner = await ctx.owner(100);
-        const dataset = await create(owner, booksDataset(site, "url-pattern"));
+        const dataset = await createDataset(owner, booksDataset(site, "url-pattern"));
         run = await runToEnd(owner, dataset.id);
         expect(run.status).to.equal("succeeded");
       });

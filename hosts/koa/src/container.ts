@@ -28,7 +28,7 @@ export const TOKENS = {
 } as const;
 
 /** How long the server keeps an idle keep-alive connection (see `listen`). */
-export const keepAliveTimeoutMs = 65_000;
+const keepAliveTimeoutMs = 65_000;
 
 @injectable()
 export class HttpServer {
