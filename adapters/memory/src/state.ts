@@ -47,6 +47,16 @@ export class MemoryState {
   /** The webhook outbox, by message id; a Map keeps insertion order, which is delivery order. */
   readonly webhookMessages = new Map<string, OutboxMessage>();
   readonly webhookAttempts: WebhookAttempt[] = [];
+
+  /**
+   * Drops the attempts `doomed` selects, compacting the array in place (a spread of a long attempts
+   * list into splice's arguments would overflow the call stack).
+   */
+  dropWebhookAttempts(doomed: (attempt: WebhookAttempt) => boolean): void {
+    let kept = 0;
+    for (const attempt of this.webhookAttempts) if (!doomed(attempt)) this.webhookAttempts[kept++] = attempt;
+    this.webhookAttempts.length = kept;
+  }
   /**
    * datasetId -> the page reads of its newest accepted run, by the URL asked for (decision 0021):
    * one run's pages per dataset, replaced whole by the next acceptance. The bodies are the strings

@@ -24,8 +24,7 @@ export const makeMemoryWebhooks = (state: MemoryState): WebhookStorage => ({
       state.webhooks.delete(id);
       for (const [messageId, message] of state.webhookMessages)
         if (message.webhookId === id) state.webhookMessages.delete(messageId);
-      const kept = state.webhookAttempts.filter((a) => a.webhookId !== id);
-      state.webhookAttempts.splice(0, state.webhookAttempts.length, ...kept);
+      state.dropWebhookAttempts((a) => a.webhookId === id);
       return true;
     }),
   listWebhookAttempts: (webhookId, limit) =>
@@ -59,8 +58,7 @@ export const makeMemoryWebhooks = (state: MemoryState): WebhookStorage => ({
         if (message.status !== "pending" && message.createdAt < createdBefore) doomed.add(message.id);
       }
       for (const id of doomed) state.webhookMessages.delete(id);
-      const kept = state.webhookAttempts.filter((a) => !doomed.has(a.messageId));
-      state.webhookAttempts.splice(0, state.webhookAttempts.length, ...kept);
+      state.dropWebhookAttempts((a) => doomed.has(a.messageId));
       return doomed.size;
     }),
   hasDueWebhookMessages: (datasetId, now) =>

@@ -16,7 +16,7 @@ import { artifactBodies, storeMissingBodies } from "./page-bodies.js";
 import { writePageReads } from "./page-reads.js";
 import { revisionsAsRecordset, type RunRow, runColumns, toRun } from "./records.js";
 import { rowsParameter, sendRevisions, sendRows, sendSighting } from "./rows.js";
-import { encodeEvidence, sendEvidence, sendRun, writeEvidence, writeRun } from "./run-writes.js";
+import { encodeEvidence, sendEvidence, sendRun, writeRun } from "./run-writes.js";
 import { writeOutbox } from "./webhooks.js";
 
 /**
@@ -51,7 +51,9 @@ const acceptInTransaction = (db: Db, acceptance: RunAcceptance) =>
       if (decision._tag === "Held") {
         const stamped = stampAcceptance(acceptance, yield* Clock.currentTimeMillis);
         yield* writeRun(tx, stamped.heldRun);
-        yield* writeEvidence(tx, stamped.heldRun.id, stamped.heldEvidence);
+        // Its page bodies are stored already (acceptRun, before the transaction).
+        const { trace } = stamped.heldEvidence;
+        yield* Effect.flatten(sendEvidence(tx, stamped.heldRun.id, trace, encodeEvidence(stamped.heldEvidence)));
         return { _tag: "Held", run: stamped.heldRun } as const;
       }
       if (decision._tag === "Accepted") {

@@ -79,7 +79,7 @@ export const rowsParameter = (rows: ReadonlyArray<RowRecord>, written: ReadonlyA
   return last.length === 0 ? null : rowsAsRecordset(last, written);
 };
 
-export const upsertRows = (
+const upsertRows = (
   tx: Sql,
   datasetId: string,
   rows: ReadonlyArray<RowRecord>,
@@ -145,7 +145,7 @@ export const sendRevisions = (
         });
       });
 
-export const appendRevisions = (tx: Sql, datasetId: string, revisions: ReadonlyArray<NewRevision>) =>
+const appendRevisions = (tx: Sql, datasetId: string, revisions: ReadonlyArray<NewRevision>) =>
   Effect.flatten(sendRevisions(tx, datasetId, revisions.length, revisionsAsRecordset(revisions)));
 
 const decodeObservation = storedDecoder(SourceObservation, "PostgreSQL", "observation");

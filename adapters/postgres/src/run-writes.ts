@@ -9,7 +9,7 @@ import {
 } from "@gleaner/core";
 import * as Effect from "effect/Effect";
 import { iso, type Sql } from "./db.js";
-import { artifactBodies, type PageBody, storeMissingBodies } from "./page-bodies.js";
+import { artifactBodies, storeMissingBodies } from "./page-bodies.js";
 import { runValues } from "./records.js";
 
 // Writes shared by finishRun and acceptRun, and the artifact mapping.
@@ -40,7 +40,6 @@ export interface EncodedEvidence {
   readonly plan: string;
   readonly recipe: string | null;
   readonly artifacts: string;
-  readonly bodies: ReadonlyArray<PageBody>;
 }
 
 export const encodeEvidence = (evidence: Omit<RunEvidence, "trace">): EncodedEvidence => ({
@@ -61,7 +60,6 @@ export const encodeEvidence = (evidence: Omit<RunEvidence, "trace">): EncodedEvi
       created_at: artifact.createdAt,
     })),
   ),
-  bodies: artifactBodies(evidence.artifacts),
 });
 
 /**
@@ -85,7 +83,7 @@ export const sendEvidence = (tx: Sql, runId: RunId, trace: RunEvidence["trace"],
       tx.send(
         `insert into run_artifacts (run_id, position, id, kind, url, content_type, sha256, size, truncated, body, created_at)
        select $1, a.position, a.id, a.kind, a.url, a.content_type, a.sha256, a.size, a.truncated, null, a.created_at
-         from jsonb_to_recordset($2::jsonb) as a(position integer, id text, kind text, url text, content_type text,
+         from json_to_recordset($2::json) as a(position integer, id text, kind text, url text, content_type text,
               sha256 text, size integer, truncated boolean, created_at timestamptz)`,
         [runId, encoded.artifacts],
       ),
@@ -96,9 +94,8 @@ export const sendEvidence = (tx: Sql, runId: RunId, trace: RunEvidence["trace"],
 /** Writes a run's evidence whole, its page bodies included (each once per digest). */
 export const writeEvidence = (tx: Sql, runId: RunId, evidence: RunEvidence) =>
   Effect.gen(function* () {
-    const encoded = encodeEvidence(evidence);
-    yield* Effect.flatten(sendEvidence(tx, runId, evidence.trace, encoded));
-    yield* storeMissingBodies(tx, encoded.bodies);
+    yield* Effect.flatten(sendEvidence(tx, runId, evidence.trace, encodeEvidence(evidence)));
+    yield* storeMissingBodies(tx, artifactBodies(evidence.artifacts));
   });
 
 export interface ArtifactRow {

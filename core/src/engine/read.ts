@@ -19,7 +19,8 @@ import {
   fromStoredExtraction,
   knownFor,
   recipeDigest,
-  reusableRead,
+  keptRead,
+  reusable,
   sameBytes,
   sameText,
   storedPage,
@@ -140,6 +141,7 @@ export const readSource = Effect.fn("run.read")(function* (
   const failures: Array<ReadOutcome["failures"][number]> = [];
   const visited = new Set<string>();
   const recipe = yield* recipeDigest(source, columns);
+  let lookIn = reuseFrom;
   let url: string | null = source.url;
   let coverage: Coverage = { complete: true };
 
@@ -152,7 +154,12 @@ export const readSource = Effect.fn("run.read")(function* (
       break;
     }
     visited.add(url);
-    const kept = yield* reusableRead(reuseFrom, url, recipe);
+    const lastRead = yield* keptRead(lookIn, url);
+    // A store keeps one accepted run's reads, all under one recipe, the start URL's among them: when
+    // the start URL has none under this recipe (a first run, a new column), no later page has one
+    // either, so the rest of the run asks the store nothing (decision 0021).
+    if (pages.length === 0 && lastRead?.recipe !== recipe) lookIn = null;
+    const kept = reusable(lastRead, recipe);
     const started = yield* Clock.currentTimeMillis;
     // Shown as a `running` read step (with its URL) to anyone watching the trace until it ends.
     const reading = yield* trace.begin("read", { sourceUrl: url.slice(0, 2048) });

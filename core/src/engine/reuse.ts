@@ -59,18 +59,21 @@ export const recipeDigest = (source: Source, columns: ReadonlyArray<DatasetColum
   );
 
 /**
- * The newest accepted read of `url` when its extraction can be reused under `recipe`; null
- * otherwise. A store that cannot answer is no reason to fail a run: the page is then read in full.
+ * The newest accepted read of `url`, or null when there is none. A store that cannot answer is no
+ * reason to fail a run: the page is then read in full.
  */
-export const reusableRead = (datasetId: DatasetId | null, url: string, recipe: string) =>
+export const keptRead = (datasetId: DatasetId | null, url: string) =>
   datasetId === null
     ? Effect.succeed(null)
     : Effect.flatMap(Storage, (storage) => storage.acceptedRead(datasetId, url)).pipe(
         Effect.map(Option.getOrNull),
-        Effect.map((read) => (read !== null && read.recipe === recipe && read.extraction !== null ? read : null)),
         Effect.tapError((error) => Effect.logWarning("kept page read unavailable; reading in full", error)),
         Effect.orElseSucceed(() => null),
       );
+
+/** A kept read whose extraction can be reused under `recipe`; null otherwise. */
+export const reusable = (read: AcceptedRead | null, recipe: string): AcceptedRead | null =>
+  read !== null && read.recipe === recipe && read.extraction !== null ? read : null;
 
 /** The validators to ask with: only when the stored body is there to stand for a 304. */
 export const conditionalFor = (read: AcceptedRead | null): FetchRequest["conditional"] =>

@@ -9,7 +9,7 @@ import { ChangeQuery } from "../schema/requests-rows.js";
 import type { ChangePage } from "../schema/row.js";
 import { findDataset } from "./find-dataset.js";
 import { toRowRevision } from "./row-edit.js";
-import { citedObservations } from "./rows.js";
+import { citedObservations } from "../rules/cited-observations.js";
 
 type ChangeItem = ChangePage["data"][number];
 

@@ -28,8 +28,6 @@ export const toDatasetRow = (r: RowRecord): DatasetRow => ({
   updatedAt: r.updatedAt,
 });
 
-export { citedObservations };
-
 /** A row of an owner's dataset, or NotFound (another owner's dataset is simply not found). */
 export const findRow = (ownerId: OwnerId, datasetId: string, rowId: string) =>
   Effect.gen(function* () {

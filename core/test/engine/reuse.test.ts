@@ -133,14 +133,20 @@ const twoRuns = async (options: {
   notModified?: boolean;
 }) => {
   const requests: FetchRequest[] = [];
+  const lookups: string[] = [];
   let tampering = false;
   const store = Layer.effect(
     Storage,
     Effect.map(Storage, (storage) => ({
       ...storage,
       acceptedRead: (datasetId: Parameters<typeof storage.acceptedRead>[0], url: string) =>
-        Effect.flatMap(storage.acceptedRead(datasetId, url), (found) =>
-          tampering && options.tamper && Option.isSome(found) ? options.tamper(found.value) : Effect.succeed(found),
+        Effect.flatMap(
+          Effect.andThen(
+            Effect.sync(() => lookups.push(url)),
+            storage.acceptedRead(datasetId, url),
+          ),
+          (found) =>
+            tampering && options.tamper && Option.isSome(found) ? options.tamper(found.value) : Effect.succeed(found),
         ),
     })),
   ).pipe(Layer.provideMerge(MemoryStoreLive));
@@ -175,14 +181,21 @@ const twoRuns = async (options: {
     return { stored, trace, evidence, extracted };
   };
   const first = await execute();
+  const firstLookups = lookups.splice(0);
   tampering = true;
   requests.length = 0;
   const second = await execute();
   await runtime.dispose();
-  return { first, second, requests };
+  return { first, second, requests, firstLookups, secondLookups: lookups };
 };
 
 describe("reuse of a page's extraction: the engine", () => {
+  it("asks the store for kept reads only while they can match: a first run asks for its start URL alone", async () => {
+    const { firstLookups, secondLookups } = await twoRuns({});
+    expect(firstLookups).to.deep.equal([`${site}/p1`]);
+    expect(secondLookups).to.deep.equal([`${site}/p1`, `${site}/p2`]);
+  });
+
   it("an unchanged re-run parses nothing and records each reused page in its plan", async () => {
     const { first, second, requests } = await twoRuns({});
     // The fetcher is told the kept page, so it can recognise the same bytes without judging them again.

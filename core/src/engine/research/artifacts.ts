@@ -1,7 +1,7 @@
 import * as Effect from "effect/Effect";
 import type { RunArtifact } from "../../run-domain.js";
 import { newId, type RunId } from "../../schema/ids.js";
-import { sha256Hex, utf8Size } from "../../digest.js";
+import { sha256HexAndSize } from "../../digest.js";
 import { artifactBodyLimit } from "../evidence.js";
 
 /**
@@ -16,8 +16,7 @@ export const recordArtifact = (
   contentType: string,
   now: string,
 ) =>
-  Effect.map(sha256Hex(body), (sha256): RunArtifact => {
-    const size = utf8Size(body);
+  Effect.map(sha256HexAndSize(body), ({ sha256, size }): RunArtifact => {
     const truncated = size > artifactBodyLimit;
     return {
       id: newId(),
