@@ -139,6 +139,11 @@ const main = async () => {
       );
     }
   }
+  // The two processes differ in what they hold: Gleaner's memory store keeps the 100 000 rows, the bare
+  // route only the two pages' bytes. Printed so that the comparison says so.
+  const rssMb = (pid: number) =>
+    Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? Number.NaN) / 1024;
+  const [gleanerRss, bareRss] = [rssMb(gleanerPid), rssMb(barePid)];
   await stop(gleaner.child);
   await stop(bare.child);
 
@@ -153,6 +158,10 @@ const main = async () => {
   };
   console.log(
     `\nGET /rows?limit=${PAGE_SIZE}, ${connections} connections, ${duration} s per case, ${rounds} interleaved rounds (medians), body ${bodies.get(1)!.length} bytes`,
+  );
+  console.log(
+    `bodies: page 1 ${bodies.get(1)!.length} bytes, page ${FAR_PAGE} ${bodies.get(FAR_PAGE)!.length} bytes; ` +
+      `resident memory: gleaner ${gleanerRss.toFixed(0)} MB, bare ${bareRss.toFixed(0)} MB`,
   );
   console.log("case               req/s      p50 ms   p99 ms   server CPU µs/req");
   for (const [name] of cases) {
