@@ -81,8 +81,8 @@ const load = async (url: string, headers: Record<string, string>, pid: number): 
   const cpuUs = (cpuTimeUs(pid) - cpuBefore) / Math.max(1, result.requests.total);
   // A conditional request (If-None-Match) must be answered 304, every other one 2xx.
   const conditional = "if-none-match" in headers;
-  const other = (stats: Record<string, { count: number }>) =>
-    Object.entries(stats).reduce((n, [code, { count }]) => (code === "304" ? n : n + count), 0);
+  const other = (stats: Record<string, { count?: number }>) =>
+    Object.entries(stats).reduce((n, [code, { count }]) => (code === "304" ? n : n + (count ?? 0)), 0);
   const wrong = conditional ? other(result.statusCodeStats ?? {}) : result.non2xx;
   if (wrong > 0 || result.errors > 0) throw new Error(`${url}: ${wrong} unexpected statuses, ${result.errors} errors`);
   return {
@@ -105,8 +105,8 @@ const main = async () => {
   const bodies = new Map<number, string>();
   let cursor: string | null = null;
   for (let page = 1; page <= FAR_PAGE; page++) {
-    const answer = await fetch(cursor ? `${rowsUrl}&cursor=${encodeURIComponent(cursor)}` : rowsUrl, { headers });
-    const text = await answer.text();
+    const answer: Response = await fetch(cursor ? `${rowsUrl}&cursor=${encodeURIComponent(cursor)}` : rowsUrl, { headers });
+    const text: string = await answer.text();
     if (answer.status !== 200) throw new Error(`page ${page}: ${answer.status} ${text}`);
     if (page === 1 || page === FAR_PAGE) bodies.set(page, text);
     if (page < FAR_PAGE) cursor = (JSON.parse(text) as { nextCursor: string }).nextCursor;
