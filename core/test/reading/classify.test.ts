@@ -3,6 +3,7 @@ import { describe, it } from "mocha";
 import {
   classifyResponse,
   decodeHtml,
+  detectChallenge,
   headersFromRecord,
   isLoginWall,
   parseRetryAfter,
@@ -52,6 +53,52 @@ describe("reading: response classification", () => {
   it("empty_body for nothing visible (scripts, styles and comments are not text)", () => {
     expect(judge("")).to.include({ reason: "empty_body" });
     expect(judge(page("<script>var x = 1</script><!-- hi --><img src=x>"))).to.include({ reason: "empty_body" });
+  });
+  it("names each vendor by its marker, header signatures first in their order, whatever else the body holds", () => {
+    const cases: Array<[string, Record<string, string>, string | null]> = [
+      [page("<p>Books</p>"), {}, null],
+      [page('<script src="/cdn-cgi/challenge-platform/h/b"></script>'), {}, "Cloudflare"],
+      ["<title> Just a moment...</title>", {}, "Cloudflare"],
+      [page('<script src="https://geo.captcha-delivery.com/c.js"></script>'), {}, "DataDome"],
+      [page("<script>var dd={'rt':'c','cid':'x'}</script>"), {}, "DataDome"],
+      [page('<div id="px-captcha"></div>'), {}, "PerimeterX"],
+      [page("<p>Incapsula incident ID: 1</p>"), {}, "Incapsula"],
+      [page('<div id="sec-if-cpt-container"></div>'), {}, "Akamai"],
+      // A DataDome body under Cloudflare's header is Cloudflare's (its header signature comes first) ...
+      [
+        page('<script src="https://captcha-delivery.com/c.js"></script>'),
+        { "cf-mitigated": "challenge" },
+        "Cloudflare",
+      ],
+      // ... a body without any marker is named by its headers alone ...
+      [page("<p>Books</p>"), { "x-datadome": "protected", "x-dd-b": "1" }, "DataDome"],
+      // ... and a body marker outranks a later vendor's headers.
+      [page('<div class="px-captcha"></div>'), { "x-datadome": "1", "x-datadome-cid": "c" }, "DataDome"],
+      [page('<div class="g-recaptcha"></div><p>Please verify you are a human</p>'), {}, "CAPTCHA"],
+      [
+        page(`<div class="g-recaptcha"></div>${"<p>A long catalogue page with a contact form.</p>".repeat(20)}`),
+        {},
+        null,
+      ],
+    ];
+    for (const [html, extra, vendor] of cases) {
+      expect(detectChallenge(html, headers(extra)), html.slice(0, 80)).to.equal(vendor);
+    }
+  });
+  it("scans an ordinary page's body once for every vendor's markers, not once per vendor", () => {
+    const html = page("<p>Books</p>".repeat(100));
+    const test = RegExp.prototype.test;
+    let scans = 0;
+    RegExp.prototype.test = function (this: RegExp, input: string) {
+      if (input === html) scans++;
+      return test.call(this, input);
+    };
+    try {
+      expect(detectChallenge(html, headers())).to.equal(null);
+    } finally {
+      RegExp.prototype.test = test;
+    }
+    expect(scans).to.equal(1);
   });
   it("visibleText decodes entities and collapses whitespace", () => {
     expect(visibleText("<p> a&amp;b \n&#163;5&nbsp;</p>")).to.equal("a&b £5");
