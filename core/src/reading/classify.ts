@@ -68,27 +68,12 @@ const captchaWidget =
 const humanCheckWording =
   /verify (that )?you are (a )?human|are you a robot|not a robot|unusual traffic|complete the security check|confirm you are human|bot verification/i;
 
-/**
- * Every body pattern above as one alternation, built from them (not restated): it matches somewhere in
- * a body exactly when one of them does (alternatives are tried at every position; the patterns share
- * the `i` flag and hold no backreference a join could renumber). An ordinary page matches none, so one
- * pass over it answers for all of them, where each pattern would scan the whole body in turn.
- */
-const anyBodyMarker = (() => {
-  const patterns = [...challengeSignatures.flatMap((s) => (s.body ? [s.body] : [])), captchaWidget];
-  if (patterns.some((p) => p.flags !== "i" || /\\[1-9k]/.test(p.source)))
-    throw new Error("challenge patterns must be case-insensitive only, without backreferences");
-  return new RegExp(patterns.map((p) => `(?:${p.source})`).join("|"), "i");
-})();
-
 /** Returns the vendor name when the response is an anti-bot interstitial, otherwise null. */
 export const detectChallenge = (html: string, headers: ResponseHeaders): string | null => {
-  // Without any marker in the body only the header signatures can name a vendor, in the same order.
-  const marked = anyBodyMarker.test(html);
   for (const signature of challengeSignatures) {
-    if (signature.header?.(headers) || (marked && signature.body?.test(html))) return signature.vendor;
+    if (signature.header?.(headers) || signature.body?.test(html)) return signature.vendor;
   }
-  if (marked && captchaWidget.test(html)) {
+  if (captchaWidget.test(html)) {
     const text = visibleText(html);
     if (humanCheckWording.test(text) || humanCheckWording.test(pageTitle(html)) || text.length < 400) return "CAPTCHA";
   }
