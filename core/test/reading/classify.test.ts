@@ -1,4 +1,5 @@
 import { expect } from "chai";
+import * as FastCheck from "effect/FastCheck";
 import { describe, it } from "mocha";
 import {
   classifyResponse,
@@ -153,5 +154,36 @@ describe("reading: response classification", () => {
       if (expected === "throws") expect(() => hasVisibleText(html), html).to.throw(RangeError);
       else expect(hasVisibleText(html), html).to.equal(expected);
     }
+  });
+  it("hasVisibleText answers as visibleText's length does on any mix of tags, comments, scripts and references", () => {
+    const parts = ["<", ">", "<p>", "</p>", "<!--", "-->", "<script>", "</script>", "<head x='>'>", "</head >"];
+    const more = [
+      "<svg>",
+      "</SVG>",
+      "<a b='<!-- c -->'>",
+      "&amp;",
+      "&#32;",
+      "&nbsp;",
+      "&#x20;",
+      "&#9999999;",
+      " ",
+      "\n",
+    ];
+    const text = ["x", "\u00a0", "<style", "</style>", "&", ";", "=", "'", "<template>", "</template>"];
+    const pieces = FastCheck.array(FastCheck.constantFrom(...parts, ...more, ...text), { maxLength: 24 });
+    FastCheck.assert(
+      FastCheck.property(pieces, (chosen) => {
+        const html = chosen.join("");
+        let expected: boolean | "throws";
+        try {
+          expected = visibleText(html).length > 0;
+        } catch {
+          expected = "throws";
+        }
+        if (expected === "throws") expect(() => hasVisibleText(html), html).to.throw(RangeError);
+        else expect(hasVisibleText(html), html).to.equal(expected);
+      }),
+      { numRuns: 20_000, seed: 17 },
+    );
   });
 });
