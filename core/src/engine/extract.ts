@@ -65,19 +65,6 @@ export const extractPage = (
   source: Source,
   columns: ReadonlyArray<DatasetColumn>,
   limit: number,
-): PageExtraction => extractItems(document, pageItems(document, source, limit), pageUrl, source, columns);
-
-/** The page's item containers, at most `limit`: the records `extractItems` will read, one each. */
-export const pageItems = (document: ParsedDocument, source: Source, limit: number): ReadonlyArray<DocumentElement> =>
-  document.root.select(source.itemSelector).slice(0, limit);
-
-/** Reads the given item containers of a page (`pageItems`), one relative read per collected column. */
-export const extractItems = (
-  document: ParsedDocument,
-  items: ReadonlyArray<DocumentElement>,
-  pageUrl: string,
-  source: Source,
-  columns: ReadonlyArray<DatasetColumn>,
 ): PageExtraction => {
   const idsByName = new Map(columns.map((c) => [c.name, c.id as string]));
   const typeById = new Map(columns.map((c) => [c.id as string, c.type]));
@@ -88,6 +75,7 @@ export const extractItems = (
   });
   const identityNames = source.identity.kind === "source-key" ? [source.identity.field] : source.identity.fields;
   const identityIds = identityNames.map((name) => idsByName.get(name) ?? "");
+  const items = document.root.select(source.itemSelector).slice(0, limit);
   const records: ExtractedRecord[] = [];
   const entries: ObservationEntry[] = [];
   items.forEach((item, index) => {

@@ -1,14 +1,8 @@
 import * as Clock from "effect/Clock";
 import * as Effect from "effect/Effect";
-import * as Fiber from "effect/Fiber";
-import {
-  type DocumentElement,
-  DocumentParser,
-  type ParsedDocument,
-  type ParseFailed,
-} from "../ports/document-parser.js";
+import { DocumentParser, type ParseFailed } from "../ports/document-parser.js";
 import { originOnly } from "../reading/origin.js";
-import type { FetchedPage, ReadFailed } from "../ports/fetcher.js";
+import { Fetcher, type FetchedPage, type FetchRequest, type ReadFailed } from "../ports/fetcher.js";
 import type { DatasetColumn } from "../schema/column.js";
 import type { ObservationEntry } from "../schema/row.js";
 import type { ReadFailure } from "../schema/run.js";
@@ -16,12 +10,22 @@ import type { Source } from "../schema/source.js";
 import { isoAt } from "../time.js";
 import { sha256HexAndSize, utf8Size } from "../digest.js";
 import type { Coverage } from "./checks.js";
-import { type ExtractedRecord, extractItems, type PageExtraction, pageItems } from "./extract.js";
-import { fetchStep, letPendingWorkRun, type PageFetch } from "./read-fetch.js";
-import type { StoredExtraction } from "../page-reads.js";
+import { type ExtractedRecord, extractPage, type PageExtraction } from "./extract.js";
+import type { AcceptedRead, StoredExtraction } from "../page-reads.js";
 import type { PageReuse } from "../run-domain.js";
 import type { DatasetId } from "../schema/ids.js";
-import { fromStoredExtraction, recipeDigest, sameBytes, sameText, toStoredExtraction } from "./reuse.js";
+import {
+  conditionalFor,
+  fromStoredExtraction,
+  knownFor,
+  recipeDigest,
+  keptRead,
+  reusable,
+  sameBytes,
+  sameText,
+  storedPage,
+  toStoredExtraction,
+} from "./reuse.js";
 import type { TraceRecorder } from "./trace.js";
 
 /** A page that was read and extracted. */
@@ -83,28 +87,39 @@ const nextUrl = (
   }
 };
 
-/** The parsed page, its item containers (at most `limit`) and where its pagination goes. */
-interface ParsedPage {
-  readonly document: ParsedDocument;
-  readonly items: ReadonlyArray<DocumentElement>;
-  readonly next: string | null;
-}
+/** A read, asked conditionally when the kept read allows; a 304 stands for the kept page. */
+const fetchPage = (request: FetchRequest, kept: AcceptedRead | null) =>
+  Effect.gen(function* () {
+    const fetcher = yield* Fetcher;
+    const conditional = conditionalFor(kept);
+    const known = knownFor(kept);
+    const answer = yield* fetcher.read({
+      ...request,
+      ...(conditional ? { conditional } : {}),
+      ...(known ? { known } : {}),
+    });
+    if (!answer.notModified) return { page: answer, notModified: false };
+    // Only asked with a kept body; should a 304 come anyway, ask again without validators.
+    if (kept === null || kept.body === null) return { page: yield* fetcher.read(request), notModified: false };
+    return { page: storedPage(answer, kept), notModified: true };
+  });
 
-/**
- * Parses a page and finds its items and its next page; the caller disposes the document. Null when
- * the parser refused it. Selecting the items and the next link is cheap; reading the items' cells
- * (`extractItems`) is the rest of the page's work, which the next page's read can overlap.
- */
-const parsePage = (page: FetchedPage, source: Source, limit: number, pageNumber: number) =>
+/** A page parsed and extracted, with where its pagination goes; null when the parser refused it. */
+const parseAndExtract = (
+  page: FetchedPage,
+  source: Source,
+  columns: ReadonlyArray<DatasetColumn>,
+  limit: number,
+  pageNumber: number,
+) =>
   Effect.gen(function* () {
     const parser = yield* DocumentParser;
     const document = yield* parser.parse(page.body, page.finalUrl);
     try {
-      const items = pageItems(document, source, limit);
-      return { document, items, next: nextUrl(source, document, document.resolveUrl, pageNumber) } as ParsedPage;
-    } catch (defect) {
+      const extracted = extractPage(document, page.finalUrl, source, columns, limit);
+      return { extracted, next: nextUrl(source, document, document.resolveUrl, pageNumber) };
+    } finally {
       document.dispose();
-      throw defect;
     }
   });
 
@@ -130,9 +145,6 @@ export const readSource = Effect.fn("run.read")(function* (
   let url: string | null = source.url;
   let coverage: Coverage = { complete: true };
 
-  // The next page's read, started while this page's items are extracted (see below).
-  let ahead: Fiber.Fiber<PageFetch> | null = null;
-
   while (url !== null) {
     if (pages.length >= source.maxPages) {
       coverage = {
@@ -142,14 +154,27 @@ export const readSource = Effect.fn("run.read")(function* (
       break;
     }
     visited.add(url);
-    const read: PageFetch =
-      ahead !== null ? yield* Fiber.join(ahead) : yield* fetchStep(url, source, trace, lookIn, recipe);
-    ahead = null;
+    const lastRead = yield* keptRead(lookIn, url);
     // A store keeps one accepted run's reads, all under one recipe, the start URL's among them: when
     // the start URL has none under this recipe (a first run, a new column), no later page has one
     // either, so the rest of the run asks the store nothing (decision 0021).
-    if (pages.length === 0 && read.lastRead?.recipe !== recipe) lookIn = null;
-    const { kept, result, started, finished } = read;
+    if (pages.length === 0 && lastRead?.recipe !== recipe) lookIn = null;
+    const kept = reusable(lastRead, recipe);
+    const started = yield* Clock.currentTimeMillis;
+    // Shown as a `running` read step (with its URL) to anyone watching the trace until it ends.
+    const reading = yield* trace.begin("read", { sourceUrl: url.slice(0, 2048) });
+    const request: FetchRequest = {
+      url,
+      render: source.render,
+      proxy: source.proxy,
+      ignoreRobots: source.ignoreRobots,
+      waitForSelector: source.itemSelector,
+      // One attempt's reads share a browser session (context, guard proxy, page) when rendering.
+      runId: trace.attemptId,
+    };
+    const result = yield* Effect.either(fetchPage(request, kept));
+    const finished = yield* Clock.currentTimeMillis;
+    trace.end(reading);
     const timing = {
       startedAt: isoAt(started),
       durationMs: Math.max(0, Math.round(finished - started)),
@@ -171,7 +196,7 @@ export const readSource = Effect.fn("run.read")(function* (
     const parsed =
       fetched === null || reuse !== null
         ? null
-        : yield* Effect.either(parsePage(fetched.page, source, remaining + 1, pages.length));
+        : yield* Effect.either(parseAndExtract(fetched.page, source, columns, remaining + 1, pages.length));
     const parsedAt = yield* Clock.currentTimeMillis;
     if (fetched === null || parsed?._tag === "Left") {
       const error: Pick<ReadFailed, "failure" | "message"> =
@@ -199,30 +224,15 @@ export const readSource = Effect.fn("run.read")(function* (
       stored = reuse.extraction!;
     } else {
       if (parsed?._tag !== "Right") break; // narrowed above: a failed parse already ended the read
-      const { document, items, next } = parsed.right;
-      // The loop below reads `next` after this page exactly when this holds (same checks, same order):
-      // its read starts now and runs while this page's items are extracted, one request at a time as
-      // before. The extract step counts the parse and the extraction, not the wait between them.
-      let waited = 0;
-      if (items.length <= remaining && next !== null && !visited.has(next) && pages.length + 1 < source.maxPages) {
-        ahead = yield* Effect.fork(fetchStep(next, source, trace, lookIn, recipe));
-        const before = yield* Clock.currentTimeMillis;
-        yield* letPendingWorkRun;
-        waited = (yield* Clock.currentTimeMillis) - before;
-      }
-      try {
-        extracted = extractItems(document, items, page.finalUrl, source, columns);
-      } finally {
-        document.dispose();
-      }
-      stored = toStoredExtraction(extracted, next);
+      extracted = parsed.right.extracted;
+      stored = toStoredExtraction(extracted, parsed.right.next);
       // The extract step is the page's parse and its extraction: both are the engine's own CPU time.
       trace.add({
         phase: "extract",
         status: "succeeded",
         sourceUrl: page.finalUrl.slice(0, 2048),
         startedAt: isoAt(finished),
-        durationMs: Math.max(0, Math.round((yield* Clock.currentTimeMillis) - finished - waited)),
+        durationMs: Math.max(0, Math.round(parsedAt - finished)),
       });
     }
     const found = extracted.records.length;
@@ -269,6 +279,5 @@ export const readSource = Effect.fn("run.read")(function* (
     const next: string | null = stored.next;
     url = next !== null && !visited.has(next) ? next : null;
   }
-  if (ahead !== null) yield* Fiber.interrupt(ahead);
   return { recipe, pages, records, failures, coverage } satisfies ReadOutcome;
 });
