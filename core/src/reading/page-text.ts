@@ -53,10 +53,14 @@ export const hasVisibleText = (html: string): boolean => {
   let at = 0;
   let runStart = 0; // where the part of `html` not yet added to `piece` (or `tag`) begins
   let tag: string | null = null; // the shown text since a `<` that may open a tag
+  // The first `>` at or after `at`, kept while it lies ahead: a page of `<`s with no `>` is read once,
+  // not once per `<`. Once there is none (-1) there is none further on either.
+  let gt = -2;
   const shows = (text: string) => nonSpace.test(text) && nonSpace.test(decodeReferences(text));
   while (at < html.length) {
-    const next = html.indexOf(tag === null ? "<" : ">", at);
-    const lt = tag === null ? next : html.indexOf("<", at);
+    if (tag !== null && gt !== -1 && gt < at) gt = html.indexOf(">", at);
+    const lt = html.indexOf("<", at);
+    const next = tag === null ? lt : gt;
     // Within a possible tag, an invisible element may start before its `>`: look at `<`s first.
     const stop = lt !== -1 && (next === -1 || lt < next) ? lt : next;
     if (stop === -1) break;
