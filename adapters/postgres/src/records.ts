@@ -98,15 +98,20 @@ export interface RowTableRow {
 export const rowColumns =
   "id, dataset_id, row_key, data, evidence, overrides, missing_reasons, presence, status, first_seen_run_id, last_seen_run_id, source_url, observed_at, updated_at, revision_id, identity";
 
-/** Rows with their dataset's last sighting (migration 0009): read rows `from ${rowsSeen}`. */
-export const rowsSeen = "rows r left join row_sightings s on s.dataset_id = r.dataset_id";
+/**
+ * Rows with their dataset's last sighting (migration 0009) and, for a row that keeps no copy of its
+ * state, its head revision (migration 0013): read rows `from ${rowsSeen}`.
+ */
+export const rowsSeen = `rows r left join row_sightings s on s.dataset_id = r.dataset_id
+  left join revisions v on r.data is null and v.id = r.revision_id`;
 /** A present row another run than the last sighting's saw last: that sighting saw it, unchanged. */
 const seenBySighting = "(s.run_id is not null and r.presence = 'present' and r.last_seen_run_id <> s.run_id)";
 /** The row's status as read: the sighting's `unchanged` when it applies. */
 export const seenStatus = `case when ${seenBySighting} then 'unchanged' else r.status end`;
 /** rowColumns of `rowsSeen`, with the seen-markers of the last sighting where it applies. */
-export const seenRowColumns = `r.id, r.dataset_id, r.row_key, r.data, r.evidence, r.overrides, r.missing_reasons,
-  r.presence, ${seenStatus} as status, r.first_seen_run_id,
+export const seenRowColumns = `r.id, r.dataset_id, r.row_key, coalesce(r.data, v.data) as data,
+  coalesce(r.evidence, v.evidence) as evidence, coalesce(r.overrides, v.overrides) as overrides,
+  coalesce(r.missing_reasons, v.missing_reasons) as missing_reasons, r.presence, ${seenStatus} as status, r.first_seen_run_id,
   case when ${seenBySighting} then s.run_id else r.last_seen_run_id end as last_seen_run_id, r.source_url,
   case when ${seenBySighting} then s.observed_at else r.observed_at end as observed_at,
   r.updated_at, r.revision_id, r.identity`;
@@ -200,6 +205,7 @@ export const rowsAsRecordset = (rows: ReadonlyArray<RowRecord>, written: Readonl
       const common = {
         id: row.id,
         row_key: row.rowKey,
+        presence: row.presence,
         status: row.status,
         first_seen_run_id: row.firstSeenRunId,
         last_seen_run_id: row.lastSeenRunId,
@@ -217,7 +223,6 @@ export const rowsAsRecordset = (rows: ReadonlyArray<RowRecord>, written: Readonl
             evidence: row.evidence,
             overrides: row.overrides,
             missing_reasons: row.missingReasons,
-            presence: row.presence,
             from_revision: false,
           };
     }),
@@ -226,8 +231,8 @@ export const rowsAsRecordset = (rows: ReadonlyArray<RowRecord>, written: Readonl
 
 /**
  * Whether a row's state is, object for object, the revision written with it (as core's reconcile
- * builds a revised row): then its state is read back from that revision in the same statement
- * instead of sent and parsed a second time (~1.6 MB for 1000 rows; decision 0020).
+ * builds a revised row): then the row keeps no copy of it (migration 0013; reads take it from that
+ * revision, `rowsSeen`) and nothing of it is sent twice (~1.6 MB for 1000 rows; decisions 0020, 0025).
  */
 const carriesItsRevision = (row: RowRecord, revisions: ReadonlyMap<string, NewRevision>): boolean => {
   const revision = row.revisionId === null ? undefined : revisions.get(row.revisionId);
