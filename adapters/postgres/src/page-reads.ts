@@ -1,4 +1,10 @@
-import { type AcceptedRead, type PageReadsToKeep, type RunAcceptance, StoredExtraction, storedDecoder } from "@gleaner/core";
+import {
+  type AcceptedRead,
+  type PageReadsToKeep,
+  type RunAcceptance,
+  StoredExtraction,
+  storedDecoder,
+} from "@gleaner/core";
 import * as Effect from "effect/Effect";
 import * as Either from "effect/Either";
 import * as Option from "effect/Option";
@@ -99,10 +105,7 @@ export const writePageReads = (tx: Sql, { run, pageReads, observations }: RunAcc
       );
 
 /** writePageReads' recordset: a reused page without extraction, a parsed one without the entries it shares. */
-const pageReadsParameter = (
-  pages: PageReadsToKeep["pages"],
-  observations: RunAcceptance["observations"],
-): string => {
+const pageReadsParameter = (pages: PageReadsToKeep["pages"], observations: RunAcceptance["observations"]): string => {
   const observationOf = new Map(observations.map((o) => [o.entries, o.id]));
   return JSON.stringify(
     pages.map((p) => {

@@ -105,7 +105,10 @@ await whenPostgresReachable("postgres store: page reads share their observation'
 
     it("keeps an extraction's own entries when they are not an observation's it stores", async () => {
       const { dataset } = await run(seedOwnerWithDataset(10));
-      await accept(dataset, "own", { entries: entries.map((e) => ({ ...e, excerpt: `${e.excerpt}!` })), reused: false });
+      await accept(dataset, "own", {
+        entries: entries.map((e) => ({ ...e, excerpt: `${e.excerpt}!` })),
+        reused: false,
+      });
       expect(await stored(dataset.id)).to.deep.equal({ has_entries: true, entries_observation_id: null });
       expect((await readBack(dataset.id))?.entries[0]?.excerpt).to.equal(`${entries[0]!.excerpt}!`);
     });

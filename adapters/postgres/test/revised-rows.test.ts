@@ -80,9 +80,7 @@ await whenPostgresReachable("postgres store: rows written with their revisions",
         ]),
       );
       // Every read of rows gives the revision's state for the row that keeps none.
-      const listed = await run(
-        storage.listRows(dataset.id, { after: null, since: null, statuses: [], limit: 10 }),
-      );
+      const listed = await run(storage.listRows(dataset.id, { after: null, since: null, statuses: [], limit: 10 }));
       expect(listed.find((row) => row.rowKey === same.row.rowKey)?.evidence).to.deep.equal(same.row.evidence);
       const got = Option.getOrThrow(await run(storage.getRow(dataset.id, same.row.id)));
       expect([got.data, got.evidence, got.overrides, got.missingReasons]).to.deep.equal([
