@@ -248,6 +248,42 @@ const carriesItsRevision = (row: RowRecord, revisions: ReadonlyMap<string, NewRe
   );
 };
 
+/**
+ * Rows no stored row precedes, as the lines of `copy rows (${rowColumns}) from stdin` (copy-text.ts).
+ * A row carrying its revision (in `written`, copied just before in the same transaction) keeps no
+ * copy of its state, as in rowsAsRecordset.
+ */
+export const newRowsAsCopy = (
+  datasetId: string,
+  rows: ReadonlyArray<RowRecord>,
+  written: ReadonlyArray<NewRevision>,
+): string => {
+  const revisions = new Map(written.map((revision) => [revision.id, revision]));
+  return rows
+    .map((row) => {
+      const own = !carriesItsRevision(row, revisions);
+      return copyLine([
+        copyText(row.id),
+        copyText(datasetId),
+        copyText(row.rowKey),
+        own ? copyJson(row.data) : copyText(null),
+        own ? copyJson(row.evidence) : copyText(null),
+        own ? copyJson(row.overrides) : copyText(null),
+        own ? copyJson(row.missingReasons) : copyText(null),
+        copyText(row.presence),
+        copyText(row.status),
+        copyText(row.firstSeenRunId),
+        copyText(row.lastSeenRunId),
+        copyText(row.sourceUrl),
+        copyText(row.observedAt),
+        copyText(row.updatedAt),
+        copyText(row.revisionId),
+        copyJson(row.identity ?? null),
+      ]);
+    })
+    .join("");
+};
+
 export const rowRecordsetType = `(id uuid, row_key text, data json, evidence json, overrides json,
   missing_reasons json, presence text, status text, first_seen_run_id uuid, last_seen_run_id uuid,
   source_url text, observed_at timestamptz, updated_at timestamptz, revision_id uuid, identity json,
