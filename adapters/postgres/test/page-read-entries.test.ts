@@ -1,4 +1,4 @@
-import { anAcceptance, aQueuedRun, seedOwnerWithDataset } from "@gleaner/conformance";
+import { anAcceptance, type aQueuedRun, seedOwnerWithDataset } from "@gleaner/conformance";
 import { type RunAcceptance, type RunRecord, type SourceObservation, Storage } from "@gleaner/core";
 import { expect } from "chai";
 import * as Effect from "effect/Effect";
@@ -6,7 +6,7 @@ import * as ManagedRuntime from "effect/ManagedRuntime";
 import * as Option from "effect/Option";
 import pg from "pg";
 import { PostgresStoreLive } from "../src/index.js";
-import { dropSchema, freshSchema, whenPostgresReachable } from "./support.js";
+import { aClaimedRun, dropSchema, freshSchema, whenPostgresReachable } from "./support.js";
 
 // A page read's extraction repeats its observation's entries (the excerpts); when the acceptance
 // stores that observation, the extraction is kept without them (decision 0025) and read whole.
@@ -46,9 +46,7 @@ await whenPostgresReachable("postgres store: page reads share their observation'
       page: { readonly entries: typeof entries; readonly reused: boolean },
     ) => {
       const storage = await run(Storage);
-      const queued = aQueuedRun(dataset);
-      await run(storage.insertRun(queued));
-      const running = Option.getOrThrow(await run(storage.claimRun(queued.id, new Date().toISOString(), false)));
+      const running = await run(aClaimedRun(dataset));
       const observation = observationOf(running);
       const acceptance: RunAcceptance = {
         ...anAcceptance(running, 1, [key]),

@@ -1,4 +1,4 @@
-import { anAcceptance, aQueuedRun, seedOwnerWithDataset } from "@gleaner/conformance";
+import { anAcceptance, seedOwnerWithDataset } from "@gleaner/conformance";
 import { Storage } from "@gleaner/core";
 import { expect } from "chai";
 import type * as Effect from "effect/Effect";
@@ -6,7 +6,7 @@ import pg from "pg";
 import * as ManagedRuntime from "effect/ManagedRuntime";
 import * as Option from "effect/Option";
 import { PostgresStoreLive } from "../src/index.js";
-import { dropSchema, freshSchema, whenPostgresReachable } from "./support.js";
+import { aClaimedRun, dropSchema, freshSchema, whenPostgresReachable } from "./support.js";
 
 // An accepted row whose state is its new revision's keeps no copy of it: reads take it from that
 // revision (decisions 0020, 0025); one that only names a revision but holds other values keeps its own.
@@ -36,9 +36,7 @@ await whenPostgresReachable("postgres store: rows written with their revisions",
     it("reads each accepted row back with its own values, whether or not they are its revision's", async () => {
       const storage = await run(Storage);
       const { dataset } = await run(seedOwnerWithDataset(10));
-      const queued = aQueuedRun(dataset);
-      await run(storage.insertRun(queued));
-      const running = Option.getOrThrow(await run(storage.claimRun(queued.id, new Date().toISOString(), false)));
+      const running = await run(aClaimedRun(dataset));
       const acceptance = anAcceptance(running, 1, ["same", "own"]);
       const [sameEntry, own] = acceptance.rows;
       // "same" holds its revision's very objects, as core's reconcile builds a revised row.
@@ -94,9 +92,7 @@ await whenPostgresReachable("postgres store: rows written with their revisions",
     it("reads an edited row from its new revision, and an earlier row's own copy until then", async () => {
       const storage = await run(Storage);
       const { dataset } = await run(seedOwnerWithDataset(10));
-      const queued = aQueuedRun(dataset);
-      await run(storage.insertRun(queued));
-      const running = Option.getOrThrow(await run(storage.claimRun(queued.id, new Date().toISOString(), false)));
+      const running = await run(aClaimedRun(dataset));
       const acceptance = anAcceptance(running, 1, ["edited"]);
       // A copy of its own, as every row stored before migration 0013 has.
       const row = { ...acceptance.rows[0]!.row, data: { ...acceptance.rows[0]!.row.data } };

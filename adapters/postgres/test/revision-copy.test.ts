@@ -1,4 +1,4 @@
-import { anAcceptance, aQueuedRun, seedOwnerWithDataset } from "@gleaner/conformance";
+import { anAcceptance, seedOwnerWithDataset } from "@gleaner/conformance";
 import { Storage } from "@gleaner/core";
 import { expect } from "chai";
 import type * as Effect from "effect/Effect";
@@ -6,7 +6,7 @@ import * as ManagedRuntime from "effect/ManagedRuntime";
 import * as Option from "effect/Option";
 import pg from "pg";
 import { PostgresStoreLive } from "../src/index.js";
-import { dropSchema, freshSchema, whenPostgresReachable } from "./support.js";
+import { aClaimedRun, dropSchema, freshSchema, whenPostgresReachable } from "./support.js";
 
 // An acceptance's revisions and new rows go to the server with COPY (decision 0025): streams in
 // COPY's text format instead of inserts whose JSON parameter the server parsed twice. The text
@@ -42,9 +42,7 @@ await whenPostgresReachable("postgres store: revisions written with COPY", (url)
     it("writes an acceptance's revisions and new rows with one COPY each and reads awkward values back as written", async () => {
       const storage = await run(Storage);
       const { dataset } = await run(seedOwnerWithDataset(10));
-      const queued = aQueuedRun(dataset);
-      await run(storage.insertRun(queued));
-      const running = Option.getOrThrow(await run(storage.claimRun(queued.id, new Date().toISOString(), false)));
+      const running = await run(aClaimedRun(dataset));
       const acceptance = anAcceptance(running, 1, ["plain", "awkward"]);
       const awkward = 'tab\there, line\nbreak, cr\r, backslash \\ and \\N, quote " and {brace}, NUL \u0000, ünï ✓';
       const fieldIds = [globalThis.crypto.randomUUID(), globalThis.crypto.randomUUID()];

@@ -1,3 +1,7 @@
+import { aQueuedRun } from "@gleaner/conformance";
+import { type DatasetRecord, Storage } from "@gleaner/core";
+import * as Effect from "effect/Effect";
+import * as Option from "effect/Option";
 import { describe, it } from "mocha";
 import pg from "pg";
 
@@ -76,3 +80,12 @@ export const dropSchema = async (url: string, schema: string): Promise<void> => 
     await client.end();
   }
 };
+
+/** A new run of `dataset`, stored and claimed: running, ready to be accepted. */
+export const aClaimedRun = (dataset: DatasetRecord) =>
+  Effect.gen(function* () {
+    const storage = yield* Storage;
+    const queued = aQueuedRun(dataset);
+    yield* storage.insertRun(queued);
+    return Option.getOrThrow(yield* storage.claimRun(queued.id, new Date().toISOString(), false));
+  });
