@@ -55,7 +55,8 @@ const main = async () => {
     const response = await fetch(`${exportUrl}?${query}`, { headers });
     if (response.status !== 200) throw new Error(`${query}: ${response.status} ${await response.text()}`);
     let bytes = 0;
-    for await (const chunk of response.body!) bytes += (chunk as Uint8Array).byteLength;
+    const reader = response.body!.getReader();
+    for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) bytes += chunk.value.byteLength;
     const peak = kib("VmHWM", pid);
     console.log(
       `${query.padEnd(25)} ${mib(bytes / 1024).padStart(10)}    ${mib(Math.max(0, peak - baseline)).padStart(10)}`,

@@ -81,8 +81,8 @@ const load = async (url: string, headers: Record<string, string>, pid: number): 
   const cpuUs = (cpuTimeUs(pid) - cpuBefore) / Math.max(1, result.requests.total);
   // A conditional request (If-None-Match) must be answered 304, every other one 2xx.
   const conditional = "if-none-match" in headers;
-  const other = (stats: Record<string, { count: number }>) =>
-    Object.entries(stats).reduce((n, [code, { count }]) => (code === "304" ? n : n + count), 0);
+  const other = (stats: Record<string, { count?: number }>) =>
+    Object.entries(stats).reduce((n, [code, { count }]) => (code === "304" ? n : n + (count ?? 0)), 0);
   const wrong = conditional ? other(result.statusCodeStats ?? {}) : result.non2xx;
   if (wrong > 0 || result.errors > 0) throw new Error(`${url}: ${wrong} unexpected statuses, ${result.errors} errors`);
   return {
@@ -105,8 +105,8 @@ const main = async () => {
   const bodies = new Map<number, string>();
   let cursor: string | null = null;
   for (let page = 1; page <= FAR_PAGE; page++) {
-    const answer = await fetch(cursor ? `${rowsUrl}&cursor=${encodeURIComponent(cursor)}` : rowsUrl, { headers });
-    const text = await answer.text();
+    const answer: Response = await fetch(cursor ? `${rowsUrl}&cursor=${encodeURIComponent(cursor)}` : rowsUrl, { headers });
+    const text: string = await answer.text();
     if (answer.status !== 200) throw new Error(`page ${page}: ${answer.status} ${text}`);
     if (page === 1 || page === FAR_PAGE) bodies.set(page, text);
     if (page < FAR_PAGE) cursor = (JSON.parse(text) as { nextCursor: string }).nextCursor;
@@ -139,6 +139,11 @@ const main = async () => {
       );
     }
   }
+  // The two processes differ in what they hold: Gleaner's memory store keeps the 100 000 rows, the bare
+  // route only the two pages' bytes. Printed so that the comparison says so.
+  const rssMb = (pid: number) =>
+    Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? Number.NaN) / 1024;
+  const [gleanerRss, bareRss] = [rssMb(gleanerPid), rssMb(barePid)];
   await stop(gleaner.child);
   await stop(bare.child);
 
@@ -153,6 +158,10 @@ const main = async () => {
   };
   console.log(
     `\nGET /rows?limit=${PAGE_SIZE}, ${connections} connections, ${duration} s per case, ${rounds} interleaved rounds (medians), body ${bodies.get(1)!.length} bytes`,
+  );
+  console.log(
+    `bodies: page 1 ${bodies.get(1)!.length} bytes, page ${FAR_PAGE} ${bodies.get(FAR_PAGE)!.length} bytes; ` +
+      `resident memory: gleaner ${gleanerRss.toFixed(0)} MB, bare ${bareRss.toFixed(0)} MB`,
   );
   console.log("case               req/s      p50 ms   p99 ms   server CPU µs/req");
   for (const [name] of cases) {

@@ -70,13 +70,18 @@ export const makeMemoryWebhooks = (state: MemoryState): WebhookStorage => ({
     ),
   pendingWebhookDatasets: () =>
     Effect.sync(() => {
+      // One pass over the outbox: the first pending message of each (dataset, webhook) is its head,
+      // and a dataset is due at its earliest head.
+      const heads = new Set<string>();
       const due = new Map<string, { datasetId: OutboxMessage["datasetId"]; dueAt: string }>();
-      for (const datasetId of new Set([...state.webhookMessages.values()].map((m) => m.datasetId))) {
-        for (const head of headsOf(state, datasetId)) {
-          const earliest = due.get(datasetId);
-          if (head.nextAttemptAt !== null && (!earliest || head.nextAttemptAt < earliest.dueAt))
-            due.set(datasetId, { datasetId, dueAt: head.nextAttemptAt });
-        }
+      for (const message of state.webhookMessages.values()) {
+        if (message.status !== "pending") continue;
+        const head = `${message.datasetId}\u0000${message.webhookId}`;
+        if (heads.has(head)) continue;
+        heads.add(head);
+        const earliest = due.get(message.datasetId);
+        if (message.nextAttemptAt !== null && (!earliest || message.nextAttemptAt < earliest.dueAt))
+          due.set(message.datasetId, { datasetId: message.datasetId, dueAt: message.nextAttemptAt });
       }
       return [...due.values()];
     }),

@@ -84,10 +84,11 @@ const readFacts = (tx: Sql, { run, charge, rows }: RunAcceptance): Effect.Effect
             "select id, revision_id from rows where dataset_id = $1 and id = any($2::uuid[]) for no key update",
             [run.datasetId, rows.map(({ row }) => row.id)],
           );
-    yield* tx.query("select 1 from owners where id = $1 for no key update", [charge.ownerId]);
+    // The owner's lock and balance (kept on its row, migration 0014) in one statement.
     const [charged] = yield* tx.query<{ already: boolean; balance: string }>(
       `select exists (select 1 from ledger_entries where run_id = $1 and kind = 'charge') as already,
-              (select coalesce(sum(amount), 0) from ledger_entries where owner_id = $2)::text as balance`,
+              o.balance::text as balance
+         from owners o where o.id = $2 for no key update of o`,
       [run.id, charge.ownerId],
     );
     return {

@@ -25,14 +25,17 @@ const toEntry = (row: LedgerRow) =>
     createdAt: iso(row.created_at),
   });
 
-/** The balance is always the sum of the ledger: there is no second figure to drift from it. */
+/**
+ * The balance is the sum of the ledger. The owner row keeps that sum, maintained by a trigger on each
+ * ledger insert in the same transaction (migration 0014), so reading it does not grow with the ledger.
+ */
 export const makeCredits = (db: Db): CreditsService => ({
   balance: (ownerId) =>
     !isUuid(ownerId)
       ? Effect.succeed(0)
       : db
           .query<{ balance: string }>(
-            "select coalesce(sum(amount), 0)::text as balance from ledger_entries where owner_id = $1",
+            "select balance::text as balance from owners where id = $1",
             [ownerId],
           )
           .pipe(Effect.map((rows) => Number(rows[0]?.balance ?? 0))),

@@ -119,6 +119,20 @@ export const webhookStoreCases = ({ run, runningRun }: Harness): void => {
     expect(await run((s) => s.hasDueWebhookMessages(datasetId, far))).to.equal(false);
   });
 
+  it("names a dataset with pending deliveries due when its first waiting message is, not a later one", async () => {
+    const { datasetId } = await accepted(["ordered"]);
+    const dueOf = async () =>
+      (await run((s) => s.pendingWebhookDatasets())).find((p) => p.datasetId === datasetId)?.dueAt;
+    const createdDue = await dueOf();
+    expect(createdDue).to.be.a("string");
+    // The head (run.finished) is leased until `farther`; rows.changed, due earlier, waits behind it.
+    const head = await claim(datasetId);
+    expect(head?.message.payload.type).to.equal("run.finished");
+    expect(await dueOf()).to.equal(farther);
+    await settle(head!, "delivered");
+    expect(await dueOf()).to.equal(createdDue);
+  });
+
   it("prunes settled messages with their attempts once past retention, by Effect's Clock; never a pending one", async () => {
     const { datasetId, webhooks } = await accepted(["settles", "waits"]);
     const [settles, waits] = webhooks;

@@ -5,8 +5,13 @@ import { isoAt } from "../time.js";
 import type { ResearchPhase, RunTracePhase, RunTraceStep } from "../schema/run.js";
 
 const maxSteps = 1000;
-/** Progress is published at most this often (and at every phase change), so a run stays cheap to watch. */
-const publishEveryMs = 250;
+/**
+ * Progress is published at most this often (and at every phase change), so a run stays cheap to
+ * watch, and not at all in a run's first such interval: a run that short is over before a watcher
+ * would see it, and its final trace is written with its outcome. Short runs are most runs, so this
+ * saves each of them its progress writes.
+ */
+export const publishEveryMs = 250;
 
 export type TraceSnapshot = { steps: RunTraceStep[]; phases: RunTracePhase[]; truncated: boolean };
 
@@ -20,6 +25,7 @@ export class TraceRecorder {
   private readonly steps: RunTraceStep[] = [];
   private readonly inFlight = new Map<string, RunTraceStep>();
   private dropped = 0;
+  private firstEventAt: number | null = null;
   private lastPublishedAt = 0;
   private lastPublishedPhase: ResearchPhase | null = null;
   constructor(
@@ -28,11 +34,13 @@ export class TraceRecorder {
   ) {}
 
   /** Hands the current snapshot to the publisher when due; a failing publisher never fails the run. */
-  private progress(phase: ResearchPhase, force: boolean) {
+  private progress(phase: ResearchPhase) {
     return Effect.gen(this, function* () {
       if (!this.publish) return;
       const now = yield* Clock.currentTimeMillis;
-      if (!force && phase === this.lastPublishedPhase && now - this.lastPublishedAt < publishEveryMs) return;
+      this.firstEventAt ??= now;
+      if (now - this.firstEventAt < publishEveryMs) return;
+      if (phase === this.lastPublishedPhase && now - this.lastPublishedAt < publishEveryMs) return;
       this.lastPublishedAt = now;
       this.lastPublishedPhase = phase;
       yield* this.publish(this.snapshot()).pipe(Effect.catchAllCause(() => Effect.void));
@@ -57,7 +65,7 @@ export class TraceRecorder {
       const startedAt = isoAt(yield* Clock.currentTimeMillis);
       const key = newId();
       this.inFlight.set(key, { stepId: key, attemptId: this.attemptId, phase, status: "running", startedAt, ...extra });
-      yield* this.progress(phase, false);
+      yield* this.progress(phase);
       return key;
     });
   }
@@ -81,7 +89,7 @@ export class TraceRecorder {
         durationMs: Math.max(0, Math.round(ended - started)),
         ...extra,
       });
-      yield* this.progress(phase, false);
+      yield* this.progress(phase);
       return yield* exit;
     });
   }

@@ -15,16 +15,17 @@ import type { DatasetId, OwnerId } from "../schema/ids.js";
  * Computed before the page is read, so a write in between only ever makes the tag older than the
  * page, never newer. The store reads the three in one call (one statement on PostgreSQL), and the
  * digest is synchronous: this runs on every read of a page (decision 0023).
+ *
+ * The query is the request's own query string, unparsed: the same string always asks for the same
+ * page, and a page answered from its tag then never parses it (decision 0027). The same query
+ * written in another order gets another tag, and so only a full answer instead of a 304.
  */
-export const rowsPageTag = (ownerId: OwnerId, datasetId: string, query: Record<string, unknown>) =>
+export const rowsPageTag = (ownerId: OwnerId, datasetId: string, querystring: string) =>
   Effect.flatMap(Storage, (storage) => storage.rowsPageState(ownerId, datasetId as DatasetId)).pipe(
     Effect.flatMap((found) => {
       if (Option.isNone(found)) return Effect.fail(new NotFound({ resource: "dataset", id: datasetId }));
       const { revision, lastSequence, newestRun } = found.value;
-      const params = Object.keys(query)
-        .sort()
-        .map((key) => [key, query[key]]);
-      const inputs = [datasetId, revision, lastSequence, newestRun?.id ?? null, newestRun?.status ?? null, params];
+      const inputs = [datasetId, revision, lastSequence, newestRun?.id ?? null, newestRun?.status ?? null, querystring];
       return Effect.succeed(`W/"rows-${sha256HexSync(JSON.stringify(inputs)).slice(0, 32)}"`);
     }),
   );

@@ -6,7 +6,7 @@ import type { Middleware } from "koa";
 import { HttpError } from "../http/errors.js";
 import { taggedPages } from "../http/tagged-pages.js";
 import { type GleanerState, requireJsonBody, requireOwner } from "../http/middleware.js";
-import { type GleanerRuntime, runUseCase } from "../http/runtime.js";
+import { type GleanerRuntime, runExit, runUseCase, useCaseValue } from "../http/runtime.js";
 import { openAuthenticatedGet } from "./open-get.js";
 import { isRaw, type Route, type RouteInput } from "./route.js";
 
@@ -70,25 +70,26 @@ export const buildRouter = (routes: ReadonlyArray<Route>, { runtime, bodyLimitBy
     if (route.body) chain.push(requireJsonBody, parseJson);
     chain.push(async (ctx) => {
       const params = pathParams(route, ctx.params);
-      const query = ctx.query as Record<string, unknown>;
-      const body = (ctx.request as { body?: unknown }).body;
+      let owner: Owner;
       let tag: string | null = null;
-      let input: RouteInput;
       if (opensGet) {
         const authorization = ctx.get("Authorization") || undefined;
         const etag = route.etag;
+        const querystring = ctx.querystring;
         const tagOf =
-          etag && !(params instanceof HttpError) ? (owner: Owner) => etag({ owner, params, query, body }) : null;
-        const opened = await runUseCase(runtime, openAuthenticatedGet(authorization, tagOf));
+          etag && !(params instanceof HttpError) ? (owner: Owner) => etag({ owner, params, querystring }) : null;
+        // On the memory store the opening has finished when runExit returns: no promise to wait for.
+        const opening = runExit(runtime, openAuthenticatedGet(authorization, tagOf));
+        const opened = useCaseValue(opening instanceof Promise ? await opening : opening);
         ctx.state.owner = opened.owner;
         ctx.state.balance = opened.balance;
         if (params instanceof HttpError) throw params;
         if (Either.isLeft(opened.tag)) throw HttpError.fromApiError(opened.tag.left);
-        input = { owner: opened.owner, params, query, body };
+        owner = opened.owner;
         tag = opened.tag.right;
       } else {
         if (params instanceof HttpError) throw params;
-        input = { owner: ctx.state.owner!, params, query, body };
+        owner = ctx.state.owner!;
       }
       if (tag !== null) {
         ctx.set("ETag", tag);
@@ -104,6 +105,13 @@ export const buildRouter = (routes: ReadonlyArray<Route>, { runtime, bodyLimitBy
           return;
         }
       }
+      // Parsed only here: a tagged page answered from its tag (304 or cached bytes) never reads the query.
+      const input: RouteInput = {
+        owner,
+        params,
+        query: ctx.query as Record<string, unknown>,
+        body: (ctx.request as { body?: unknown }).body,
+      };
       const answer = await runUseCase(runtime, route.handle(input));
       ctx.status = route.success.status;
       if (tag !== null && !isRaw(answer)) {

@@ -13,6 +13,18 @@ export interface RouteInput {
   readonly body: unknown;
 }
 
+/**
+ * What a route's entity tag is computed from: the query as the request wrote it, not parsed (a page
+ * answered from its tag never parses it; decision 0027). The same page asked with its parameters in
+ * another order or spelling gets another tag, which only costs that client a full answer.
+ */
+export interface TagInput {
+  readonly owner: Owner;
+  readonly params: Readonly<Record<string, string>>;
+  /** The raw query string, without `?` ("" when there is none). */
+  readonly querystring: string;
+}
+
 /** A non-JSON answer (the OpenAPI document is JSON too; this is for streams and text). */
 export interface RawAnswer {
   readonly raw: true;
@@ -57,7 +69,7 @@ export interface Route {
    * A GET whose answer has a cheap entity tag: computed before `handle`, sent as `ETag`, and a request
    * whose `If-None-Match` carries it is answered 304 without running `handle` (decision 0018).
    */
-  readonly etag?: (input: RouteInput) => Effect.Effect<string, ApiError, GleanerServices>;
+  readonly etag?: (input: TagInput) => Effect.Effect<string, ApiError, GleanerServices>;
 }
 
 export const isRaw = (value: unknown): value is RawAnswer =>

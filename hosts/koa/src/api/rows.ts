@@ -38,7 +38,7 @@ export const rowRoutes: ReadonlyArray<Route> = [
     query: RowListQuery,
     success: { status: 200, description: "A page of rows.", schema: RowList },
     handle: ({ owner, params, query }) => listRows(owner.id, params.datasetId!, query),
-    etag: ({ owner, params, query }) => rowsPageTag(owner.id, params.datasetId!, query),
+    etag: ({ owner, params, querystring }) => rowsPageTag(owner.id, params.datasetId!, querystring),
   },
   {
     method: "get",
