@@ -151,7 +151,7 @@ const writeAccepted = (
     // Rows seen unchanged are not rewritten: the run's sighting stands for their seen-markers.
     // Rows expected absent (checked under the locks above) are new: copied, not upserted.
     const { created, replaced } = rowsToWrite(acceptance);
-    const newRows = newRowsAsCopy(run.datasetId, created, acceptance.revisions);
+    const newRows = newRowsAsCopy(run.datasetId, created);
     yield* revised;
     const copied = yield* sendNewRows(tx, newRows);
     const rows = rowsParameter(replaced, acceptance.revisions);

@@ -26,9 +26,14 @@ interface PageReadRow {
   readonly body: Buffer | null;
 }
 
-/** A stored extraction whole again: its entries are its observation's when it was kept without them. */
+/**
+ * A stored extraction whole again: its entries are its observation's when it was kept without them.
+ * One that holds its own entries keeps them, whatever entries_observation_id says: a process built
+ * before migration 0013 rewrites the extraction without clearing that column. One without entries
+ * whose observation is gone stays without them, and the decoder refuses it: the page is parsed.
+ */
 const storedExtraction = ({ extraction, observed_entries }: PageReadRow): unknown =>
-  extraction === null || observed_entries === null
+  extraction === null || observed_entries === null || "entries" in (extraction as object)
     ? extraction
     : { ...(extraction as Record<string, unknown>), entries: observed_entries };
 

@@ -99,20 +99,15 @@ export interface RowTableRow {
 export const rowColumns =
   "id, dataset_id, row_key, data, evidence, overrides, missing_reasons, presence, status, first_seen_run_id, last_seen_run_id, source_url, observed_at, updated_at, revision_id, identity";
 
-/**
- * Rows with their dataset's last sighting (migration 0009) and, for a row that keeps no copy of its
- * state, its head revision (migration 0013): read rows `from ${rowsSeen}`.
- */
-export const rowsSeen = `rows r left join row_sightings s on s.dataset_id = r.dataset_id
-  left join revisions v on r.data is null and v.id = r.revision_id`;
+/** Rows with their dataset's last sighting (migration 0009): read rows `from ${rowsSeen}`. */
+export const rowsSeen = "rows r left join row_sightings s on s.dataset_id = r.dataset_id";
 /** A present row another run than the last sighting's saw last: that sighting saw it, unchanged. */
 const seenBySighting = "(s.run_id is not null and r.presence = 'present' and r.last_seen_run_id <> s.run_id)";
 /** The row's status as read: the sighting's `unchanged` when it applies. */
 export const seenStatus = `case when ${seenBySighting} then 'unchanged' else r.status end`;
 /** rowColumns of `rowsSeen`, with the seen-markers of the last sighting where it applies. */
-export const seenRowColumns = `r.id, r.dataset_id, r.row_key, coalesce(r.data, v.data) as data,
-  coalesce(r.evidence, v.evidence) as evidence, coalesce(r.overrides, v.overrides) as overrides,
-  coalesce(r.missing_reasons, v.missing_reasons) as missing_reasons, r.presence, ${seenStatus} as status, r.first_seen_run_id,
+export const seenRowColumns = `r.id, r.dataset_id, r.row_key, r.data, r.evidence, r.overrides, r.missing_reasons,
+  r.presence, ${seenStatus} as status, r.first_seen_run_id,
   case when ${seenBySighting} then s.run_id else r.last_seen_run_id end as last_seen_run_id, r.source_url,
   case when ${seenBySighting} then s.observed_at else r.observed_at end as observed_at,
   r.updated_at, r.revision_id, r.identity`;
@@ -206,7 +201,6 @@ export const rowsAsRecordset = (rows: ReadonlyArray<RowRecord>, written: Readonl
       const common = {
         id: row.id,
         row_key: row.rowKey,
-        presence: row.presence,
         status: row.status,
         first_seen_run_id: row.firstSeenRunId,
         last_seen_run_id: row.lastSeenRunId,
@@ -224,6 +218,7 @@ export const rowsAsRecordset = (rows: ReadonlyArray<RowRecord>, written: Readonl
             evidence: row.evidence,
             overrides: row.overrides,
             missing_reasons: row.missingReasons,
+            presence: row.presence,
             from_revision: false,
           };
     }),
@@ -232,8 +227,8 @@ export const rowsAsRecordset = (rows: ReadonlyArray<RowRecord>, written: Readonl
 
 /**
  * Whether a row's state is, object for object, the revision written with it (as core's reconcile
- * builds a revised row): then the row keeps no copy of it (migration 0013; reads take it from that
- * revision, `rowsSeen`) and nothing of it is sent twice (~1.6 MB for 1000 rows; decisions 0020, 0025).
+ * builds a revised row): then its state is read back from that revision in the same statement
+ * instead of sent and parsed a second time (~1.6 MB for 1000 rows; decision 0020).
  */
 const carriesItsRevision = (row: RowRecord, revisions: ReadonlyMap<string, NewRevision>): boolean => {
   const revision = row.revisionId === null ? undefined : revisions.get(row.revisionId);
@@ -249,27 +244,20 @@ const carriesItsRevision = (row: RowRecord, revisions: ReadonlyMap<string, NewRe
 };
 
 /**
- * Rows no stored row precedes, as the lines of `copy rows (${rowColumns}) from stdin` (copy-text.ts).
- * A row carrying its revision (in `written`, copied just before in the same transaction) keeps no
- * copy of its state, as in rowsAsRecordset.
+ * Rows no stored row precedes, each with its whole state, as the lines of
+ * `copy rows (${rowColumns}) from stdin` (copy-text.ts).
  */
-export const newRowsAsCopy = (
-  datasetId: string,
-  rows: ReadonlyArray<RowRecord>,
-  written: ReadonlyArray<NewRevision>,
-): string => {
-  const revisions = new Map(written.map((revision) => [revision.id, revision]));
-  return rows
-    .map((row) => {
-      const own = !carriesItsRevision(row, revisions);
-      return copyLine([
+export const newRowsAsCopy = (datasetId: string, rows: ReadonlyArray<RowRecord>): string =>
+  rows
+    .map((row) =>
+      copyLine([
         copyText(row.id),
         copyText(datasetId),
         copyText(row.rowKey),
-        own ? copyJson(row.data) : copyText(null),
-        own ? copyJson(row.evidence) : copyText(null),
-        own ? copyJson(row.overrides) : copyText(null),
-        own ? copyJson(row.missingReasons) : copyText(null),
+        copyJson(row.data),
+        copyJson(row.evidence),
+        copyJson(row.overrides),
+        copyJson(row.missingReasons),
         copyText(row.presence),
         copyText(row.status),
         copyText(row.firstSeenRunId),
@@ -279,10 +267,9 @@ export const newRowsAsCopy = (
         copyText(row.updatedAt),
         copyText(row.revisionId),
         copyJson(row.identity ?? null),
-      ]);
-    })
+      ]),
+    )
     .join("");
-};
 
 export const rowRecordsetType = `(id uuid, row_key text, data json, evidence json, overrides json,
   missing_reasons json, presence text, status text, first_seen_run_id uuid, last_seen_run_id uuid,

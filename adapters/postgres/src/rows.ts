@@ -39,10 +39,9 @@ import {
 /**
  * Inserts or replaces rows of a dataset in one statement. A row listed twice keeps its last
  * version, as repeated Map.set would in memory (ON CONFLICT may not touch one row twice). A row
- * whose state is that of a revision in `written` (already inserted in this transaction) keeps no
- * copy of it: its JSON columns stay null and reads take them from that revision (migration 0013).
- * If that revision were not there, the join would leave the row without its head and the
- * rows_state_or_head check would refuse the write, rolling the transaction back.
+ * whose state is that of a revision in `written` (already inserted in this transaction) takes it
+ * from that revision row rather than from a second copy of the JSON; if that revision were not
+ * there, the NOT NULL columns would refuse the write and the transaction would roll back.
  * Sends the statement (`Sql.send`), its parameter encoded by `rowsParameter`, and answers the
  * Effect awaiting it.
  */
@@ -57,12 +56,14 @@ export const sendRows = (
     .filter((column) => column !== "id")
     .map((column) => `${column} = excluded.${column}`)
     .join(", ");
+  const stated = (column: string) => `case when r.from_revision then v.${column} else r.${column} end`;
   return tx
     .send(
       `insert into rows (${rowColumns})
-       select r.id, $1, r.row_key, r.data, r.evidence, r.overrides, r.missing_reasons, r.presence, r.status,
-              r.first_seen_run_id, r.last_seen_run_id, r.source_url, r.observed_at, r.updated_at,
-              case when r.from_revision then v.id else r.revision_id end, r.identity
+       select r.id, $1, r.row_key, ${stated("data")}, ${stated("evidence")}, ${stated("overrides")},
+              ${stated("missing_reasons")}, ${stated("presence")}, r.status,
+              r.first_seen_run_id, r.last_seen_run_id, r.source_url, r.observed_at, r.updated_at, r.revision_id,
+              r.identity
          from json_to_recordset($2::json) as r${rowRecordsetType}
          left join revisions v on r.from_revision and v.id = r.revision_id and v.dataset_id = $1
        on conflict (id) do update set ${assignments}`,
@@ -74,7 +75,7 @@ export const sendRows = (
 /**
  * Inserts rows that no stored row precedes (an acceptance's rows expected "absent", checked under
  * the dataset lock) with COPY, encoded by `newRowsAsCopy`: nothing to replace, so no ON CONFLICT
- * and no JSON parameter to expand (decision 0025). Sent (`Sql.copy`).
+ * and no JSON parameter to expand twice (decision 0025). Sent (`Sql.copy`).
  */
 export const sendNewRows = (tx: Sql, encoded: string): Effect.Effect<Effect.Effect<void, StorageFailure>> =>
   encoded === "" ? Effect.succeed(Effect.void) : tx.copy(`copy rows (${rowColumns}) from stdin`, encoded);

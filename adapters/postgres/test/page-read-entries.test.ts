@@ -1,7 +1,15 @@
 import { anAcceptance, type aQueuedRun, seedOwnerWithDataset } from "@gleaner/conformance";
-import { type RunAcceptance, type RunRecord, type SourceObservation, Storage } from "@gleaner/core";
+import {
+  type RunAcceptance,
+  type RunRecord,
+  type SourceObservation,
+  StoredExtraction,
+  Storage,
+  storedDecoder,
+} from "@gleaner/core";
 import { expect } from "chai";
 import * as Effect from "effect/Effect";
+import * as Either from "effect/Either";
 import * as ManagedRuntime from "effect/ManagedRuntime";
 import * as Option from "effect/Option";
 import pg from "pg";
@@ -109,6 +117,35 @@ await whenPostgresReachable("postgres store: page reads share their observation'
       });
       expect(await stored(dataset.id)).to.deep.equal({ has_entries: true, entries_observation_id: null });
       expect((await readBack(dataset.id))?.entries[0]?.excerpt).to.equal(`${entries[0]!.excerpt}!`);
+    });
+
+    // Rolling deploys: processes built before migration 0013 share the database for a while.
+    it("stores a shared extraction in a form a process built before 0013 refuses, so it parses the page", async () => {
+      const { dataset } = await run(seedOwnerWithDataset(10));
+      await accept(dataset, "first", { entries, reused: false });
+      // Such a process reads the extraction column alone and decodes it as the store does (acceptedRead):
+      // an extraction it cannot decode is no extraction, and the engine parses the page (engine/reuse.ts).
+      const [row] = (
+        await client.query<{ extraction: unknown }>(
+          `select extraction from "${schema}".page_reads where dataset_id = $1`,
+          [dataset.id],
+        )
+      ).rows;
+      const decoded = storedDecoder(StoredExtraction, "PostgreSQL", "page extraction")(row?.extraction, pageUrl);
+      expect(Either.isLeft(decoded), "an extraction without entries is not a page's extraction").to.equal(true);
+    });
+
+    it("reads the entries of an extraction a process built before 0013 rewrote, not its former observation's", async () => {
+      const { dataset } = await run(seedOwnerWithDataset(10));
+      const observation = await accept(dataset, "first", { entries, reused: false });
+      // That process's upsert replaces the extraction whole and leaves entries_observation_id as it was.
+      const rewritten = [{ id: "0", excerpt: "<article>Tipping the Velvet</article>", truncated: false }];
+      await client.query(`update "${schema}".page_reads set extraction = $2::json where dataset_id = $1`, [
+        dataset.id,
+        JSON.stringify({ records: [{ index: 0, rowKey: "first", cells: [] }], entries: rewritten, next: null }),
+      ]);
+      expect(await stored(dataset.id)).to.deep.equal({ has_entries: true, entries_observation_id: observation.id });
+      expect((await readBack(dataset.id))?.entries).to.deep.equal(rewritten);
     });
   });
 });
