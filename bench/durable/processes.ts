@@ -12,6 +12,13 @@ const cli = join(here, "../../hosts/koa/bin/gleaner.js");
 
 export type Env = Readonly<Record<string, string>>;
 
+/**
+ * Extra Node flags for a kind of child, from the bench's own environment: e.g.
+ * BENCH_WORKER_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" profiles every worker (Node refuses
+ * --cpu-prof in NODE_OPTIONS).
+ */
+const nodeArgs = (variable: string): string[] => process.env[variable]?.split(" ").filter(Boolean) ?? [];
+
 /** The variables selecting PostgreSQL + Agenda on `url` (Agenda keeps its jobs in the store's schema). */
 export const durableEnv = (url: string): Env => ({
   GLEANER_STORAGE: "postgres",
@@ -63,18 +70,22 @@ export interface HostProcess extends BenchProcess {
 
 /** A host child (`serve`: API and worker; `api`: API only) on `env`; resolves once it serves. */
 export const spawnHost = async (role: "serve" | "api", env: Env): Promise<HostProcess> => {
-  const child = spawn(process.execPath, ["--import", "tsx", join(here, "host-child.ts"), role], {
-    cwd: here,
-    env: childEnv(env),
-    stdio: ["ignore", "pipe", "inherit"],
-  });
+  const child = spawn(
+    process.execPath,
+    [...nodeArgs("BENCH_HOST_NODE_ARGS"), "--import", "tsx", join(here, "host-child.ts"), role],
+    {
+      cwd: here,
+      env: childEnv(env),
+      stdio: ["ignore", "pipe", "inherit"],
+    },
+  );
   const ready = JSON.parse(await lineFrom(child, READY_MARKER, `host (${role})`)) as { url: string; key: string };
   return { ...handle(child), ...ready };
 };
 
 /** `gleaner worker` (hosts/koa's CLI, built) on `env`; resolves once it consumes the queue. */
 export const spawnWorker = async (env: Env): Promise<BenchProcess> => {
-  const child = spawn(process.execPath, [cli, "worker"], {
+  const child = spawn(process.execPath, [...nodeArgs("BENCH_WORKER_NODE_ARGS"), cli, "worker"], {
     env: childEnv(env),
     stdio: ["ignore", "pipe", "inherit"],
   });
