@@ -10,29 +10,21 @@ import {
 import { expect } from "chai";
 import * as Effect from "effect/Effect";
 import * as Either from "effect/Either";
-import * as ManagedRuntime from "effect/ManagedRuntime";
 import * as Option from "effect/Option";
 import pg from "pg";
-import { PostgresStoreLive } from "../src/index.js";
-import { aClaimedRun, dropSchema, freshSchema, whenPostgresReachable } from "./support.js";
+import { aClaimedRun, aStoreOnItsOwnSchema, whenPostgresReachable } from "./support.js";
 
 // A page read's extraction repeats its observation's entries (the excerpts); when the acceptance
 // stores that observation, the extraction is kept without them (decision 0025) and read whole.
 await whenPostgresReachable("postgres store: page reads share their observation's entries", (url) => {
   describe("postgres store: page reads share their observation's entries", () => {
-    const schema = freshSchema();
-    const runtime = ManagedRuntime.make(PostgresStoreLive({ url, schema, poolSize: 4 }));
-    const run = <A, E>(effect: Effect.Effect<A, E>) => runtime.runPromise(effect);
+    const { schema, run } = aStoreOnItsOwnSchema(url);
     const client = new pg.Client({ connectionString: url });
     before(async () => {
       await run(Effect.void);
       await client.connect();
     });
-    after(async () => {
-      await client.end();
-      await runtime.dispose();
-      await dropSchema(url, schema);
-    });
+    after(() => client.end());
 
     const pageUrl = "http://127.0.0.1/page-1";
     const entries = [{ id: "0", excerpt: "<article>A Light in the Attic</article>", truncated: false }];

@@ -1,24 +1,15 @@
 import { anAcceptance, seedOwnerWithDataset } from "@gleaner/conformance";
 import { Storage } from "@gleaner/core";
 import { expect } from "chai";
-import type * as Effect from "effect/Effect";
-import * as ManagedRuntime from "effect/ManagedRuntime";
 import * as Option from "effect/Option";
-import { PostgresStoreLive } from "../src/index.js";
-import { aClaimedRun, dropSchema, freshSchema, whenPostgresReachable } from "./support.js";
+import { aClaimedRun, aStoreOnItsOwnSchema, whenPostgresReachable } from "./support.js";
 
 // An accepted row whose state is its new revision's is stored from that revision (decision 0020) or,
 // when it is new, copied with its state (decision 0025); one that only names a revision but holds
 // other values keeps its own. Every read of rows gives each row's own state.
 await whenPostgresReachable("postgres store: rows written with their revisions", (url) => {
   describe("postgres store: rows written with their revisions", () => {
-    const schema = freshSchema();
-    const runtime = ManagedRuntime.make(PostgresStoreLive({ url, schema, poolSize: 4 }));
-    const run = <A, E>(effect: Effect.Effect<A, E>) => runtime.runPromise(effect);
-    after(async () => {
-      await runtime.dispose();
-      await dropSchema(url, schema);
-    });
+    const { run } = aStoreOnItsOwnSchema(url);
 
     it("reads each accepted row back with its own values, whether or not they are its revision's", async () => {
       const storage = await run(Storage);

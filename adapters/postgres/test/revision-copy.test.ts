@@ -1,25 +1,16 @@
 import { anAcceptance, seedOwnerWithDataset } from "@gleaner/conformance";
 import { Storage } from "@gleaner/core";
 import { expect } from "chai";
-import type * as Effect from "effect/Effect";
-import * as ManagedRuntime from "effect/ManagedRuntime";
 import * as Option from "effect/Option";
 import pg from "pg";
-import { PostgresStoreLive } from "../src/index.js";
-import { aClaimedRun, dropSchema, freshSchema, whenPostgresReachable } from "./support.js";
+import { aClaimedRun, aStoreOnItsOwnSchema, whenPostgresReachable } from "./support.js";
 
 // An acceptance's revisions and new rows go to the server with COPY (decision 0025): streams in
 // COPY's text format instead of inserts whose JSON parameter the server parsed twice. The text
 // format has its own escapes, so awkward values must come back exactly as written.
 await whenPostgresReachable("postgres store: revisions written with COPY", (url) => {
   describe("postgres store: revisions written with COPY", () => {
-    const schema = freshSchema();
-    const runtime = ManagedRuntime.make(PostgresStoreLive({ url, schema, poolSize: 4 }));
-    const run = <A, E>(effect: Effect.Effect<A, E>) => runtime.runPromise(effect);
-    after(async () => {
-      await runtime.dispose();
-      await dropSchema(url, schema);
-    });
+    const { run } = aStoreOnItsOwnSchema(url);
 
     /** What the store hands pg's clients while `work` runs: COPY streams and statements' first words. */
     const sentDuring = async (work: () => Promise<void>) => {
