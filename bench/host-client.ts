@@ -37,6 +37,11 @@ export interface FinishedRun {
   readonly run: any;
   /** POST /runs → the poll that saw `succeeded`, in ms. */
   readonly wallMs: number;
+  /**
+   * POST /runs → the run's `completedAt` (stamped by the host after its write), on the machine's
+   * wall clock, in ms: the run's own span, which the poll's interval neither blurs nor lengthens.
+   */
+  readonly acceptedMs: number;
   /** POST /runs → its 202 (the run inserted and its job enqueued), in ms. */
   readonly postMs: number;
   /** queuedAt → startedAt of the run resource (the queue's pickup), in ms. */
@@ -48,6 +53,7 @@ export interface FinishedRun {
 /** POST /runs, then poll every `pollMs` until the run is terminal; throws unless it succeeded. */
 export const runToSuccess = async (call: Call, datasetId: string, pollMs = 5): Promise<FinishedRun> => {
   const started = performance.now();
+  const postedAt = Date.now();
   const { runId } = expectStatus(await call("POST", `/v1/datasets/${datasetId}/runs`), 202, "start run");
   const postMs = performance.now() - started;
   for (;;) {
@@ -59,6 +65,7 @@ export const runToSuccess = async (call: Call, datasetId: string, pollMs = 5): P
       return {
         run,
         wallMs,
+        acceptedMs: at("completedAt") - postedAt,
         postMs,
         pickupMs: at("startedAt") - at("queuedAt"),
         engineMs: at("completedAt") - at("startedAt"),

@@ -1,8 +1,8 @@
 // Child process: a Gleaner host on the memory adapters, one dataset over the books site, two runs.
 //   gleaner.ts <htmlparser2|jsdom> <siteUrl> <dataset body as JSON>
 // The parent builds the dataset body (the conformance suite's), so this process loads only the host.
-// Timed span: from POST /v1/datasets/{id}/runs to GET /v1/runs/{id} answering `succeeded`, i.e. full
-// acceptance: read 50 pages in pagination order, extract, coerce, check (coverage, identity, extraction,
+// Timed span: from POST /v1/datasets/{id}/runs to the run's completedAt (stamped after the write; seen
+// by GET /v1/runs/{id} answering `succeeded`), i.e. full acceptance: read 50 pages in pagination order, extract, coerce, check (coverage, identity, extraction,
 // minimum items, required columns), reconcile, write 1000 rows and charge 50 credits. The second run, with
 // nothing changed on the site, must write no revision.
 import { startHost } from "@gleaner/koa";
@@ -36,14 +36,17 @@ const changesSince = async (datasetId: string, after?: number) => {
 };
 
 const { dataset } = expectStatus(await call("POST", "/v1/datasets", JSON.parse(datasetJson)), 201, "create dataset");
-const first = await runToSuccess(call, dataset.id);
+// Polled every 50 ms, timed to the run's completedAt: a 5 ms poll answered by this same process cost
+// the run ~12% of its CPU (decision 0026), and the poll's interval does not enter the span.
+const pollMs = 50;
+const first = await runToSuccess(call, dataset.id, pollMs);
 reportDone();
 const { new: added, changed, gone } = first.run.rowDeltas;
 if (added !== BOOKS || changed !== 0 || gone !== 0) {
   throw new Error(`first run rowDeltas ${JSON.stringify(first.run.rowDeltas)}, expected ${BOOKS} new`);
 }
 const afterFirst = await changesSince(dataset.id);
-const second = await runToSuccess(call, dataset.id);
+const second = await runToSuccess(call, dataset.id, pollMs);
 const afterSecond = afterFirst === null ? null : await changesSince(dataset.id, afterFirst.through);
 const d2 = second.run.rowDeltas;
 if (d2.new !== 0 || d2.changed !== 0 || d2.gone !== 0) {
@@ -57,12 +60,12 @@ const rssMb = peakRssMb();
 await host.close();
 report({
   contender: `gleaner-${parser}`,
-  wallMs: first.wallMs,
+  wallMs: first.acceptedMs,
   pages: PAGES,
   rows: added,
   peakRssMb: rssMb,
   extra: {
-    secondRunMs: second.wallMs,
+    secondRunMs: second.acceptedMs,
     secondRowDeltas: d2,
     // null: GET /v1/datasets/{id}/changes is not served by this host (yet); rowDeltas are the evidence then.
     revisionsFirstRun: afterFirst?.through ?? null,

@@ -31,27 +31,65 @@ const nonSpace = /\S/;
  */
 const outOfRangeReference = /&#(x[0-9a-f]{6,}|[0-9]{7,});/i;
 
+/** One invisible element or comment, matched where it starts (a match can only start at a `<`). */
+const invisibleAt = new RegExp(invisible.source, "iy");
+
 /**
- * `visibleText(html).length > 0`, without building the text: the markup between tags is looked at in
- * order and the answer is yes at the first piece that shows a character once its references are
- * decoded (references never span a tag, so piece by piece decodes as the whole does). A page shows
- * text early, so this stops long before the end where `visibleText` would rewrite the page four times.
+ * `visibleText(html).length > 0`, without building the text. The page is read once from the start as
+ * `html.replace(invisible, " ")` would show it: at each `<` an invisible element or comment that starts
+ * there is skipped as one space, exactly the match `replace` takes (its leftmost match after the last
+ * one can only start at a `<`, and is the same match wherever the search starts). That shown text is cut
+ * at its tags as `/<[^>]*>/g` cuts it (a `<` opens a tag when a `>` follows it in the shown text, and the
+ * tag ends at the first one), and the answer is yes at the first piece between tags that shows a
+ * character once its references are decoded (references never span a tag, so piece by piece decodes
+ * as the whole does). A page shows text early, so this stops near its start, where the whole text
+ * would cost a rewrite of the page.
  */
 export const hasVisibleText = (html: string): boolean => {
-  const shown = html.replace(invisible, " ");
-  if (outOfRangeReference.test(shown)) return visibleText(html).length > 0;
-  const tags = new RegExp(tag.source, "g");
-  let from = 0;
-  for (;;) {
-    const match = tags.exec(shown);
-    const end = match ? match.index : shown.length;
-    if (end > from) {
-      const piece = shown.slice(from, end);
-      if (nonSpace.test(piece) && nonSpace.test(decodeReferences(piece))) return true;
+  // A reference over U+10FFFF makes `visibleText` throw; the shown text holds one only if the page does
+  // (a skipped element becomes a space, which no reference contains), and such a page takes the full pass.
+  if (outOfRangeReference.test(html)) return visibleText(html).length > 0;
+  let piece = ""; // the shown text since the last tag ended
+  let at = 0;
+  let runStart = 0; // where the part of `html` not yet added to `piece` (or `tag`) begins
+  let tag: string | null = null; // the shown text since a `<` that may open a tag
+  // The first `>` at or after `at`, kept while it lies ahead: a page of `<`s with no `>` is read once,
+  // not once per `<`. Once there is none (-1) there is none further on either.
+  let gt = -2;
+  const shows = (text: string) => nonSpace.test(text) && nonSpace.test(decodeReferences(text));
+  while (at < html.length) {
+    if (tag !== null && gt !== -1 && gt < at) gt = html.indexOf(">", at);
+    const lt = html.indexOf("<", at);
+    const next = tag === null ? lt : gt;
+    // Within a possible tag, an invisible element may start before its `>`: look at `<`s first.
+    const stop = lt !== -1 && (next === -1 || lt < next) ? lt : next;
+    if (stop === -1) break;
+    if (html.charCodeAt(stop) === 60 /* < */) {
+      invisibleAt.lastIndex = stop;
+      if (invisibleAt.test(html)) {
+        const skipped = html.slice(runStart, stop);
+        if (tag === null) piece += `${skipped} `;
+        else tag += `${skipped} `;
+        at = runStart = invisibleAt.lastIndex;
+        continue;
+      }
+      if (tag === null) {
+        piece += html.slice(runStart, stop);
+        tag = "";
+        runStart = stop;
+      }
+      at = stop + 1;
+      continue;
     }
-    if (!match) return false;
-    from = match.index + match[0].length;
+    // A `>` closes the tag: the piece before it is complete.
+    if (shows(piece)) return true;
+    piece = "";
+    tag = null;
+    at = runStart = stop + 1;
   }
+  // No more tags: what is left (an unclosed `<` and all after it included) is the last piece.
+  const rest = html.slice(runStart);
+  return shows(tag === null ? piece + rest : piece + tag + rest);
 };
 
 /** The `<title>` text, whitespace-collapsed, or "" when there is none. */

@@ -1,8 +1,10 @@
 import { expect } from "chai";
+import * as FastCheck from "effect/FastCheck";
 import { describe, it } from "mocha";
 import {
   classifyResponse,
   decodeHtml,
+  detectChallenge,
   headersFromRecord,
   isLoginWall,
   parseRetryAfter,
@@ -19,6 +21,18 @@ const judge = (
   finalUrl = "https://shop.example/list",
 ) => classifyResponse({ status, headers: headers(extra), html, requestedUrl: "https://shop.example/list", finalUrl });
 const page = (body: string) => `<html><head><title>Shop</title></head><body>${body}</body></html>`;
+
+/** hasVisibleText(html) is visibleText(html).length > 0, a RangeError included. */
+const answersAsVisibleText = (html: string) => {
+  let expected: boolean | "throws";
+  try {
+    expected = visibleText(html).length > 0;
+  } catch {
+    expected = "throws";
+  }
+  if (expected === "throws") expect(() => hasVisibleText(html), html).to.throw(RangeError);
+  else expect(hasVisibleText(html), html).to.equal(expected);
+};
 
 describe("reading: response classification", () => {
   it("a normal page is ok", () => expect(judge(page("<p>Books</p>"))).to.deep.equal({ ok: true }));
@@ -52,6 +66,37 @@ describe("reading: response classification", () => {
   it("empty_body for nothing visible (scripts, styles and comments are not text)", () => {
     expect(judge("")).to.include({ reason: "empty_body" });
     expect(judge(page("<script>var x = 1</script><!-- hi --><img src=x>"))).to.include({ reason: "empty_body" });
+  });
+  it("names each vendor by its marker, header signatures first in their order, whatever else the body holds", () => {
+    const cases: Array<[string, Record<string, string>, string | null]> = [
+      [page("<p>Books</p>"), {}, null],
+      [page('<script src="/cdn-cgi/challenge-platform/h/b"></script>'), {}, "Cloudflare"],
+      ["<title> Just a moment...</title>", {}, "Cloudflare"],
+      [page('<script src="https://geo.captcha-delivery.com/c.js"></script>'), {}, "DataDome"],
+      [page("<script>var dd={'rt':'c','cid':'x'}</script>"), {}, "DataDome"],
+      [page('<div id="px-captcha"></div>'), {}, "PerimeterX"],
+      [page("<p>Incapsula incident ID: 1</p>"), {}, "Incapsula"],
+      [page('<div id="sec-if-cpt-container"></div>'), {}, "Akamai"],
+      // A DataDome body under Cloudflare's header is Cloudflare's (its header signature comes first) ...
+      [
+        page('<script src="https://captcha-delivery.com/c.js"></script>'),
+        { "cf-mitigated": "challenge" },
+        "Cloudflare",
+      ],
+      // ... a body without any marker is named by its headers alone ...
+      [page("<p>Books</p>"), { "x-datadome": "protected", "x-dd-b": "1" }, "DataDome"],
+      // ... and a body marker outranks a later vendor's headers.
+      [page('<div class="px-captcha"></div>'), { "x-datadome": "1", "x-datadome-cid": "c" }, "DataDome"],
+      [page('<div class="g-recaptcha"></div><p>Please verify you are a human</p>'), {}, "CAPTCHA"],
+      [
+        page(`<div class="g-recaptcha"></div>${"<p>A long catalogue page with a contact form.</p>".repeat(20)}`),
+        {},
+        null,
+      ],
+    ];
+    for (const [html, extra, vendor] of cases) {
+      expect(detectChallenge(html, headers(extra)), html.slice(0, 80)).to.equal(vendor);
+    }
   });
   it("visibleText decodes entities and collapses whitespace", () => {
     expect(visibleText("<p> a&amp;b \n&#163;5&nbsp;</p>")).to.equal("a&b £5");
@@ -111,15 +156,27 @@ describe("reading: response classification", () => {
       "<svg><text>drawn</text></svg>",
       "<template><p>later</p></template> . ",
     ];
-    for (const html of cases) {
-      let expected: boolean | "throws";
-      try {
-        expected = visibleText(html).length > 0;
-      } catch {
-        expected = "throws";
-      }
-      if (expected === "throws") expect(() => hasVisibleText(html), html).to.throw(RangeError);
-      else expect(hasVisibleText(html), html).to.equal(expected);
-    }
+    for (const html of cases) answersAsVisibleText(html);
+  });
+  it("hasVisibleText answers as visibleText's length does on any mix of tags, comments, scripts and references", () => {
+    const parts = ["<", ">", "<p>", "</p>", "<!--", "-->", "<script>", "</script>", "<head x='>'>", "</head >"];
+    const more = [
+      "<svg>",
+      "</SVG>",
+      "<a b='<!-- c -->'>",
+      "&amp;",
+      "&#32;",
+      "&nbsp;",
+      "&#x20;",
+      "&#9999999;",
+      " ",
+      "\n",
+    ];
+    const text = ["x", "\u00a0", "<style", "</style>", "&", ";", "=", "'", "<template>", "</template>"];
+    const pieces = FastCheck.array(FastCheck.constantFrom(...parts, ...more, ...text), { maxLength: 24 });
+    FastCheck.assert(
+      FastCheck.property(pieces, (chosen) => answersAsVisibleText(chosen.join(""))),
+      { numRuns: 20_000, seed: 17 },
+    );
   });
 });
