@@ -14,16 +14,8 @@ import * as Effect from "effect/Effect";
 import type { Db, Sql } from "./db.js";
 import { artifactBodies, storeMissingBodies } from "./page-bodies.js";
 import { writePageReads } from "./page-reads.js";
-import { newRowsAsCopy, revisionsAsCopy, type RunRow, runColumns, toRun } from "./records.js";
-import {
-  rowsParameter,
-  rowsToWrite,
-  sendNewRows,
-  sendRevisions,
-  sendRows,
-  sendSequenceAllocation,
-  sendSighting,
-} from "./rows.js";
+import { revisionsAsCopy, type RunRow, runColumns, toRun } from "./records.js";
+import { rowsParameter, sendRevisions, sendRows, sendSequenceAllocation, sendSighting } from "./rows.js";
 import { encodeEvidence, sendEvidence, sendRun, writeRun } from "./run-writes.js";
 import { writeOutbox } from "./webhooks.js";
 
@@ -149,13 +141,9 @@ const writeAccepted = (
     yield* observed;
     const revised = yield* sendRevisions(tx, revisions);
     // Rows seen unchanged are not rewritten: the run's sighting stands for their seen-markers.
-    // Rows expected absent (checked under the locks above) are new: copied, not upserted.
-    const { created, replaced } = rowsToWrite(acceptance);
-    const newRows = newRowsAsCopy(run.datasetId, created);
+    const changedRows = acceptance.rows.filter((r) => !r.seenOnly).map(({ row }) => row);
+    const rows = rowsParameter(changedRows, acceptance.revisions);
     yield* revised;
-    const copied = yield* sendNewRows(tx, newRows);
-    const rows = rowsParameter(replaced, acceptance.revisions);
-    yield* copied;
     const rowsWritten = yield* sendRows(tx, run.datasetId, rows);
     const sighted = yield* sendSighting(tx, acceptance);
     // Everything of the evidence but its trace is the same before and after the stamp.

@@ -243,34 +243,6 @@ const carriesItsRevision = (row: RowRecord, revisions: ReadonlyMap<string, NewRe
   );
 };
 
-/**
- * Rows no stored row precedes, each with its whole state, as the lines of
- * `copy rows (${rowColumns}) from stdin` (copy-text.ts).
- */
-export const newRowsAsCopy = (datasetId: string, rows: ReadonlyArray<RowRecord>): string =>
-  rows
-    .map((row) =>
-      copyLine([
-        copyText(row.id),
-        copyText(datasetId),
-        copyText(row.rowKey),
-        copyJson(row.data),
-        copyJson(row.evidence),
-        copyJson(row.overrides),
-        copyJson(row.missingReasons),
-        copyText(row.presence),
-        copyText(row.status),
-        copyText(row.firstSeenRunId),
-        copyText(row.lastSeenRunId),
-        copyText(row.sourceUrl),
-        copyText(row.observedAt),
-        copyText(row.updatedAt),
-        copyText(row.revisionId),
-        copyJson(row.identity ?? null),
-      ]),
-    )
-    .join("");
-
 export const rowRecordsetType = `(id uuid, row_key text, data json, evidence json, overrides json,
   missing_reasons json, presence text, status text, first_seen_run_id uuid, last_seen_run_id uuid,
   source_url text, observed_at timestamptz, updated_at timestamptz, revision_id uuid, identity json,

@@ -72,26 +72,6 @@ export const sendRows = (
     .pipe(Effect.map(Effect.asVoid));
 };
 
-/**
- * Inserts rows that no stored row precedes (an acceptance's rows expected "absent", checked under
- * the dataset lock) with COPY, encoded by `newRowsAsCopy`: nothing to replace, so no ON CONFLICT
- * and no JSON parameter to expand twice (decision 0025). Sent (`Sql.copy`).
- */
-export const sendNewRows = (tx: Sql, encoded: string): Effect.Effect<Effect.Effect<void, StorageFailure>> =>
-  encoded === "" ? Effect.succeed(Effect.void) : tx.copy(`copy rows (${rowColumns}) from stdin`, encoded);
-
-/**
- * The rows an acceptance rewrites (not those seen unchanged), each once in its last version, split
- * into those expected absent (new: `sendNewRows`) and those replacing a stored row (`sendRows`).
- */
-export const rowsToWrite = ({ rows }: RunAcceptance) => {
-  const last = [...new Map(rows.filter((r) => !r.seenOnly).map((r) => [r.row.id, r])).values()];
-  return {
-    created: last.filter((r) => r.expectedRevisionId === "absent").map(({ row }) => row),
-    replaced: last.filter((r) => r.expectedRevisionId !== "absent").map(({ row }) => row),
-  };
-};
-
 /** sendRows' parameter: each row once, its last version (null when there is none to write). */
 export const rowsParameter = (rows: ReadonlyArray<RowRecord>, written: ReadonlyArray<NewRevision> = []) => {
   const last = [...new Map(rows.map((row) => [row.id, row])).values()];
