@@ -14,8 +14,8 @@ import * as Effect from "effect/Effect";
 import type { Db, Sql } from "./db.js";
 import { artifactBodies, storeMissingBodies } from "./page-bodies.js";
 import { writePageReads } from "./page-reads.js";
-import { revisionsAsRecordset, type RunRow, runColumns, toRun } from "./records.js";
-import { rowsParameter, sendRevisions, sendRows, sendSighting } from "./rows.js";
+import { revisionsAsCopy, type RunRow, runColumns, toRun } from "./records.js";
+import { rowsParameter, sendRevisions, sendRows, sendSequenceAllocation, sendSighting } from "./rows.js";
 import { encodeEvidence, sendEvidence, sendRun, writeRun } from "./run-writes.js";
 import { writeOutbox } from "./webhooks.js";
 
@@ -121,8 +121,11 @@ const writeAccepted = (
           ],
         )
       : Effect.void;
+    // The revisions' sequences are allocated first, so their COPY lines can be encoded whole.
+    const allocated = yield* sendSequenceAllocation(tx, run.datasetId, acceptance.revisions.length);
     const observations = acceptance.observations.length === 0 ? null : JSON.stringify(acceptance.observations);
     yield* charged;
+    const first = yield* allocated;
     const observed =
       observations === null
         ? Effect.void
@@ -134,13 +137,13 @@ const writeAccepted = (
                                         document = excluded.document`,
             [observations],
           );
-    const revisions = revisionsAsRecordset(acceptance.revisions);
+    const revisions = revisionsAsCopy(run.datasetId, first, acceptance.revisions);
     yield* observed;
-    const revised = yield* sendRevisions(tx, run.datasetId, acceptance.revisions.length, revisions);
+    const revised = yield* sendRevisions(tx, revisions);
     // Rows seen unchanged are not rewritten: the run's sighting stands for their seen-markers.
     const changedRows = acceptance.rows.filter((r) => !r.seenOnly).map(({ row }) => row);
     const rows = rowsParameter(changedRows, acceptance.revisions);
-    const first = yield* revised;
+    yield* revised;
     const rowsWritten = yield* sendRows(tx, run.datasetId, rows);
     const sighted = yield* sendSighting(tx, acceptance);
     // Everything of the evidence but its trace is the same before and after the stamp.

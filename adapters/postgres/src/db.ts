@@ -3,6 +3,7 @@ import * as Effect from "effect/Effect";
 import * as Exit from "effect/Exit";
 import type * as Option from "effect/Option";
 import type pg from "pg";
+import { from as copyFrom } from "pg-copy-streams";
 
 /** Something that runs SQL: the pool, or one client inside a transaction. */
 export interface Sql {
@@ -21,6 +22,11 @@ export interface Sql {
     text: string,
     values?: ReadonlyArray<unknown>,
   ) => Effect.Effect<Effect.Effect<ReadonlyArray<R>, StorageFailure>>;
+  /**
+   * Sends `copy … from stdin` with `data` (COPY's text format, copy-text.ts) as `send` sends a
+   * statement, and answers the Effect awaiting the server's acknowledgement.
+   */
+  readonly copy: (text: string, data: string) => Effect.Effect<Effect.Effect<void, StorageFailure>>;
 }
 
 export interface Db extends Sql {
@@ -67,6 +73,18 @@ export const storageFailure =
       unavailable: isUnavailable(cause),
     });
 
+/**
+ * Streams `data` into `copy … from stdin` on one client (pg-copy-streams). The stream finishes once
+ * the server has acknowledged the COPY and the connection is ready for the next statement.
+ */
+const copyIn = (client: pg.ClientBase, text: string, data: string): Promise<void> =>
+  new Promise((resolve, reject) => {
+    const stream = client.query(copyFrom(text));
+    stream.on("error", reject);
+    stream.on("finish", resolve);
+    stream.end(Buffer.from(data, "utf8"));
+  });
+
 const sqlOf = (client: pg.Pool): Sql => ({
   query: <R extends pg.QueryResultRow>(text: string, values?: ReadonlyArray<unknown>) =>
     Effect.tryPromise({
@@ -75,15 +93,31 @@ const sqlOf = (client: pg.Pool): Sql => ({
     }).pipe(Effect.map((result) => result.rows)),
   send: <R extends pg.QueryResultRow>(text: string, values?: ReadonlyArray<unknown>) =>
     Effect.sync(() => awaitRows<R>(text, client.query<R>(text, values as unknown[] | undefined))),
+  copy: (text: string, data: string) =>
+    Effect.sync(() =>
+      awaitSent(
+        text,
+        client.connect().then((connected) =>
+          copyIn(connected, text, data).then(
+            () => connected.release(),
+            (error) => {
+              connected.release(error instanceof Error ? error : new Error(String(error)));
+              throw error;
+            },
+          ),
+        ),
+      ),
+    ),
 });
 
 /** The Effect awaiting a statement already sent; until it is awaited a rejection is not unhandled. */
-const awaitRows = <R extends pg.QueryResultRow>(text: string, sent: Promise<pg.QueryResult<R>>) => {
+const awaitSent = <A>(text: string, sent: Promise<A>) => {
   sent.catch(ignoreDropped);
-  return Effect.tryPromise({ try: () => sent, catch: storageFailure(firstWords(text)) }).pipe(
-    Effect.map((result) => result.rows),
-  );
+  return Effect.tryPromise({ try: () => sent, catch: storageFailure(firstWords(text)) });
 };
+
+const awaitRows = <R extends pg.QueryResultRow>(text: string, sent: Promise<pg.QueryResult<R>>) =>
+  Effect.map(awaitSent(text, sent), (result) => result.rows);
 
 /**
  * One transaction's connection. Statements go to the server one at a time, in the order they were
@@ -96,8 +130,7 @@ const awaitRows = <R extends pg.QueryResultRow>(text: string, sent: Promise<pg.Q
 const sqlOfTransaction = (client: pg.PoolClient): Sql & { readonly settled: () => Promise<void> } => {
   let last: Promise<unknown> = Promise.resolve();
   let idle = true;
-  const dispatch = <R extends pg.QueryResultRow>(text: string, values?: ReadonlyArray<unknown>) => {
-    const run = () => client.query<R>(text, values as unknown[] | undefined);
+  const dispatch = <A>(run: () => Promise<A>) => {
     const sent = idle ? run() : last.then(run);
     idle = false;
     last = sent;
@@ -106,11 +139,22 @@ const sqlOfTransaction = (client: pg.PoolClient): Sql & { readonly settled: () =
     }, ignoreDropped);
     return sent;
   };
+  const statement =
+    <R extends pg.QueryResultRow>(text: string, values?: ReadonlyArray<unknown>) =>
+    () =>
+      client.query<R>(text, values as unknown[] | undefined);
   return {
     query: <R extends pg.QueryResultRow>(text: string, values?: ReadonlyArray<unknown>) =>
-      Effect.suspend(() => awaitRows<R>(text, dispatch<R>(text, values))),
+      Effect.suspend(() => awaitRows<R>(text, dispatch(statement<R>(text, values)))),
     send: <R extends pg.QueryResultRow>(text: string, values?: ReadonlyArray<unknown>) =>
-      Effect.sync(() => awaitRows<R>(text, dispatch<R>(text, values))),
+      Effect.sync(() => awaitRows<R>(text, dispatch(statement<R>(text, values)))),
+    copy: (text: string, data: string) =>
+      Effect.sync(() =>
+        awaitSent(
+          text,
+          dispatch(() => copyIn(client, text, data)),
+        ),
+      ),
     settled: () => last.then(ignoreDropped, ignoreDropped),
   };
 };

@@ -1,4 +1,10 @@
-import { type AcceptedRead, type RunAcceptance, StoredExtraction, storedDecoder } from "@gleaner/core";
+import {
+  type AcceptedRead,
+  type PageReadsToKeep,
+  type RunAcceptance,
+  StoredExtraction,
+  storedDecoder,
+} from "@gleaner/core";
 import * as Effect from "effect/Effect";
 import * as Either from "effect/Either";
 import * as Option from "effect/Option";
@@ -15,8 +21,21 @@ interface PageReadRow {
   readonly etag: string | null;
   readonly last_modified: string | null;
   readonly extraction: unknown;
+  /** The entries of the observation the extraction's entries are, when it was kept without them. */
+  readonly observed_entries: unknown;
   readonly body: Buffer | null;
 }
+
+/**
+ * A stored extraction whole again: its entries are its observation's when it was kept without them.
+ * One that holds its own entries keeps them, whatever entries_observation_id says: a process built
+ * before migration 0013 rewrites the extraction without clearing that column. One without entries
+ * whose observation is gone stays without them, and the decoder refuses it: the page is parsed.
+ */
+const storedExtraction = ({ extraction, observed_entries }: PageReadRow): unknown =>
+  extraction === null || observed_entries === null || "entries" in (extraction as object)
+    ? extraction
+    : { ...(extraction as Record<string, unknown>), entries: observed_entries };
 
 const decodeExtraction = storedDecoder(StoredExtraction, "PostgreSQL", "page extraction");
 
@@ -30,13 +49,15 @@ export const acceptedRead = (db: Db, datasetId: string, url: string) =>
     : Effect.gen(function* () {
         const [row] = yield* db.query<PageReadRow>(
           `select r.run_id, r.recipe, r.url, r.final_url, r.sha256, r.content_type, r.etag, r.last_modified,
-                  r.extraction, b.body
+                  r.extraction, o.document->'entries' as observed_entries, b.body
              from page_reads r left join page_bodies b on b.sha256 = r.sha256
+             left join observations o on o.id = r.entries_observation_id
             where r.dataset_id = $1 and r.url = $2`,
           [datasetId, url],
         );
         if (!row) return Option.none<AcceptedRead>();
-        const extraction = row.extraction === null ? null : Either.getOrNull(decodeExtraction(row.extraction, url));
+        const stored = storedExtraction(row);
+        const extraction = stored === null ? null : Either.getOrNull(decodeExtraction(stored, url));
         return Option.some<AcceptedRead>({
           runId: row.run_id,
           recipe: row.recipe,
@@ -54,9 +75,11 @@ export const acceptedRead = (db: Db, datasetId: string, url: string) =>
 /**
  * Replaces the dataset's page reads with the accepted run's, inside the acceptance transaction. A
  * reused page sends no extraction (its row keeps the stored one), so an unchanged re-run writes
- * only each page's run id and validators.
+ * only each page's run id and validators. An extraction whose entries are those of an observation
+ * this acceptance stores (the very array, as the engine builds both) is sent without them and
+ * names that observation instead (migration 0013): the excerpts are stored once.
  */
-export const writePageReads = (tx: Sql, { run, pageReads }: RunAcceptance) =>
+export const writePageReads = (tx: Sql, { run, pageReads, observations }: RunAcceptance) =>
   pageReads === undefined
     ? Effect.void
     : Effect.all(
@@ -67,32 +90,45 @@ export const writePageReads = (tx: Sql, { run, pageReads }: RunAcceptance) =>
           ]),
           tx.query(
             `insert into page_reads (dataset_id, url, run_id, recipe, final_url, sha256, content_type, etag,
-                                     last_modified, extraction)
-             select $1, p.url, $2, $3, p.final_url, p.sha256, p.content_type, p.etag, p.last_modified, p.extraction
+                                     last_modified, extraction, entries_observation_id)
+             select $1, p.url, $2, $3, p.final_url, p.sha256, p.content_type, p.etag, p.last_modified, p.extraction,
+                    p.entries_observation_id
                from json_to_recordset($4::json) as p(url text, final_url text, sha256 text, content_type text,
-                    etag text, last_modified text, extraction json)
+                    etag text, last_modified text, extraction json, entries_observation_id uuid)
              on conflict (dataset_id, url) do update
              set run_id = excluded.run_id, recipe = excluded.recipe, final_url = excluded.final_url,
                  sha256 = excluded.sha256, content_type = excluded.content_type, etag = excluded.etag,
                  last_modified = excluded.last_modified,
-                 extraction = coalesce(excluded.extraction, page_reads.extraction)`,
-            [
-              run.datasetId,
-              run.id,
-              pageReads.recipe,
-              JSON.stringify(
-                pageReads.pages.map((p) => ({
-                  url: p.url,
-                  final_url: p.finalUrl,
-                  sha256: p.sha256,
-                  content_type: p.contentType,
-                  etag: p.etag,
-                  last_modified: p.lastModified,
-                  extraction: p.reused ? null : p.extraction,
-                })),
-              ),
-            ],
+                 extraction = coalesce(excluded.extraction, page_reads.extraction),
+                 entries_observation_id = case when excluded.extraction is null
+                                               then page_reads.entries_observation_id
+                                               else excluded.entries_observation_id end`,
+            [run.datasetId, run.id, pageReads.recipe, pageReadsParameter(pageReads.pages, observations)],
           ),
         ],
         { discard: true },
       );
+
+/** writePageReads' recordset: a reused page without extraction, a parsed one without the entries it shares. */
+const pageReadsParameter = (pages: PageReadsToKeep["pages"], observations: RunAcceptance["observations"]): string => {
+  const observationOf = new Map(observations.map((o) => [o.entries, o.id]));
+  return JSON.stringify(
+    pages.map((p) => {
+      const observationId = p.reused ? undefined : observationOf.get(p.extraction.entries);
+      return {
+        url: p.url,
+        final_url: p.finalUrl,
+        sha256: p.sha256,
+        content_type: p.contentType,
+        etag: p.etag,
+        last_modified: p.lastModified,
+        extraction: p.reused
+          ? null
+          : observationId === undefined
+            ? p.extraction
+            : { records: p.extraction.records, next: p.extraction.next },
+        entries_observation_id: observationId ?? null,
+      };
+    }),
+  );
+};

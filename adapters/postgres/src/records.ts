@@ -15,6 +15,7 @@ import {
   StoredRevision,
   storedDecoder,
 } from "@gleaner/core";
+import { copyJson, copyLine, copyText, copyTextArray } from "./copy-text.js";
 import { iso, isoOrNull } from "./db.js";
 
 // Table rows as pg returns them (snake_case, timestamptz as Date, jsonb parsed) and their mapping
@@ -247,34 +248,35 @@ export const rowRecordsetType = `(id uuid, row_key text, data json, evidence jso
   source_url text, observed_at timestamptz, updated_at timestamptz, revision_id uuid, identity json,
   from_revision boolean)`;
 
-/** `position` numbers the revisions 1…n in the order given; the store adds it to the last sequence. */
-export const revisionsAsRecordset = (revisions: ReadonlyArray<NewRevision>): string =>
-  JSON.stringify(
-    revisions.map((revision, index) => ({
-      position: index + 1,
-      id: revision.id,
-      row_id: revision.rowId,
-      schema_version: revision.schemaVersion,
-      previous_revision_id: revision.previousRevisionId,
-      run_id: revision.runId,
-      actor_id: revision.actorId,
-      request_id: revision.requestId,
-      request_hash: revision.requestHash,
-      origin: revision.origin,
-      kind: revision.kind,
-      changed_field_ids: revision.changedFieldIds,
-      data: revision.data,
-      evidence: revision.evidence,
-      overrides: revision.overrides,
-      missing_reasons: revision.missingReasons,
-      presence: revision.presence,
-      created_at: revision.createdAt,
-      before: revision.before,
-      before_overrides: revision.beforeOverrides,
-    })),
-  );
-
-export const revisionRecordsetType = `(position bigint, id uuid, row_id uuid, schema_version integer,
-  previous_revision_id uuid, run_id uuid, actor_id uuid, request_id text, request_hash text, origin text,
-  kind text, changed_field_ids text[], data json, evidence json, overrides json, missing_reasons json,
-  presence text, created_at timestamptz, before json, before_overrides json)`;
+/**
+ * Revisions as the lines of `copy revisions (${revisionColumns}) from stdin` (copy-text.ts), in
+ * revisionColumns order: the dataset's, and sequences `first`, `first + 1`, … in the order given.
+ */
+export const revisionsAsCopy = (datasetId: string, first: number, revisions: ReadonlyArray<NewRevision>): string =>
+  revisions
+    .map((revision, index) =>
+      copyLine([
+        copyText(revision.id),
+        copyText(datasetId),
+        copyText(revision.rowId),
+        String(first + index),
+        String(revision.schemaVersion),
+        copyText(revision.previousRevisionId),
+        copyText(revision.runId),
+        copyText(revision.actorId),
+        copyText(revision.requestId),
+        copyText(revision.requestHash),
+        copyText(revision.origin),
+        copyText(revision.kind),
+        copyTextArray(revision.changedFieldIds),
+        copyJson(revision.data),
+        copyJson(revision.evidence),
+        copyJson(revision.overrides),
+        copyJson(revision.missingReasons),
+        copyText(revision.presence),
+        copyText(revision.createdAt),
+        copyJson(revision.before),
+        copyJson(revision.beforeOverrides),
+      ]),
+    )
+    .join("");

@@ -25,8 +25,7 @@ import {
   type RevisionRow,
   type RowTableRow,
   revisionColumns,
-  revisionRecordsetType,
-  revisionsAsRecordset,
+  revisionsAsCopy,
   rowColumns,
   rowRecordsetType,
   rowsAsRecordset,
@@ -103,50 +102,48 @@ export const sendSighting = (tx: Sql, { run, rows }: RunAcceptance) => {
 };
 
 /**
- * Appends revisions with the dataset's next sequences. The counter UPDATE both allocates the
- * block (last + 1 … last + n, in the order given) and locks the dataset row until commit, so
- * concurrent writers get consecutive, gapless blocks; the insert, sent right behind it in the same
- * transaction, reads the block back from the counter. Sends both statements (`Sql.send`), the
- * `count` revisions encoded by `revisionsAsRecordset`, and answers the Effect awaiting them, which
- * gives the first sequence allocated.
+ * Allocates `count` sequences of the dataset's revision counter: last + 1 … last + n. The UPDATE
+ * also locks the dataset row until commit, so concurrent writers get consecutive, gapless blocks.
+ * Sent (`Sql.send`); the Effect awaiting it gives the first sequence allocated.
  */
-export const sendRevisions = (
+export const sendSequenceAllocation = (
   tx: Sql,
   datasetId: string,
   count: number,
-  parameter: string,
 ): Effect.Effect<Effect.Effect<number, StorageFailure>> =>
   count === 0
     ? Effect.succeed(Effect.succeed(0))
-    : Effect.gen(function* () {
-        const counter = yield* tx.send<{ last_sequence: string }>(
+    : Effect.map(
+        tx.send<{ last_sequence: string }>(
           "update datasets set last_sequence = last_sequence + $2 where id = $1 returning last_sequence",
           [datasetId, count],
-        );
-        const inserted = yield* tx.send(
-          `insert into revisions (${revisionColumns})
-             select v.id, $1, v.row_id, (select last_sequence from datasets where id = $1) - $2::bigint + v.position,
-                    v.schema_version, v.previous_revision_id,
-                    v.run_id, v.actor_id, v.request_id, v.request_hash, v.origin, v.kind, v.changed_field_ids,
-                    v.data, v.evidence, v.overrides, v.missing_reasons, v.presence, v.created_at, v.before,
-                    v.before_overrides
-               from json_to_recordset($3::json) as v${revisionRecordsetType}`,
-          [datasetId, count, parameter],
-        );
-        return Effect.gen(function* () {
-          const [allocated] = yield* counter;
-          if (!allocated) {
-            return yield* Effect.fail(
-              new StorageFailure({ message: `PostgreSQL: revisions for dataset ${datasetId}, which does not exist.` }),
-            );
-          }
-          yield* inserted;
-          return Number(allocated.last_sequence) - count + 1;
-        });
-      });
+        ),
+        (sent) =>
+          Effect.flatMap(sent, ([allocated]) =>
+            allocated
+              ? Effect.succeed(Number(allocated.last_sequence) - count + 1)
+              : Effect.fail(
+                  new StorageFailure({
+                    message: `PostgreSQL: revisions for dataset ${datasetId}, which does not exist.`,
+                  }),
+                ),
+          ),
+      );
+
+/**
+ * Appends revisions, encoded by `revisionsAsCopy` with their allocated sequences, with COPY:
+ * revisions are only ever inserted, and COPY reads each json column once where json_to_recordset
+ * parsed the whole parameter and then each json field again (decision 0025). Sent (`Sql.copy`).
+ */
+export const sendRevisions = (tx: Sql, encoded: string): Effect.Effect<Effect.Effect<void, StorageFailure>> =>
+  encoded === "" ? Effect.succeed(Effect.void) : tx.copy(`copy revisions (${revisionColumns}) from stdin`, encoded);
 
 const appendRevisions = (tx: Sql, datasetId: string, revisions: ReadonlyArray<NewRevision>) =>
-  Effect.flatten(sendRevisions(tx, datasetId, revisions.length, revisionsAsRecordset(revisions)));
+  Effect.gen(function* () {
+    const first = yield* Effect.flatten(sendSequenceAllocation(tx, datasetId, revisions.length));
+    yield* Effect.flatten(sendRevisions(tx, revisionsAsCopy(datasetId, first, revisions)));
+    return first;
+  });
 
 const decodeObservation = storedDecoder(SourceObservation, "PostgreSQL", "observation");
 

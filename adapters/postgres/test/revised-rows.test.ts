@@ -1,30 +1,20 @@
-import { anAcceptance, aQueuedRun, seedOwnerWithDataset } from "@gleaner/conformance";
+import { anAcceptance, seedOwnerWithDataset } from "@gleaner/conformance";
 import { Storage } from "@gleaner/core";
 import { expect } from "chai";
-import type * as Effect from "effect/Effect";
-import * as ManagedRuntime from "effect/ManagedRuntime";
 import * as Option from "effect/Option";
-import { PostgresStoreLive } from "../src/index.js";
-import { dropSchema, freshSchema, whenPostgresReachable } from "./support.js";
+import { aClaimedRun, aStoreOnItsOwnSchema, whenPostgresReachable } from "./support.js";
 
-// An accepted row whose state is its new revision's is stored from that revision (decision 0020);
-// one that only names a revision but holds other values must keep its own.
+// An accepted row whose state is its new revision's is stored from that revision (decision 0020) or,
+// when it is new, copied with its state (decision 0025); one that only names a revision but holds
+// other values keeps its own. Every read of rows gives each row's own state.
 await whenPostgresReachable("postgres store: rows written with their revisions", (url) => {
   describe("postgres store: rows written with their revisions", () => {
-    const schema = freshSchema();
-    const runtime = ManagedRuntime.make(PostgresStoreLive({ url, schema, poolSize: 4 }));
-    const run = <A, E>(effect: Effect.Effect<A, E>) => runtime.runPromise(effect);
-    after(async () => {
-      await runtime.dispose();
-      await dropSchema(url, schema);
-    });
+    const { run } = aStoreOnItsOwnSchema(url);
 
     it("reads each accepted row back with its own values, whether or not they are its revision's", async () => {
       const storage = await run(Storage);
       const { dataset } = await run(seedOwnerWithDataset(10));
-      const queued = aQueuedRun(dataset);
-      await run(storage.insertRun(queued));
-      const running = Option.getOrThrow(await run(storage.claimRun(queued.id, new Date().toISOString(), false)));
+      const running = await run(aClaimedRun(dataset));
       const acceptance = anAcceptance(running, 1, ["same", "own"]);
       const [sameEntry, own] = acceptance.rows;
       // "same" holds its revision's very objects, as core's reconcile builds a revised row.
@@ -58,6 +48,52 @@ await whenPostgresReachable("postgres store: rows written with their revisions",
       expect(stored.get(same.row.rowKey)?.revisionId).to.equal(same.row.revisionId);
       expect(stored.get(ownRow.rowKey)?.data).to.deep.equal(ownRow.data);
       expect(stored.get(ownRow.rowKey)?.data).to.not.deep.equal(acceptance.revisions[1]!.data);
+      // Every read of rows gives the revision's state for the row written with it.
+      const listed = await run(storage.listRows(dataset.id, { after: null, since: null, statuses: [], limit: 10 }));
+      expect(listed.find((row) => row.rowKey === same.row.rowKey)?.evidence).to.deep.equal(same.row.evidence);
+      const got = Option.getOrThrow(await run(storage.getRow(dataset.id, same.row.id)));
+      expect([got.data, got.evidence, got.overrides, got.missingReasons]).to.deep.equal([
+        same.row.data,
+        same.row.evidence,
+        same.row.overrides,
+        same.row.missingReasons,
+      ]);
+    });
+
+    it("stores an edited row from its new revision, with its state", async () => {
+      const storage = await run(Storage);
+      const { dataset } = await run(seedOwnerWithDataset(10));
+      const running = await run(aClaimedRun(dataset));
+      const acceptance = anAcceptance(running, 1, ["edited"]);
+      // Values of its own, not its revision's objects.
+      const row = { ...acceptance.rows[0]!.row, data: { ...acceptance.rows[0]!.row.data } };
+      await run(storage.acceptRun({ ...acceptance, rows: [{ ...acceptance.rows[0]!, row }] }));
+
+      const edit = {
+        ...acceptance.revisions[0]!,
+        id: globalThis.crypto.randomUUID(),
+        previousRevisionId: row.revisionId,
+        runId: null,
+        origin: "user" as const,
+        kind: "edit" as const,
+        data: { ...row.data, edited: "yes" },
+        before: row.data,
+        beforeOverrides: row.overrides,
+      };
+      // As core builds an edited row: the revision's very objects.
+      const editedRow = {
+        ...row,
+        data: edit.data,
+        evidence: edit.evidence,
+        overrides: edit.overrides,
+        missingReasons: edit.missingReasons,
+        presence: edit.presence,
+        revisionId: edit.id,
+      };
+      await run(storage.applyEdit(editedRow, row.revisionId, edit));
+      const [read] = await run(storage.loadRows(dataset.id));
+      expect(read?.data).to.deep.equal(edit.data);
+      expect(read?.revisionId).to.equal(edit.id);
     });
   });
 });

@@ -50,5 +50,36 @@ await whenPostgresReachable("postgres store: statements sent ahead in one transa
       expect(Exit.isSuccess(committed)).to.equal(true);
       expect(await count("sent_probe")).to.equal(3);
     });
+
+    it("queues a COPY with the statements sent around it, and rolls back whole when its data is refused", async () => {
+      const db = makeDb(pool);
+      const insert = `insert into "${schema}".sent_probe (n) values ($1)`;
+      const copy = `copy "${schema}".sent_probe (n) from stdin`;
+      await pool.query(`delete from "${schema}".sent_probe`);
+      const refused = await Effect.runPromiseExit(
+        db.transaction((tx) =>
+          Effect.gen(function* () {
+            const before = yield* tx.send(insert, [10]);
+            const copied = yield* tx.copy(copy, "11\nnot a number\n");
+            const after = yield* tx.send(insert, [12]);
+            yield* before;
+            yield* copied;
+            yield* after;
+          }),
+        ),
+      );
+      expect(Exit.isFailure(refused), "the line that is not an integer fails the transaction").to.equal(true);
+      expect(await count("sent_probe")).to.equal(0);
+      const committed = await Effect.runPromiseExit(
+        db.transaction((tx) =>
+          Effect.gen(function* () {
+            const sent = [yield* tx.send(insert, [1]), yield* tx.copy(copy, "2\n3\n"), yield* tx.send(insert, [4])];
+            yield* Effect.all(sent);
+          }),
+        ),
+      );
+      expect(Exit.isSuccess(committed)).to.equal(true);
+      expect(await count("sent_probe")).to.equal(4);
+    });
   });
 });

@@ -1,5 +1,11 @@
-import { describe, it } from "mocha";
+import { aQueuedRun } from "@gleaner/conformance";
+import { type DatasetRecord, Storage } from "@gleaner/core";
+import * as Effect from "effect/Effect";
+import * as ManagedRuntime from "effect/ManagedRuntime";
+import * as Option from "effect/Option";
+import { after, describe, it } from "mocha";
 import pg from "pg";
+import { PostgresStoreLive } from "../src/index.js";
 
 /**
  * Where the PostgreSQL tests connect: GLEANER_POSTGRES_URL, else the local trust-auth server as
@@ -75,4 +81,24 @@ export const dropSchema = async (url: string, schema: string): Promise<void> => 
   } finally {
     await client.end();
   }
+};
+
+/** A new run of `dataset`, stored and claimed: running, ready to be accepted. */
+export const aClaimedRun = (dataset: DatasetRecord) =>
+  Effect.gen(function* () {
+    const storage = yield* Storage;
+    const queued = aQueuedRun(dataset);
+    yield* storage.insertRun(queued);
+    return Option.getOrThrow(yield* storage.claimRun(queued.id, new Date().toISOString(), false));
+  });
+
+/** A store on a schema of its own for one describe block: disposed and the schema dropped after it. */
+export const aStoreOnItsOwnSchema = (url: string) => {
+  const schema = freshSchema();
+  const runtime = ManagedRuntime.make(PostgresStoreLive({ url, schema, poolSize: 4 }));
+  after(async () => {
+    await runtime.dispose();
+    await dropSchema(url, schema);
+  });
+  return { schema, run: <A, E>(effect: Effect.Effect<A, E>) => runtime.runPromise(effect) };
 };

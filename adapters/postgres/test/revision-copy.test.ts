@@ -1,0 +1,98 @@
+import { anAcceptance, seedOwnerWithDataset } from "@gleaner/conformance";
+import { Storage } from "@gleaner/core";
+import { expect } from "chai";
+import * as Option from "effect/Option";
+import pg from "pg";
+import { aClaimedRun, aStoreOnItsOwnSchema, whenPostgresReachable } from "./support.js";
+
+// An acceptance's revisions go to the server with COPY (decision 0025): streams in
+// COPY's text format instead of inserts whose JSON parameter the server parsed twice. The text
+// format has its own escapes, so awkward values must come back exactly as written.
+await whenPostgresReachable("postgres store: revisions written with COPY", (url) => {
+  describe("postgres store: revisions written with COPY", () => {
+    const { run } = aStoreOnItsOwnSchema(url);
+
+    /** What the store hands pg's clients while `work` runs: COPY streams and statements' first words. */
+    const sentDuring = async (work: () => Promise<void>) => {
+      const sent: string[] = [];
+      const query = pg.Client.prototype.query;
+      pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
+        const [first] = args as [unknown];
+        const text = typeof first === "string" ? first : (first as { text?: unknown } | null)?.text;
+        if (typeof text === "string") sent.push(text.trim().split(/\s+/).slice(0, 3).join(" ").toLowerCase());
+        return (query as (...a: unknown[]) => unknown).apply(this, args);
+      } as typeof query;
+      try {
+        await work();
+      } finally {
+        pg.Client.prototype.query = query;
+      }
+      return sent;
+    };
+
+    it("writes an acceptance's revisions with one COPY and reads awkward values back as written", async () => {
+      const storage = await run(Storage);
+      const { dataset } = await run(seedOwnerWithDataset(10));
+      const running = await run(aClaimedRun(dataset));
+      const acceptance = anAcceptance(running, 1, ["plain", "awkward"]);
+      const awkward = 'tab\there, line\nbreak, cr\r, backslash \\ and \\N, quote " and {brace}, NUL \u0000, ünï ✓';
+      const fieldIds = [globalThis.crypto.randomUUID(), globalThis.crypto.randomUUID()];
+      const revisions = acceptance.revisions.map((revision, i) =>
+        i === 0
+          ? revision
+          : {
+              ...revision,
+              data: { [awkward]: awkward, number: 1.5, flag: true, none: null },
+              changedFieldIds: fieldIds,
+              evidence: { [awkward]: [] },
+            },
+      );
+      const rows = acceptance.rows.map((entry, i) =>
+        i === 0
+          ? entry
+          : {
+              ...entry,
+              // Its revision's very objects, as core's reconcile builds a revised row.
+              row: {
+                ...entry.row,
+                data: revisions[i]!.data,
+                evidence: revisions[i]!.evidence,
+                overrides: revisions[i]!.overrides,
+                missingReasons: revisions[i]!.missingReasons,
+                presence: revisions[i]!.presence,
+              },
+            },
+      );
+
+      const sent = await sentDuring(async () => {
+        expect((await run(storage.acceptRun({ ...acceptance, revisions, rows })))._tag).to.equal("Accepted");
+      });
+      expect(sent.filter((text) => text.startsWith("copy revisions"))).to.have.length(1);
+      expect(sent.filter((text) => text.startsWith("insert into revisions"))).to.deep.equal([]);
+
+      const stored = await run(
+        storage.listRevisions(dataset.id, {
+          after: 0,
+          through: Number.MAX_SAFE_INTEGER,
+          limit: 10,
+          rowId: null,
+          fieldId: null,
+        }),
+      );
+      expect(stored.map((r) => r.sequence)).to.deep.equal([1, 2]);
+      expect(stored[1]?.data).to.deep.equal(revisions[1]!.data);
+      expect(stored[1]?.evidence).to.deep.equal(revisions[1]!.evidence);
+      expect(stored[1]?.changedFieldIds).to.deep.equal(fieldIds);
+      expect(stored[0]?.data).to.deep.equal(revisions[0]!.data);
+      const row = Option.getOrThrow(await run(storage.getRow(dataset.id, rows[1]!.row.id)));
+      expect(row.data).to.deep.equal(revisions[1]!.data);
+      // The plain row holds objects of its own (not its revision's), written with its state.
+      const plain = Option.getOrThrow(await run(storage.getRow(dataset.id, rows[0]!.row.id)));
+      expect([plain.data, plain.evidence, plain.revisionId]).to.deep.equal([
+        rows[0]!.row.data,
+        rows[0]!.row.evidence,
+        rows[0]!.row.revisionId,
+      ]);
+    });
+  });
+});
