@@ -105,7 +105,9 @@ const main = async () => {
   const bodies = new Map<number, string>();
   let cursor: string | null = null;
   for (let page = 1; page <= FAR_PAGE; page++) {
-    const answer: Response = await fetch(cursor ? `${rowsUrl}&cursor=${encodeURIComponent(cursor)}` : rowsUrl, { headers });
+    const answer: Response = await fetch(cursor ? `${rowsUrl}&cursor=${encodeURIComponent(cursor)}` : rowsUrl, {
+      headers,
+    });
     const text: string = await answer.text();
     if (answer.status !== 200) throw new Error(`page ${page}: ${answer.status} ${text}`);
     if (page === 1 || page === FAR_PAGE) bodies.set(page, text);

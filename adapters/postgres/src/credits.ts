@@ -34,10 +34,7 @@ export const makeCredits = (db: Db): CreditsService => ({
     !isUuid(ownerId)
       ? Effect.succeed(0)
       : db
-          .query<{ balance: string }>(
-            "select balance::text as balance from owners where id = $1",
-            [ownerId],
-          )
+          .query<{ balance: string }>("select balance::text as balance from owners where id = $1", [ownerId])
           .pipe(Effect.map((rows) => Number(rows[0]?.balance ?? 0))),
 
   grant: (ownerId, amount) =>

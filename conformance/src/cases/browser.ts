@@ -5,7 +5,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { type Body, browserListDataset } from "../bodies.js";
 import { booksDataset, columnId, runToEnd } from "../books.js";
-import type { Capability, Owner, SuiteContext } from "../context.js";
+import type { Capability, SuiteContext } from "../context.js";
 import { type BooksSite, startBooksSite } from "../sites/index.js";
 import { createDataset } from "./rows.js";
 import { browserHostileCases } from "./browser-hostile.js";

@@ -13,8 +13,7 @@ const published = (steps: (recorder: TraceRecorder) => Effect.Effect<void>) => {
   return Effect.runPromise(steps(recorder).pipe(Effect.provide(TestContext.TestContext))).then(() => snapshots);
 };
 const wait = (ms: number) => TestClock.adjust(Duration.millis(ms));
-const step = (recorder: TraceRecorder, phase: "read" | "extract", ms: number) =>
-  recorder.timed(phase, wait(ms));
+const step = (recorder: TraceRecorder, phase: "read" | "extract", ms: number) => recorder.timed(phase, wait(ms));
 
 describe("run trace progress", () => {
   it("publishes nothing for a run that ends within its first interval, phase changes included", async () => {

@@ -11,7 +11,7 @@ import { expect } from "chai";
 const root = fileURLToPath(new URL("../../../", import.meta.url));
 const readme = readFileSync(`${root}README.md`, "utf8");
 const block = (tag: string): string => {
-  const match = new RegExp("```sh " + tag + "\\n([\\s\\S]*?)```").exec(readme);
+  const match = new RegExp(`\`\`\`sh ${tag}\\n([\\s\\S]*?)\`\`\``).exec(readme);
   if (!match?.[1]) throw new Error(`README.md has no \`\`\`sh ${tag} block.`);
   return match[1];
 };
