@@ -4,9 +4,8 @@ import { expect } from "chai";
 import * as Option from "effect/Option";
 import { aClaimedRun, aStoreOnItsOwnSchema, whenPostgresReachable } from "./support.js";
 
-// An accepted row whose state is its new revision's is stored from that revision (decision 0020) or,
-// when it is new, copied with its state (decision 0025); one that only names a revision but holds
-// other values keeps its own. Every read of rows gives each row's own state.
+// An accepted row whose state is its new revision's is stored from that revision (decision 0020); one
+// that only names a revision but holds other values keeps its own. Every read of rows gives each row's own state.
 await whenPostgresReachable("postgres store: rows written with their revisions", (url) => {
   describe("postgres store: rows written with their revisions", () => {
     const { run } = aStoreOnItsOwnSchema(url);
