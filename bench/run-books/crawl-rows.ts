@@ -69,6 +69,14 @@ export const RESULT_MARKER = "@@bench-result ";
  */
 export const DONE_MARKER = "@@bench-done ";
 
+/** A Crawlee child's environment: its own storage folder, purged at start and never persisted. */
+export const crawleeEnv = (storage: string): NodeJS.ProcessEnv => ({
+  ...process.env,
+  CRAWLEE_STORAGE_DIR: storage,
+  CRAWLEE_PURGE_ON_START: "true",
+  CRAWLEE_PERSIST_STORAGE: "false",
+});
+
 export const report = (result: ChildResult): void => {
   process.stdout.write(`\n${RESULT_MARKER}${JSON.stringify(result)}\n`);
 };

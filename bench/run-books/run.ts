@@ -26,7 +26,7 @@ import { fileURLToPath } from "node:url";
 import { isDeepStrictEqual } from "node:util";
 import { BOOKS_SELECTORS, startBooksSite } from "@gleaner/conformance";
 import { booksDataset } from "./books.js";
-import { type ChildResult, DONE_MARKER, PAGES, RESULT_MARKER, SELECTORS } from "./crawl-rows.js";
+import { type ChildResult, crawleeEnv, DONE_MARKER, PAGES, RESULT_MARKER, SELECTORS } from "./crawl-rows.js";
 import { median } from "../median.js";
 
 const here = fileURLToPath(new URL(".", import.meta.url));
@@ -90,12 +90,7 @@ const runChild = (c: Contender): Promise<Sample> => {
     const dataset = c.script === "gleaner.ts" ? [JSON.stringify(booksDataset(site.url))] : [];
     const child = spawn(process.execPath, ["--import", "tsx", join(here, c.script), ...c.args, site.url, ...dataset], {
       cwd: here,
-      env: {
-        ...process.env,
-        CRAWLEE_STORAGE_DIR: storage,
-        CRAWLEE_PURGE_ON_START: "true",
-        CRAWLEE_PERSIST_STORAGE: "false",
-      },
+      env: crawleeEnv(storage),
       stdio: ["ignore", "pipe", "inherit"],
     });
     let done: { at: number; rssMb: number } | undefined;

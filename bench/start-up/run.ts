@@ -31,7 +31,7 @@ import { positiveIntegerArg } from "../args.js";
 import { clientOf, createDataset, runToSuccess } from "../host-client.js";
 import { median } from "../median.js";
 import { booksDataset } from "../run-books/books.js";
-import { DONE_MARKER } from "../run-books/crawl-rows.js";
+import { crawleeEnv, DONE_MARKER } from "../run-books/crawl-rows.js";
 
 const here = fileURLToPath(new URL(".", import.meta.url));
 const rounds = positiveIntegerArg("rounds", 5);
@@ -108,12 +108,7 @@ const crawlee = (script: string): Promise<Sample> =>
     const spawnedAt = performance.now();
     const child = spawn(process.execPath, [script, "cheerio", "sequential", site.url], {
       cwd: here,
-      env: {
-        ...process.env,
-        CRAWLEE_STORAGE_DIR: storage,
-        CRAWLEE_PURGE_ON_START: "true",
-        CRAWLEE_PERSIST_STORAGE: "false",
-      },
+      env: crawleeEnv(storage),
       stdio: ["ignore", "pipe", "inherit"],
     });
     let done: Sample | undefined;

@@ -11,7 +11,7 @@ import {
 } from "@gleaner/core";
 import * as Clock from "effect/Clock";
 import * as Effect from "effect/Effect";
-import type { Db, Sql } from "./db.js";
+import type { Db, Transaction } from "./db.js";
 import { artifactBodies, storeMissingBodies } from "./page-bodies.js";
 import { writePageReads } from "./page-reads.js";
 import { revisionsAsCopy, type RunRow, runColumns, toRun } from "./records.js";
@@ -63,7 +63,10 @@ const acceptInTransaction = (db: Db, acceptance: RunAcceptance) =>
     }),
   );
 
-const readFacts = (tx: Sql, { run, charge, rows }: RunAcceptance): Effect.Effect<AcceptanceFacts, StorageFailure> =>
+const readFacts = (
+  tx: Transaction,
+  { run, charge, rows }: RunAcceptance,
+): Effect.Effect<AcceptanceFacts, StorageFailure> =>
   Effect.gen(function* () {
     const [stored] = yield* tx.query<RunRow>(`select ${runColumns} from runs where id = $1 for no key update`, [
       run.id,
@@ -93,12 +96,12 @@ const readFacts = (tx: Sql, { run, charge, rows }: RunAcceptance): Effect.Effect
 
 /**
  * Writes an accepted run; answers the run as stored (stamped once its rows are written). Each large
- * parameter is encoded while the server executes the statement before it (`Sql.send`), then that
+ * parameter is encoded while the server executes the statement before it (`Transaction.send`), then that
  * statement is awaited and the next one sent: the host's JSON encoding and the server's work no
  * longer take turns. The statements run in the order written here, in one transaction.
  */
 const writeAccepted = (
-  tx: Sql,
+  tx: Transaction,
   acceptance: RunAcceptance,
   charge: LedgerEntry | null,
 ): Effect.Effect<RunRecord, StorageFailure> =>

@@ -11,6 +11,14 @@ export interface Sql {
     text: string,
     values?: ReadonlyArray<unknown>,
   ) => Effect.Effect<ReadonlyArray<R>, StorageFailure>;
+}
+
+/**
+ * One transaction's connection, which can also send statements ahead: only a transaction's writes
+ * are large enough to encode one while the server runs another, and only there is their order one
+ * connection's.
+ */
+export interface Transaction extends Sql {
   /**
    * Sends a statement and answers the Effect that awaits its rows, so the host can encode the next
    * statement's parameters while the server executes this one. On a transaction's connection the
@@ -34,7 +42,7 @@ export interface Db extends Sql {
    * Runs `work` on one connection between BEGIN and COMMIT; any failure (or interruption) rolls
    * back. Success values commit, including "nothing to do" outcomes: they wrote nothing.
    */
-  readonly transaction: <A, E>(work: (tx: Sql) => Effect.Effect<A, E>) => Effect.Effect<A, E | StorageFailure>;
+  readonly transaction: <A, E>(work: (tx: Transaction) => Effect.Effect<A, E>) => Effect.Effect<A, E | StorageFailure>;
 }
 
 /**
@@ -91,23 +99,6 @@ const sqlOf = (client: pg.Pool): Sql => ({
       try: () => client.query<R>(text, values as unknown[] | undefined),
       catch: storageFailure(firstWords(text)),
     }).pipe(Effect.map((result) => result.rows)),
-  send: <R extends pg.QueryResultRow>(text: string, values?: ReadonlyArray<unknown>) =>
-    Effect.sync(() => awaitRows<R>(text, client.query<R>(text, values as unknown[] | undefined))),
-  copy: (text: string, data: string) =>
-    Effect.sync(() =>
-      awaitSent(
-        text,
-        client.connect().then((connected) =>
-          copyIn(connected, text, data).then(
-            () => connected.release(),
-            (error) => {
-              connected.release(error instanceof Error ? error : new Error(String(error)));
-              throw error;
-            },
-          ),
-        ),
-      ),
-    ),
 });
 
 /** The Effect awaiting a statement already sent; until it is awaited a rejection is not unhandled. */
@@ -127,7 +118,7 @@ const awaitRows = <R extends pg.QueryResultRow>(text: string, sent: Promise<pg.Q
  * with it. `settled` resolves once nothing is in flight, so ROLLBACK is never dispatched ahead of a
  * statement still waiting its turn, which would then run outside the transaction.
  */
-const sqlOfTransaction = (client: pg.PoolClient): Sql & { readonly settled: () => Promise<void> } => {
+const sqlOfTransaction = (client: pg.PoolClient): Transaction & { readonly settled: () => Promise<void> } => {
   let last: Promise<unknown> = Promise.resolve();
   let idle = true;
   const dispatch = <A>(run: () => Promise<A>) => {
@@ -166,7 +157,7 @@ const ignoreDropped = (): void => undefined;
 
 export const makeDb = (pool: pg.Pool): Db => ({
   ...sqlOf(pool),
-  transaction: <A, E>(work: (tx: Sql) => Effect.Effect<A, E>) =>
+  transaction: <A, E>(work: (tx: Transaction) => Effect.Effect<A, E>) =>
     Effect.acquireUseRelease(
       Effect.tryPromise({
         try: async () => {

@@ -8,7 +8,7 @@ import {
 import * as Effect from "effect/Effect";
 import * as Either from "effect/Either";
 import * as Option from "effect/Option";
-import type { Db, Sql } from "./db.js";
+import type { Db, Transaction } from "./db.js";
 import { isUuid } from "./db.js";
 
 interface PageReadRow {
@@ -79,7 +79,7 @@ export const acceptedRead = (db: Db, datasetId: string, url: string) =>
  * this acceptance stores (the very array, as the engine builds both) is sent without them and
  * names that observation instead (migration 0013): the excerpts are stored once.
  */
-export const writePageReads = (tx: Sql, { run, pageReads, observations }: RunAcceptance) =>
+export const writePageReads = (tx: Transaction, { run, pageReads, observations }: RunAcceptance) =>
   pageReads === undefined
     ? Effect.void
     : Effect.all(
@@ -109,6 +109,9 @@ export const writePageReads = (tx: Sql, { run, pageReads, observations }: RunAcc
         { discard: true },
       );
 
+/** An extraction kept without its entries (they are its observation's): every other field as it is. */
+const withoutEntries = ({ entries: _, ...kept }: StoredExtraction) => kept;
+
 /** writePageReads' recordset: a reused page without extraction, a parsed one without the entries it shares. */
 const pageReadsParameter = (pages: PageReadsToKeep["pages"], observations: RunAcceptance["observations"]): string => {
   const observationOf = new Map(observations.map((o) => [o.entries, o.id]));
@@ -122,11 +125,7 @@ const pageReadsParameter = (pages: PageReadsToKeep["pages"], observations: RunAc
         content_type: p.contentType,
         etag: p.etag,
         last_modified: p.lastModified,
-        extraction: p.reused
-          ? null
-          : observationId === undefined
-            ? p.extraction
-            : { records: p.extraction.records, next: p.extraction.next },
+        extraction: p.reused ? null : observationId === undefined ? p.extraction : withoutEntries(p.extraction),
         entries_observation_id: observationId ?? null,
       };
     }),

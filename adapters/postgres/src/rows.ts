@@ -18,7 +18,7 @@ import {
   duplicateRequest,
   firstDecoded,
   isUuid,
-  type Sql,
+  type Transaction,
   staleRevision,
 } from "./db.js";
 import {
@@ -42,11 +42,11 @@ import {
  * whose state is that of a revision in `written` (already inserted in this transaction) takes it
  * from that revision row rather than from a second copy of the JSON; if that revision were not
  * there, the NOT NULL columns would refuse the write and the transaction would roll back.
- * Sends the statement (`Sql.send`), its parameter encoded by `rowsParameter`, and answers the
+ * Sends the statement (`Transaction.send`), its parameter encoded by `rowsParameter`, and answers the
  * Effect awaiting it.
  */
 export const sendRows = (
-  tx: Sql,
+  tx: Transaction,
   datasetId: string,
   parameter: string | null,
 ): Effect.Effect<Effect.Effect<void, StorageFailure>> => {
@@ -79,7 +79,7 @@ export const rowsParameter = (rows: ReadonlyArray<RowRecord>, written: ReadonlyA
 };
 
 const upsertRows = (
-  tx: Sql,
+  tx: Transaction,
   datasetId: string,
   rows: ReadonlyArray<RowRecord>,
   written: ReadonlyArray<NewRevision> = [],
@@ -88,9 +88,9 @@ const upsertRows = (
 /**
  * Records that `acceptance.run` saw its dataset (migration 0009): every acceptance replaces the
  * sighting, so the rows it did not rewrite read with its seen-markers. A run that saw rows unchanged
- * gives them all one `observedAt` (core's acceptance time): that is the sighting's. Sent (`Sql.send`).
+ * gives them all one `observedAt` (core's acceptance time): that is the sighting's. Sent (`Transaction.send`).
  */
-export const sendSighting = (tx: Sql, { run, rows }: RunAcceptance) => {
+export const sendSighting = (tx: Transaction, { run, rows }: RunAcceptance) => {
   const observedAt = rows.find((r) => r.seenOnly)?.row.observedAt ?? run.completedAt ?? run.startedAt;
   return tx
     .send(
@@ -104,10 +104,10 @@ export const sendSighting = (tx: Sql, { run, rows }: RunAcceptance) => {
 /**
  * Allocates `count` sequences of the dataset's revision counter: last + 1 … last + n. The UPDATE
  * also locks the dataset row until commit, so concurrent writers get consecutive, gapless blocks.
- * Sent (`Sql.send`); the Effect awaiting it gives the first sequence allocated.
+ * Sent (`Transaction.send`); the Effect awaiting it gives the first sequence allocated.
  */
 export const sendSequenceAllocation = (
-  tx: Sql,
+  tx: Transaction,
   datasetId: string,
   count: number,
 ): Effect.Effect<Effect.Effect<number, StorageFailure>> =>
@@ -133,12 +133,12 @@ export const sendSequenceAllocation = (
 /**
  * Appends revisions, encoded by `revisionsAsCopy` with their allocated sequences, with COPY:
  * revisions are only ever inserted, and COPY reads each json column once where json_to_recordset
- * parsed the whole parameter and then each json field again (decision 0025). Sent (`Sql.copy`).
+ * parsed the whole parameter and then each json field again (decision 0025). Sent (`Transaction.copy`).
  */
-export const sendRevisions = (tx: Sql, encoded: string): Effect.Effect<Effect.Effect<void, StorageFailure>> =>
+export const sendRevisions = (tx: Transaction, encoded: string): Effect.Effect<Effect.Effect<void, StorageFailure>> =>
   encoded === "" ? Effect.succeed(Effect.void) : tx.copy(`copy revisions (${revisionColumns}) from stdin`, encoded);
 
-const appendRevisions = (tx: Sql, datasetId: string, revisions: ReadonlyArray<NewRevision>) =>
+const appendRevisions = (tx: Transaction, datasetId: string, revisions: ReadonlyArray<NewRevision>) =>
   Effect.gen(function* () {
     const first = yield* Effect.flatten(sendSequenceAllocation(tx, datasetId, revisions.length));
     yield* Effect.flatten(sendRevisions(tx, revisionsAsCopy(datasetId, first, revisions)));

@@ -8,14 +8,14 @@ import {
   storedDecoder,
 } from "@gleaner/core";
 import * as Effect from "effect/Effect";
-import { iso, type Sql } from "./db.js";
+import { iso, type Transaction } from "./db.js";
 import { artifactBodies, storeMissingBodies } from "./page-bodies.js";
 import { runValues } from "./records.js";
 
 // Writes shared by finishRun and acceptRun, and the artifact mapping.
 
-/** Overwrites every field of a stored run but its dataset and owner, which never change. Sent (`Sql.send`). */
-export const sendRun = (tx: Sql, run: RunRecord) => {
+/** Overwrites every field of a stored run but its dataset and owner, which never change. Sent (`Transaction.send`). */
+export const sendRun = (tx: Transaction, run: RunRecord) => {
   const [id, _datasetId, _ownerId, ...fields] = runValues(run);
   return tx
     .send(
@@ -27,7 +27,7 @@ export const sendRun = (tx: Sql, run: RunRecord) => {
     .pipe(Effect.map(Effect.asVoid));
 };
 
-export const writeRun = (tx: Sql, run: RunRecord) => Effect.flatten(sendRun(tx, run));
+export const writeRun = (tx: Transaction, run: RunRecord) => Effect.flatten(sendRun(tx, run));
 
 /**
  * A run's evidence as its statements send it: every part but the trace, which an acceptance's stamp
@@ -65,9 +65,9 @@ export const encodeEvidence = (evidence: Omit<RunEvidence, "trace">): EncodedEvi
 /**
  * Replaces a run's evidence whole (memory keeps one RunEvidence per run and overwrites it), bodies
  * aside (`sendMissingBodies`). Artifacts get their own rows so one can be read without loading the
- * rest; their order is kept. Sent (`Sql.send`).
+ * rest; their order is kept. Sent (`Transaction.send`).
  */
-export const sendEvidence = (tx: Sql, runId: RunId, trace: RunEvidence["trace"], encoded: EncodedEvidence) =>
+export const sendEvidence = (tx: Transaction, runId: RunId, trace: RunEvidence["trace"], encoded: EncodedEvidence) =>
   Effect.map(
     Effect.all([
       tx.send(
@@ -92,7 +92,7 @@ export const sendEvidence = (tx: Sql, runId: RunId, trace: RunEvidence["trace"],
   );
 
 /** Writes a run's evidence whole, its page bodies included (each once per digest). */
-export const writeEvidence = (tx: Sql, runId: RunId, evidence: RunEvidence) =>
+export const writeEvidence = (tx: Transaction, runId: RunId, evidence: RunEvidence) =>
   Effect.gen(function* () {
     yield* Effect.flatten(sendEvidence(tx, runId, evidence.trace, encodeEvidence(evidence)));
     yield* storeMissingBodies(tx, artifactBodies(evidence.artifacts));

@@ -12,7 +12,7 @@ import {
 } from "@gleaner/core";
 import * as Effect from "effect/Effect";
 import * as Option from "effect/Option";
-import { allDecoded, type Db, firstDecoded, iso, isoOrNull, isUuid, type Sql } from "./db.js";
+import { allDecoded, type Db, firstDecoded, iso, isoOrNull, isUuid, type Transaction } from "./db.js";
 
 // Rows are decoded with core's webhook schemas (a stored value they refuse is a StorageFailure
 // naming the record and the field), never cast: a malformed payload is not signed and sent.
@@ -97,7 +97,11 @@ const decodeDatasetId = storedDecoder(DatasetId, "PostgreSQL", "webhook message'
  * Writes a finished run's outbox messages inside the caller's transaction (acceptRun, finishRun):
  * core says which; the run's outcome and its events commit together or not at all.
  */
-export const writeOutbox = (tx: Sql, run: RunRecord, changes: RunChanges | null): Effect.Effect<void, StorageFailure> =>
+export const writeOutbox = (
+  tx: Transaction,
+  run: RunRecord,
+  changes: RunChanges | null,
+): Effect.Effect<void, StorageFailure> =>
   Effect.gen(function* () {
     const webhooks = yield* tx.query<WebhookRow>(
       `select ${webhookColumns} from webhooks where owner_id = $1 order by created_at, id`,
