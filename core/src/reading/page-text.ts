@@ -27,9 +27,49 @@ export const withoutTags = (text: string): string => {
   return text.slice(0, end).replace(tag, " ") + text.slice(end);
 };
 
+/** One invisible element or comment, matched where it starts (a match can only start at a `<`). */
+const invisibleAt = new RegExp(invisible.source, "iy");
+/** Which kind of invisible element (or a comment, `!--`) a `<` could open. */
+const invisibleKindAt = /<(?:(script|style|noscript|template|svg|head)\b|!--)/iy;
+
+/**
+ * Where the invisible element or comment starting at `at` ends, or -1. A kind that once finds no end
+ * never will further on: its first `>` and its closing would lie after this one's. So `hopeless`
+ * remembers it, and a hostile page of unclosed `<script>`s or `<!--`s is not scanned once per `<`.
+ */
+const invisibleEnd = (html: string, at: number, hopeless: Set<string>): number => {
+  invisibleKindAt.lastIndex = at;
+  const start = invisibleKindAt.exec(html);
+  if (!start) return -1;
+  const kind = start[1]?.toLowerCase() ?? "!--";
+  if (hopeless.has(kind)) return -1;
+  invisibleAt.lastIndex = at;
+  if (invisibleAt.test(html)) return invisibleAt.lastIndex;
+  hopeless.add(kind);
+  return -1;
+};
+
+/** `html.replace(invisible, " ")` in linear time (invisibleEnd). */
+export const withoutInvisible = (html: string): string => {
+  const hopeless = new Set<string>();
+  let shown = "";
+  let from = 0;
+  for (let at = html.indexOf("<"); at !== -1; ) {
+    const end = invisibleEnd(html, at, hopeless);
+    if (end === -1) {
+      at = html.indexOf("<", at + 1);
+      continue;
+    }
+    shown += `${html.slice(from, at)} `;
+    from = end;
+    at = html.indexOf("<", from);
+  }
+  return shown + html.slice(from);
+};
+
 /** The visible text of a page, whitespace-collapsed: what a reader would see, roughly. */
 export const visibleText = (html: string): string =>
-  decodeReferences(withoutTags(html.replace(invisible, " ")))
+  decodeReferences(withoutTags(withoutInvisible(html)))
     .replace(/[\s\u00a0]+/g, " ")
     .trim();
 
@@ -39,9 +79,6 @@ const nonSpace = /\S/;
  * it, in `visibleText` as here, so a page holding one takes the full pass and fails as it always did.
  */
 const outOfRangeReference = /&#(x[0-9a-f]{6,}|[0-9]{7,});/i;
-
-/** One invisible element or comment, matched where it starts (a match can only start at a `<`). */
-const invisibleAt = new RegExp(invisible.source, "iy");
 
 /**
  * `visibleText(html).length > 0`, without building the text. The page is read once from the start as
@@ -58,6 +95,7 @@ export const hasVisibleText = (html: string): boolean => {
   // A reference over U+10FFFF makes `visibleText` throw; the shown text holds one only if the page does
   // (a skipped element becomes a space, which no reference contains), and such a page takes the full pass.
   if (outOfRangeReference.test(html)) return visibleText(html).length > 0;
+  const hopeless = new Set<string>();
   let piece = ""; // the shown text since the last tag ended
   let at = 0;
   let runStart = 0; // where the part of `html` not yet added to `piece` (or `tag`) begins
@@ -74,12 +112,12 @@ export const hasVisibleText = (html: string): boolean => {
     const stop = lt !== -1 && (next === -1 || lt < next) ? lt : next;
     if (stop === -1) break;
     if (html.charCodeAt(stop) === 60 /* < */) {
-      invisibleAt.lastIndex = stop;
-      if (invisibleAt.test(html)) {
+      const end = invisibleEnd(html, stop, hopeless);
+      if (end !== -1) {
         const skipped = html.slice(runStart, stop);
         if (tag === null) piece += `${skipped} `;
         else tag += `${skipped} `;
-        at = runStart = invisibleAt.lastIndex;
+        at = runStart = end;
         continue;
       }
       if (tag === null) {
