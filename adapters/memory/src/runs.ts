@@ -138,6 +138,8 @@ export const makeMemoryRuns = (state: MemoryState): RunStorage => ({
       const { reused: _reused, ...read } = page;
       return Option.some({ ...read, runId: kept.runId, recipe: kept.recipe });
     }),
+  // Each artifact keeps its own body here: the run's evidence brings every body it cites.
+  storePageBodyAhead: () => Effect.void,
   getArtifact: (runId, artifactId) =>
     Effect.sync(() => Option.fromNullable(state.evidence.get(runId)?.artifacts.find((a) => a.id === artifactId))),
 });

@@ -123,6 +123,8 @@ export const makeRunMethods = (mongo: Mongo): RunStorage => {
             const doc = await mongo.collections.pageReads.findOne({ datasetId: toUuid(datasetId), url });
             return doc ? Option.some(pageReadFromDoc(doc)) : Option.none();
           }),
+    // Each artifact document keeps its own body: the run's evidence brings every body it cites.
+    storePageBodyAhead: () => Effect.void,
 
     getArtifact: (runId, artifactId) =>
       !isUuid(runId)

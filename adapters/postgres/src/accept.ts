@@ -14,7 +14,7 @@ import * as Effect from "effect/Effect";
 import type { Db, Transaction } from "./db.js";
 import { artifactBodies, storeMissingBodies } from "./page-bodies.js";
 import { writePageReads } from "./page-reads.js";
-import { revisionsAsCopy, type RunRow, runColumns, toRun } from "./records.js";
+import { observationsAsCopy, revisionsAsCopy, type RunRow, runColumns, toRun } from "./records.js";
 import { rowsParameter, sendRevisions, sendRows, sendSequenceAllocation, sendSighting } from "./rows.js";
 import { encodeEvidence, sendEvidence, sendRun, writeRun } from "./run-writes.js";
 import { writeOutbox } from "./webhooks.js";
@@ -126,20 +126,13 @@ const writeAccepted = (
       : Effect.void;
     // The revisions' sequences are allocated first, so their COPY lines can be encoded whole.
     const allocated = yield* sendSequenceAllocation(tx, run.datasetId, acceptance.revisions.length);
-    const observations = acceptance.observations.length === 0 ? null : JSON.stringify(acceptance.observations);
+    const observations = observationsAsCopy(acceptance.observations);
     yield* charged;
     const first = yield* allocated;
     const observed =
-      observations === null
+      observations === ""
         ? Effect.void
-        : yield* tx.send(
-            `insert into observations (id, dataset_id, run_id, document)
-         select (o->>'id')::uuid, (o->>'datasetId')::uuid, (o->>'runId')::uuid, o
-           from jsonb_array_elements($1::jsonb) as o
-         on conflict (id) do update set dataset_id = excluded.dataset_id, run_id = excluded.run_id,
-                                        document = excluded.document`,
-            [observations],
-          );
+        : yield* tx.copy("copy observations (id, dataset_id, run_id, document) from stdin", observations);
     const revisions = revisionsAsCopy(run.datasetId, first, acceptance.revisions);
     yield* observed;
     const revised = yield* sendRevisions(tx, revisions);

@@ -36,16 +36,25 @@ export const storeMissingBodies = (sql: Sql, bodies: ReadonlyArray<PageBody>): E
     const stored = new Set(present.map((row) => row.sha256));
     const missing = bodies.filter((b) => !stored.has(b.sha256));
     if (missing.length === 0) return;
-    // Each body a bytea parameter of its own: pg sends a Buffer as binary, so the bytes are neither
-    // escaped nor parsed as JSON on the way (base64 in jsonb cost ~60 ms for a 50-page run). Batches
-    // of 1000 keep a statement far under PostgreSQL's 65,535 parameters.
-    for (let at = 0; at < missing.length; at += 1000) {
-      const batch = missing.slice(at, at + 1000);
-      yield* sql.query(
-        `insert into page_bodies (sha256, body)
-         values ${batch.map((_, i) => `($${2 * i + 1}, $${2 * i + 2}::bytea)`).join(", ")}
-         on conflict (sha256) do nothing`,
-        batch.flatMap((b) => [b.sha256, Buffer.from(b.body, "utf8")]),
-      );
-    }
+    // Batches of 1000 keep a statement far under PostgreSQL's 65,535 parameters.
+    for (let at = 0; at < missing.length; at += 1000) yield* insertBodies(sql, missing.slice(at, at + 1000));
   });
+
+/**
+ * Stores one body a run has just read (Storage.storePageBodyAhead), while it reads on: without
+ * asking first, as a body read for the first time is the common case (a page unchanged since the
+ * last accepted read is not handed over at all), and ON CONFLICT adds nothing when it is there.
+ */
+export const storeBody = (sql: Sql, body: PageBody): Effect.Effect<void, StorageFailure> => insertBodies(sql, [body]);
+
+// Each body a bytea parameter of its own: pg sends a Buffer as binary, so the bytes are neither
+// escaped nor parsed as JSON on the way (base64 in jsonb cost ~60 ms for a 50-page run).
+const insertBodies = (sql: Sql, bodies: ReadonlyArray<PageBody>) =>
+  sql
+    .query(
+      `insert into page_bodies (sha256, body)
+       values ${bodies.map((_, i) => `($${2 * i + 1}, $${2 * i + 2}::bytea)`).join(", ")}
+       on conflict (sha256) do nothing`,
+      bodies.flatMap((b) => [b.sha256, Buffer.from(b.body, "utf8")]),
+    )
+    .pipe(Effect.asVoid);

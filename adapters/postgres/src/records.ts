@@ -12,6 +12,7 @@ import {
   type RowStatus,
   RunRecord,
   type RunStatus,
+  type SourceObservation,
   StoredRevision,
   storedDecoder,
 } from "@gleaner/core";
@@ -279,4 +280,14 @@ export const revisionsAsCopy = (datasetId: string, first: number, revisions: Rea
         copyJson(revision.beforeOverrides),
       ]),
     )
+    .join("");
+
+/**
+ * Observations as the lines of `copy observations (id, dataset_id, run_id, document) from stdin`:
+ * each observation is new (its id made by the run that read it, decision 0029), and its document the
+ * json text of the whole observation.
+ */
+export const observationsAsCopy = (observations: ReadonlyArray<SourceObservation>): string =>
+  observations
+    .map((o) => copyLine([copyText(o.id), copyText(o.datasetId ?? null), copyText(o.runId ?? null), copyJson(o)]))
     .join("");

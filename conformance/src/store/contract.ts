@@ -1,4 +1,5 @@
-import { Credits, type OwnerId, type RevisionId, Storage, type StorageService } from "@gleaner/core";
+import { createHash } from "node:crypto";
+import { Credits, newId, type OwnerId, type RevisionId, Storage, type StorageService } from "@gleaner/core";
 import { expect } from "chai";
 import * as Effect from "effect/Effect";
 import * as Either from "effect/Either";
@@ -225,6 +226,23 @@ export const storeContract = (store: StoreUnderTest): void => {
       expect(evidence).to.deep.equal(acceptance.evidence);
       const artifact = Option.getOrThrow(await run((s) => s.getArtifact(running.id, "page-1")));
       expect(artifact.body).to.equal("<p>a\u0000b</p>");
+    });
+
+    it("serves a page body handed over ahead (twice, at once) with the accepted run's artifact, as it was read", async () => {
+      const { running } = await runningRun(10);
+      const base = anAcceptance(running, 1, []);
+      const body = `<p>é\u0000 ahead ${newId()}</p>`;
+      const sha256 = createHash("sha256").update(body).digest("hex");
+      const [page] = base.evidence.artifacts;
+      const artifact = { ...page!, sha256, size: Buffer.byteLength(body), body };
+      await Promise.all([
+        run((s) => s.storePageBodyAhead(sha256, body)),
+        run((s) => s.storePageBodyAhead(sha256, body)),
+      ]);
+      // A run that never finishes exposes nothing of what it handed over.
+      expect(Option.getOrNull(await run((s) => s.getArtifact(running.id, artifact.id)))).to.equal(null);
+      await run((s) => s.acceptRun({ ...base, evidence: { ...base.evidence, artifacts: [artifact] } }));
+      expect(Option.getOrThrow(await run((s) => s.getArtifact(running.id, artifact.id))).body).to.equal(body);
     });
 
     it("stamps the run's completedAt and the trace's accept step when it writes them, in the same write", async () => {

@@ -27,6 +27,8 @@ import {
   toStoredExtraction,
 } from "./reuse.js";
 import type { TraceRecorder } from "./trace.js";
+import { bodiesAhead } from "./bodies-ahead.js";
+import { artifactBodyLimit } from "./evidence.js";
 
 /** A page that was read and extracted. */
 export interface ReadPage {
@@ -144,6 +146,7 @@ export const readSource = Effect.fn("run.read")(function* (
   let lookIn = reuseFrom;
   let url: string | null = source.url;
   let coverage: Coverage = { complete: true };
+  const bodies = bodiesAhead();
 
   while (url !== null) {
     if (pages.length >= source.maxPages) {
@@ -190,6 +193,11 @@ export const readSource = Effect.fn("run.read")(function* (
           : yield* sha256HexAndSize(fetched.page.body);
     const reuse =
       fetched !== null && kept !== null && (keptBytes || sameBytes(kept, fetched.page, sha256)) ? kept : null;
+    // A body new to the dataset goes to the store now, while the next pages are read (decision 0029);
+    // one the kept read had (reused, or equal text) is stored already.
+    if (reuseFrom !== null && fetched !== null && reuse === null && size <= artifactBodyLimit) {
+      yield* bodies.hand(sha256, fetched.page.body);
+    }
     const remaining = source.maxItems - records.length;
     // A page that fetched but cannot be parsed (over the document limits) fails its read alike; its
     // read step then spans the parse too. A page that parses has its parse in its extract step.
@@ -279,5 +287,6 @@ export const readSource = Effect.fn("run.read")(function* (
     const next: string | null = stored.next;
     url = next !== null && !visited.has(next) ? next : null;
   }
+  yield* bodies.settle;
   return { recipe, pages, records, failures, coverage } satisfies ReadOutcome;
 });

@@ -215,6 +215,7 @@ export type RunStorage = Pick<
   | "saveTraceProgress"
   | "getTraceProgress"
   | "acceptedRead"
+  | "storePageBodyAhead"
 >;
 export type RowStorage = Pick<
   StorageService,

@@ -131,9 +131,12 @@ const twoRuns = async (options: {
   tamper?: (read: AcceptedRead) => Effect.Effect<Option.Option<AcceptedRead>, StorageFailure>;
   /** The fetcher answers 304 to every conditional request. */
   notModified?: boolean;
+  /** The store fails every body handed over ahead. */
+  aheadFails?: boolean;
 }) => {
   const requests: FetchRequest[] = [];
   const lookups: string[] = [];
+  const handed: string[] = [];
   let tampering = false;
   const store = Layer.effect(
     Storage,
@@ -147,6 +150,13 @@ const twoRuns = async (options: {
           ),
           (found) =>
             tampering && options.tamper && Option.isSome(found) ? options.tamper(found.value) : Effect.succeed(found),
+        ),
+      storePageBodyAhead: (sha256: string, body: string) =>
+        Effect.andThen(
+          Effect.sync(() => handed.push(sha256)),
+          options.aheadFails
+            ? Effect.fail(new StorageFailure({ message: "page_bodies is away" }))
+            : storage.storePageBodyAhead(sha256, body),
         ),
     })),
   ).pipe(Layer.provideMerge(MemoryStoreLive));
@@ -182,11 +192,12 @@ const twoRuns = async (options: {
   };
   const first = await execute();
   const firstLookups = lookups.splice(0);
+  const firstHanded = handed.splice(0);
   tampering = true;
   requests.length = 0;
   const second = await execute();
   await runtime.dispose();
-  return { first, second, requests, firstLookups, secondLookups: lookups };
+  return { first, second, requests, firstLookups, secondLookups: lookups, firstHanded, secondHanded: handed };
 };
 
 describe("reuse of a page's extraction: the engine", () => {
@@ -194,6 +205,22 @@ describe("reuse of a page's extraction: the engine", () => {
     const { firstLookups, secondLookups } = await twoRuns({});
     expect(firstLookups).to.deep.equal([`${site}/p1`]);
     expect(secondLookups).to.deep.equal([`${site}/p1`, `${site}/p2`]);
+  });
+
+  it("hands each body new to the dataset to the store as it is read, none of an unchanged re-run (decision 0029)", async () => {
+    const { first, firstHanded, secondHanded } = await twoRuns({});
+    expect(firstHanded).to.deep.equal(first.evidence.artifacts.map((a) => a.sha256));
+    expect(firstHanded).to.have.length(2);
+    expect(secondHanded).to.deep.equal([]);
+  });
+
+  it("a store that cannot keep bodies ahead changes nothing: the run succeeds and its artifacts keep their bodies", async () => {
+    const { first, firstHanded } = await twoRuns({ aheadFails: true });
+    expect(firstHanded).to.have.length(2);
+    expect(first.stored.status).to.equal("succeeded");
+    expect(first.evidence.artifacts.map((a) => a.body)).to.deep.equal(
+      [`${site}/p1`, `${site}/p2`].map((u) => pages[u]),
+    );
   });
 
   it("an unchanged re-run parses nothing and records each reused page in its plan", async () => {
