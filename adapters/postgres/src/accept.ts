@@ -13,7 +13,7 @@ import * as Clock from "effect/Clock";
 import * as Effect from "effect/Effect";
 import type { Db, Transaction } from "./db.js";
 import { artifactBodies, storeMissingBodies } from "./page-bodies.js";
-import { writePageReads } from "./page-reads.js";
+import { sendPageReads } from "./page-reads.js";
 import { observationsAsCopy, revisionsAsCopy, type RunRow, runColumns, toRun } from "./records.js";
 import { rowsParameter, sendRevisions, sendRows, sendSequenceAllocation, sendSighting } from "./rows.js";
 import { encodeEvidence, sendEvidence, sendRun, writeRun } from "./run-writes.js";
@@ -124,29 +124,29 @@ const writeAccepted = (
           ],
         )
       : Effect.void;
-    // The revisions' sequences are allocated first, so their COPY lines can be encoded whole.
+    // The revisions' sequences are allocated first, so their COPY lines can be encoded whole. From
+    // then on each parameter is encoded while the server works on the statement sent before it.
     const allocated = yield* sendSequenceAllocation(tx, run.datasetId, acceptance.revisions.length);
-    const observations = observationsAsCopy(acceptance.observations);
     yield* charged;
     const first = yield* allocated;
+    const revised = yield* sendRevisions(tx, revisionsAsCopy(run.datasetId, first, acceptance.revisions));
+    const observations = observationsAsCopy(acceptance.observations);
     const observed =
       observations === ""
         ? Effect.void
         : yield* tx.copy("copy observations (id, dataset_id, run_id, document) from stdin", observations);
-    const revisions = revisionsAsCopy(run.datasetId, first, acceptance.revisions);
-    yield* observed;
-    const revised = yield* sendRevisions(tx, revisions);
     // Rows seen unchanged are not rewritten: the run's sighting stands for their seen-markers.
     const changedRows = acceptance.rows.filter((r) => !r.seenOnly).map(({ row }) => row);
-    const rows = rowsParameter(changedRows, acceptance.revisions);
-    yield* revised;
-    const rowsWritten = yield* sendRows(tx, run.datasetId, rows);
+    const rowsWritten = yield* sendRows(tx, run.datasetId, rowsParameter(changedRows, acceptance.revisions));
     const sighted = yield* sendSighting(tx, acceptance);
+    const pagesRead = yield* sendPageReads(tx, acceptance);
     // Everything of the evidence but its trace is the same before and after the stamp.
     const evidence = encodeEvidence(acceptance.evidence);
+    yield* revised;
+    yield* observed;
     yield* rowsWritten;
     yield* sighted;
-    yield* writePageReads(tx, acceptance);
+    yield* pagesRead;
     const stamped = stampAcceptance(acceptance, yield* Clock.currentTimeMillis);
     const ran = yield* sendRun(tx, stamped.run);
     const evidenced = yield* sendEvidence(tx, run.id, stamped.evidence.trace, evidence);

@@ -1,4 +1,5 @@
 import {
+  type StorageFailure,
   type AcceptedRead,
   type PageReadsToKeep,
   type RunAcceptance,
@@ -77,18 +78,22 @@ export const acceptedRead = (db: Db, datasetId: string, url: string) =>
  * reused page sends no extraction (its row keeps the stored one), so an unchanged re-run writes
  * only each page's run id and validators. An extraction whose entries are those of an observation
  * this acceptance stores (the very array, as the engine builds both) is sent without them and
- * names that observation instead (migration 0013): the excerpts are stored once.
+ * names that observation instead (migration 0013): the excerpts are stored once. Sends both
+ * statements (`Transaction.send`) and answers the Effect awaiting them.
  */
-export const writePageReads = (tx: Transaction, { run, pageReads, observations }: RunAcceptance) =>
+export const sendPageReads = (
+  tx: Transaction,
+  { run, pageReads, observations }: RunAcceptance,
+): Effect.Effect<Effect.Effect<void, StorageFailure>> =>
   pageReads === undefined
-    ? Effect.void
-    : Effect.all(
-        [
-          tx.query("delete from page_reads where dataset_id = $1 and url <> all($2::text[])", [
+    ? Effect.succeed(Effect.void)
+    : Effect.map(
+        Effect.all([
+          tx.send("delete from page_reads where dataset_id = $1 and url <> all($2::text[])", [
             run.datasetId,
             pageReads.pages.map((p) => p.url),
           ]),
-          tx.query(
+          tx.send(
             `insert into page_reads (dataset_id, url, run_id, recipe, final_url, sha256, content_type, etag,
                                      last_modified, extraction, entries_observation_id)
              select $1, p.url, $2, $3, p.final_url, p.sha256, p.content_type, p.etag, p.last_modified, p.extraction,
@@ -105,8 +110,8 @@ export const writePageReads = (tx: Transaction, { run, pageReads, observations }
                                                else excluded.entries_observation_id end`,
             [run.datasetId, run.id, pageReads.recipe, pageReadsParameter(pageReads.pages, observations)],
           ),
-        ],
-        { discard: true },
+        ]),
+        (sent) => Effect.all(sent, { discard: true }),
       );
 
 /** An extraction kept without its entries (they are its observation's): every other field as it is. */
