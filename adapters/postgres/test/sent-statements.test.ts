@@ -81,5 +81,26 @@ await whenPostgresReachable("postgres store: statements sent ahead in one transa
       expect(Exit.isSuccess(committed)).to.equal(true);
       expect(await count("sent_probe")).to.equal(4);
     });
+
+    it("answers a COPY sent behind a failed statement at once, failed with it: nothing waits for data never sent", async () => {
+      const db = makeDb(pool);
+      const insert = `insert into "${schema}".sent_probe (n) values ($1)`;
+      const copy = `copy "${schema}".sent_probe (n) from stdin`;
+      await pool.query(`delete from "${schema}".sent_probe`);
+      await pool.query(`insert into "${schema}".sent_probe (n) values (1)`);
+      const exit = await Effect.runPromiseExit(
+        db.transaction((tx) =>
+          Effect.gen(function* () {
+            const duplicate = yield* tx.send(insert, [1]);
+            // Answers once the statement before it has failed (it is never dispatched), not never.
+            const copied = yield* tx.copy(copy, "5\n6\n");
+            yield* duplicate;
+            yield* copied;
+          }),
+        ),
+      );
+      expect(Exit.isFailure(exit)).to.equal(true);
+      expect(await count("sent_probe")).to.equal(1);
+    });
   });
 });
