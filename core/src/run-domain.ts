@@ -251,6 +251,11 @@ export interface RunAcceptance {
    * run is accepted (nothing is kept for a held run). Absent: the store keeps what it has.
    */
   readonly pageReads?: PageReadsToKeep;
+  /**
+   * Digests of page bodies the store already took from this run (Storage.storePageBodyAhead
+   * succeeded): a store that keeps bodies apart from their artifacts need not store these again.
+   */
+  readonly bodiesStored?: ReadonlyArray<string>;
 }
 
 export type AcceptanceOutcome =

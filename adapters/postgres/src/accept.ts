@@ -40,7 +40,10 @@ export const acceptRun = (db: Db, acceptance: RunAcceptance): Effect.Effect<Acce
     // Page bodies are content-addressed and read only through an artifact, which the transaction
     // writes: they are stored before it, outside it (page-bodies.ts), and not inside a transaction
     // that waits on another connection (which could wait for a pool the transactions hold).
-    yield* storeMissingBodies(db, artifactBodies(acceptance.evidence.artifacts));
+    // Those the run stored while it read (bodiesStored) are not asked for again.
+    const stored = new Set(acceptance.bodiesStored);
+    const bodies = artifactBodies(acceptance.evidence.artifacts).filter((b) => !stored.has(b.sha256));
+    yield* storeMissingBodies(db, bodies);
     return yield* acceptInTransaction(db, acceptance);
   });
 

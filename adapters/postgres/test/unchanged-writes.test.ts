@@ -50,6 +50,42 @@ await whenPostgresReachable("postgres store: an unchanged re-run writes no row a
       expect(Number(perRun.rows[0].count)).to.equal(0);
     });
 
+    it("sends no body the run already stored while it read (bodiesStored), and every other one", async () => {
+      const storage = await runtime.runPromise(Storage);
+      const run = <A, E>(effect: Effect.Effect<A, E>) => runtime.runPromise(effect);
+      const { dataset } = await runtime.runPromise(seedOwnerWithDataset(10));
+      const stored = async (sha256: string) =>
+        Number(
+          (await client.query(`select count(*) from "${schema}".page_bodies where sha256 = $1`, [sha256])).rows[0]
+            .count,
+        );
+      for (const [key, claimed] of [
+        ["taken", true],
+        ["sent", false],
+      ] as const) {
+        const queued = aQueuedRun(dataset);
+        await run(storage.insertRun(queued));
+        const running = Option.getOrThrow(await run(storage.claimRun(queued.id, new Date().toISOString(), false)));
+        const base = anAcceptance(running, 1, [key]);
+        const sha256 = key
+          .repeat(64)
+          .slice(0, 64)
+          .replace(/[^0-9a-f]/g, "e");
+        const [page] = base.evidence.artifacts;
+        const artifacts = [{ ...page!, sha256, body: `<p>${key}</p>` }];
+        const outcome = await run(
+          storage.acceptRun({
+            ...base,
+            evidence: { ...base.evidence, artifacts },
+            ...(claimed ? { bodiesStored: [sha256] } : {}),
+          }),
+        );
+        expect(outcome._tag).to.equal("Accepted");
+        // Said stored (and here, on purpose, not): not sent again; not said stored: sent.
+        expect(await stored(sha256), key).to.equal(claimed ? 0 : 1);
+      }
+    });
+
     it("leaves every row record untouched when a run saw them unchanged (one sighting instead)", async () => {
       const storage = await runtime.runPromise(Storage);
       const run = <A, E>(effect: Effect.Effect<A, E>) => runtime.runPromise(effect);

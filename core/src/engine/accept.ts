@@ -39,6 +39,8 @@ export interface AcceptInput {
   readonly evidence: (completedAt: string, trace: RunEvidence["trace"], plan: RunPlanRecord) => RunEvidence;
   /** Deterministic runs: the pages read, kept by the store for the next run to reuse (decision 0021). */
   readonly pageReads?: PageReadsToKeep;
+  /** Deterministic runs: the page bodies the store took while the run read (decision 0029). */
+  readonly bodiesStored?: ReadonlyArray<string>;
 }
 
 /**
@@ -101,6 +103,7 @@ export const acceptPhase = Effect.fn("run.accept")(function* (input: AcceptInput
       evidence,
       heldEvidence: { ...evidence, trace: input.trace(completedAt, { ...step, status: "failed" }) },
       ...(input.pageReads ? { pageReads: input.pageReads } : {}),
+      ...(input.bodiesStored ? { bodiesStored: input.bodiesStored } : {}),
     });
     if (outcome._tag !== "RowsChanged") {
       const held = outcome._tag === "Held";

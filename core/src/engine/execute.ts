@@ -19,7 +19,14 @@ import { pageReadsToKeep, reusedPages } from "./reuse.js";
 import { executeResearchRun } from "./research/execute.js";
 import { TraceRecorder } from "./trace.js";
 
-const nothingRead: ReadOutcome = { recipe: "", pages: [], records: [], failures: [], coverage: { complete: true } };
+const nothingRead: ReadOutcome = {
+  recipe: "",
+  pages: [],
+  records: [],
+  failures: [],
+  coverage: { complete: true },
+  bodiesStored: [],
+};
 
 /** Finishes a run without writing rows (failed, blocked or held), with what it recorded. */
 const finishPhase = Effect.fn("run.finish")(function* (
@@ -99,6 +106,7 @@ const runPhases = Effect.fn("run.phases")(function* (run: RunRecord, recorder: T
     trace: (at, step) => traceOf(run, recorder, at, step),
     evidence: (at, trace, accepted) => runEvidence(read, run.id, at, trace, accepted),
     pageReads: pageReadsToKeep(read),
+    bodiesStored: read.bodiesStored,
   });
   if (accepted !== "exhausted") return accepted;
   const error = "Rows kept changing while the run was accepted; run it again.";

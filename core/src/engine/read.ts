@@ -58,6 +58,8 @@ export interface ReadOutcome {
     readonly stepId: string;
   }>;
   readonly coverage: Coverage;
+  /** Digests of the bodies the store took while the run read (Storage.storePageBodyAhead). */
+  readonly bodiesStored: ReadonlyArray<string>;
 }
 
 const cap = (n: number) => Math.min(25, n);
@@ -287,6 +289,6 @@ export const readSource = Effect.fn("run.read")(function* (
     const next: string | null = stored.next;
     url = next !== null && !visited.has(next) ? next : null;
   }
-  yield* bodies.settle;
-  return { recipe, pages, records, failures, coverage } satisfies ReadOutcome;
+  const bodiesStored = yield* bodies.settle;
+  return { recipe, pages, records, failures, coverage, bodiesStored } satisfies ReadOutcome;
 });

@@ -137,6 +137,7 @@ const twoRuns = async (options: {
   const requests: FetchRequest[] = [];
   const lookups: string[] = [];
   const handed: string[] = [];
+  const bodiesStored: Array<ReadonlyArray<string> | undefined> = [];
   let tampering = false;
   const store = Layer.effect(
     Storage,
@@ -150,6 +151,11 @@ const twoRuns = async (options: {
           ),
           (found) =>
             tampering && options.tamper && Option.isSome(found) ? options.tamper(found.value) : Effect.succeed(found),
+        ),
+      acceptRun: (acceptance: Parameters<typeof storage.acceptRun>[0]) =>
+        Effect.andThen(
+          Effect.sync(() => bodiesStored.push(acceptance.bodiesStored)),
+          storage.acceptRun(acceptance),
         ),
       storePageBodyAhead: (sha256: string, body: string) =>
         Effect.andThen(
@@ -197,7 +203,16 @@ const twoRuns = async (options: {
   requests.length = 0;
   const second = await execute();
   await runtime.dispose();
-  return { first, second, requests, firstLookups, secondLookups: lookups, firstHanded, secondHanded: handed };
+  return {
+    first,
+    second,
+    requests,
+    firstLookups,
+    secondLookups: lookups,
+    firstHanded,
+    secondHanded: handed,
+    bodiesStored,
+  };
 };
 
 describe("reuse of a page's extraction: the engine", () => {
@@ -208,15 +223,18 @@ describe("reuse of a page's extraction: the engine", () => {
   });
 
   it("hands each body new to the dataset to the store as it is read, none of an unchanged re-run (decision 0029)", async () => {
-    const { first, firstHanded, secondHanded } = await twoRuns({});
+    const { first, firstHanded, secondHanded, bodiesStored } = await twoRuns({});
     expect(firstHanded).to.deep.equal(first.evidence.artifacts.map((a) => a.sha256));
     expect(firstHanded).to.have.length(2);
     expect(secondHanded).to.deep.equal([]);
+    // The acceptance says which bodies the store took, so it need not be sent them again.
+    expect(bodiesStored).to.deep.equal([firstHanded, []]);
   });
 
   it("a store that cannot keep bodies ahead changes nothing: the run succeeds and its artifacts keep their bodies", async () => {
-    const { first, firstHanded } = await twoRuns({ aheadFails: true });
+    const { first, firstHanded, bodiesStored } = await twoRuns({ aheadFails: true });
     expect(firstHanded).to.have.length(2);
+    expect(bodiesStored[0]).to.deep.equal([]);
     expect(first.stored.status).to.equal("succeeded");
     expect(first.evidence.artifacts.map((a) => a.body)).to.deep.equal(
       [`${site}/p1`, `${site}/p2`].map((u) => pages[u]),
