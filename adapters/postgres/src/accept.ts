@@ -14,8 +14,15 @@ import * as Effect from "effect/Effect";
 import type { Db, Transaction } from "./db.js";
 import { artifactBodies, storeMissingBodies } from "./page-bodies.js";
 import { sendPageReads } from "./page-reads.js";
-import { observationsAsCopy, revisionsAsCopy, type RunRow, runColumns, toRun } from "./records.js";
-import { rowsParameter, sendRevisions, sendRows, sendSequenceAllocation, sendSighting } from "./rows.js";
+import { type RunRow, runColumns, toRun } from "./records.js";
+import {
+  rowsParameter,
+  sendObservations,
+  sendRevisions,
+  sendRows,
+  sendSequenceAllocation,
+  sendSighting,
+} from "./rows.js";
 import { encodeEvidence, sendEvidence, sendRun, writeRun } from "./run-writes.js";
 import { writeOutbox } from "./webhooks.js";
 
@@ -132,12 +139,8 @@ const writeAccepted = (
     const allocated = yield* sendSequenceAllocation(tx, run.datasetId, acceptance.revisions.length);
     yield* charged;
     const first = yield* allocated;
-    const revised = yield* sendRevisions(tx, revisionsAsCopy(run.datasetId, first, acceptance.revisions));
-    const observations = observationsAsCopy(acceptance.observations);
-    const observed =
-      observations === ""
-        ? Effect.void
-        : yield* tx.copy("copy observations (id, dataset_id, run_id, document) from stdin", observations);
+    const revised = yield* sendRevisions(tx, run.datasetId, first, acceptance.revisions);
+    const observed = yield* sendObservations(tx, acceptance.observations);
     // Rows seen unchanged are not rewritten: the run's sighting stands for their seen-markers.
     const changedRows = acceptance.rows.filter((r) => !r.seenOnly).map(({ row }) => row);
     const rowsWritten = yield* sendRows(tx, run.datasetId, rowsParameter(changedRows, acceptance.revisions));

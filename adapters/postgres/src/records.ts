@@ -16,7 +16,7 @@ import {
   StoredRevision,
   storedDecoder,
 } from "@gleaner/core";
-import { copyJson, copyLine, copyText, copyTextArray } from "./copy-text.js";
+import { copyBinaryWriter } from "./copy-binary.js";
 import { iso, isoOrNull } from "./db.js";
 
 // Table rows as pg returns them (snake_case, timestamptz as Date, jsonb parsed) and their mapping
@@ -250,44 +250,52 @@ export const rowRecordsetType = `(id uuid, row_key text, data json, evidence jso
   from_revision boolean)`;
 
 /**
- * Revisions as the lines of `copy revisions (${revisionColumns}) from stdin` (copy-text.ts), in
- * revisionColumns order: the dataset's, and sequences `first`, `first + 1`, … in the order given.
+ * Revisions as the data of `copy revisions (${revisionColumns}) from stdin with (format binary)`
+ * (copy-binary.ts), in revisionColumns order: the dataset's, and sequences `first`, `first + 1`, … in
+ * the order given.
  */
-export const revisionsAsCopy = (datasetId: string, first: number, revisions: ReadonlyArray<NewRevision>): string =>
-  revisions
-    .map((revision, index) =>
-      copyLine([
-        copyText(revision.id),
-        copyText(datasetId),
-        copyText(revision.rowId),
-        String(first + index),
-        String(revision.schemaVersion),
-        copyText(revision.previousRevisionId),
-        copyText(revision.runId),
-        copyText(revision.actorId),
-        copyText(revision.requestId),
-        copyText(revision.requestHash),
-        copyText(revision.origin),
-        copyText(revision.kind),
-        copyTextArray(revision.changedFieldIds),
-        copyJson(revision.data),
-        copyJson(revision.evidence),
-        copyJson(revision.overrides),
-        copyJson(revision.missingReasons),
-        copyText(revision.presence),
-        copyText(revision.createdAt),
-        copyJson(revision.before),
-        copyJson(revision.beforeOverrides),
-      ]),
-    )
-    .join("");
+export const revisionsAsCopy = (datasetId: string, first: number, revisions: ReadonlyArray<NewRevision>): Buffer => {
+  const copy = copyBinaryWriter(revisions.length * 2048);
+  revisions.forEach((revision, index) => {
+    copy.tuple(21);
+    copy.uuid(revision.id);
+    copy.uuid(datasetId);
+    copy.uuid(revision.rowId);
+    copy.int8(first + index);
+    copy.int4(revision.schemaVersion);
+    copy.uuid(revision.previousRevisionId);
+    copy.uuid(revision.runId);
+    copy.uuid(revision.actorId);
+    copy.text(revision.requestId);
+    copy.text(revision.requestHash);
+    copy.text(revision.origin);
+    copy.text(revision.kind);
+    copy.textArray(revision.changedFieldIds);
+    copy.json(revision.data);
+    copy.json(revision.evidence);
+    copy.json(revision.overrides);
+    copy.json(revision.missingReasons);
+    copy.text(revision.presence);
+    copy.timestamptz(revision.createdAt);
+    copy.json(revision.before);
+    copy.json(revision.beforeOverrides);
+  });
+  return copy.end();
+};
 
 /**
- * Observations as the lines of `copy observations (id, dataset_id, run_id, document) from stdin`:
- * each observation is new (its id made by the run that read it, decision 0029), and its document the
- * json text of the whole observation.
+ * Observations as the data of `copy observations (id, dataset_id, run_id, document) from stdin with
+ * (format binary)`: each observation is new (its id made by the run that read it, decision 0029),
+ * and its document the json text of the whole observation.
  */
-export const observationsAsCopy = (observations: ReadonlyArray<SourceObservation>): string =>
-  observations
-    .map((o) => copyLine([copyText(o.id), copyText(o.datasetId ?? null), copyText(o.runId ?? null), copyJson(o)]))
-    .join("");
+export const observationsAsCopy = (observations: ReadonlyArray<SourceObservation>): Buffer => {
+  const copy = copyBinaryWriter(observations.length * 32 * 1024);
+  for (const o of observations) {
+    copy.tuple(4);
+    copy.uuid(o.id);
+    copy.uuid(o.datasetId ?? null);
+    copy.uuid(o.runId ?? null);
+    copy.json(o);
+  }
+  return copy.end();
+};

@@ -20,11 +20,13 @@ import {
   isUuid,
   type Transaction,
   staleRevision,
+  storageFailure,
 } from "./db.js";
 import {
   type RevisionRow,
   type RowTableRow,
   revisionColumns,
+  observationsAsCopy,
   revisionsAsCopy,
   rowColumns,
   rowRecordsetType,
@@ -131,17 +133,44 @@ export const sendSequenceAllocation = (
       );
 
 /**
- * Appends revisions, encoded by `revisionsAsCopy` with their allocated sequences, with COPY:
- * revisions are only ever inserted, and COPY reads each json column once where json_to_recordset
- * parsed the whole parameter and then each json field again (decision 0025). Sent (`Transaction.copy`).
+ * Appends revisions with their allocated sequences (`first`, `first + 1`, …) with one binary COPY
+ * (`revisionsAsCopy`): revisions are only ever inserted, and COPY reads each json column once
+ * (decisions 0025, 0029). Sent (`Transaction.copy`, which answers once the data is on the socket).
  */
-export const sendRevisions = (tx: Transaction, encoded: string): Effect.Effect<Effect.Effect<void, StorageFailure>> =>
-  encoded === "" ? Effect.succeed(Effect.void) : tx.copy(`copy revisions (${revisionColumns}) from stdin`, encoded);
+export const sendRevisions = (
+  tx: Transaction,
+  datasetId: string,
+  first: number,
+  revisions: ReadonlyArray<NewRevision>,
+) =>
+  sendCopy(tx, `revisions (${revisionColumns})`, revisions.length, () => revisionsAsCopy(datasetId, first, revisions));
+
+/** Inserts an acceptance's observations (each new, decision 0029) with one binary COPY. Sent. */
+export const sendObservations = (tx: Transaction, observations: ReadonlyArray<SourceObservation>) =>
+  sendCopy(tx, "observations (id, dataset_id, run_id, document)", observations.length, () =>
+    observationsAsCopy(observations),
+  );
+
+/**
+ * `copy <into> from stdin with (format binary)` with `encode`'s data, when there are rows to copy. A
+ * value its column cannot hold (not a uuid, not a time) is a StorageFailure, not a defect.
+ */
+const sendCopy = (
+  tx: Transaction,
+  into: string,
+  rows: number,
+  encode: () => Buffer,
+): Effect.Effect<Effect.Effect<void, StorageFailure>, StorageFailure> =>
+  rows === 0
+    ? Effect.succeed(Effect.void)
+    : Effect.flatMap(Effect.try({ try: encode, catch: storageFailure(`encoding ${into} for COPY`) }), (data) =>
+        tx.copy(`copy ${into} from stdin with (format binary)`, data),
+      );
 
 const appendRevisions = (tx: Transaction, datasetId: string, revisions: ReadonlyArray<NewRevision>) =>
   Effect.gen(function* () {
     const first = yield* Effect.flatten(sendSequenceAllocation(tx, datasetId, revisions.length));
-    yield* Effect.flatten(sendRevisions(tx, revisionsAsCopy(datasetId, first, revisions)));
+    yield* Effect.flatten(sendRevisions(tx, datasetId, first, revisions));
     return first;
   });
 

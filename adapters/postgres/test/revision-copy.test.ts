@@ -1,13 +1,16 @@
 import { anAcceptance, seedOwnerWithDataset } from "@gleaner/conformance";
 import { Storage } from "@gleaner/core";
 import { expect } from "chai";
+import * as Cause from "effect/Cause";
+import * as Effect from "effect/Effect";
+import * as Exit from "effect/Exit";
 import * as Option from "effect/Option";
 import pg from "pg";
 import { aClaimedRun, aStoreOnItsOwnSchema, whenPostgresReachable } from "./support.js";
 
-// An acceptance's revisions go to the server with COPY (decision 0025): streams in
-// COPY's text format instead of inserts whose JSON parameter the server parsed twice. The text
-// format has its own escapes, so awkward values must come back exactly as written.
+// An acceptance's revisions go to the server with COPY (decision 0025), in COPY's binary format
+// since decision 0029 (copy-binary.ts): each field its byte length and bytes, uuids as 16 bytes,
+// times as microseconds, text[] as an array of its own. Awkward values must come back as written.
 await whenPostgresReachable("postgres store: revisions written with COPY", (url) => {
   describe("postgres store: revisions written with COPY", () => {
     const { run } = aStoreOnItsOwnSchema(url);
@@ -39,7 +42,7 @@ await whenPostgresReachable("postgres store: revisions written with COPY", (url)
       const fieldIds = [globalThis.crypto.randomUUID(), globalThis.crypto.randomUUID()];
       const revisions = acceptance.revisions.map((revision, i) =>
         i === 0
-          ? revision
+          ? { ...revision, changedFieldIds: [] }
           : {
               ...revision,
               data: { [awkward]: awkward, number: 1.5, flag: true, none: null },
@@ -80,6 +83,8 @@ await whenPostgresReachable("postgres store: revisions written with COPY", (url)
         }),
       );
       expect(stored.map((r) => r.sequence)).to.deep.equal([1, 2]);
+      // Every field as written: ids, times, empty and awkward text[], NULLs (before, actor, request).
+      expect(stored.map(({ sequence: _, ...r }) => r)).to.deep.equal(revisions);
       expect(stored[1]?.data).to.deep.equal(revisions[1]!.data);
       expect(stored[1]?.evidence).to.deep.equal(revisions[1]!.evidence);
       expect(stored[1]?.changedFieldIds).to.deep.equal(fieldIds);
@@ -93,6 +98,18 @@ await whenPostgresReachable("postgres store: revisions written with COPY", (url)
         rows[0]!.row.evidence,
         rows[0]!.row.revisionId,
       ]);
+    });
+
+    it("refuses a revision whose id is not a uuid with a StorageFailure and writes nothing", async () => {
+      const storage = await run(Storage);
+      const { dataset } = await run(seedOwnerWithDataset(10));
+      const running = await run(aClaimedRun(dataset));
+      const acceptance = anAcceptance(running, 1, ["bad id"]);
+      const revisions = acceptance.revisions.map((r) => ({ ...r, id: "not-a-uuid" as never }));
+      const exit = await run(Effect.exit(storage.acceptRun({ ...acceptance, revisions })));
+      expect(Exit.isFailure(exit) && Cause.failureOption(exit.cause).pipe(Option.isSome)).to.equal(true);
+      expect(Option.getOrThrow(await run(storage.getRun(running.ownerId, running.id))).status).to.equal("running");
+      expect(await run(storage.lastSequence(dataset.id))).to.equal(0);
     });
   });
 });

@@ -1,0 +1,83 @@
+import { expect } from "chai";
+import * as Effect from "effect/Effect";
+import pg from "pg";
+import { copyBinaryWriter } from "../src/copy-binary.js";
+import { makeDb } from "../src/db.js";
+import { dropSchema, freshSchema, whenPostgresReachable } from "./support.js";
+
+// The binary COPY encoder (decision 0029) against the server's own reading of each type: what it
+// writes must read back, as text, as PostgreSQL would have parsed the same value written as text.
+await whenPostgresReachable("postgres store: binary COPY", (url) => {
+  describe("postgres store: binary COPY", () => {
+    const schema = freshSchema();
+    const pool = new pg.Pool({ connectionString: url, max: 2 });
+    const table = `"${schema}".copy_probe`;
+    before(async () => {
+      await pool.query(`create schema "${schema}"`);
+      await pool.query(
+        `create table ${table} (u uuid, n bigint, i integer, t text, j json, at timestamptz, tags text[])`,
+      );
+    });
+    after(async () => {
+      await pool.end();
+      await dropSchema(url, schema);
+    });
+
+    it("writes uuids, integers, text, json, times to the microsecond and text arrays as the server reads them", async () => {
+      const awkward = 'tab\there, line\nbreak, backslash \\ and \\N, quote " {brace}, ünï ✓ 𝄞';
+      const rows = [
+        {
+          u: globalThis.crypto.randomUUID(),
+          n: 9_007_199_254_740_991,
+          i: -7,
+          t: awkward,
+          j: { [awkward]: [1.5, null, true], nul: "\u0000" },
+          at: "2026-11-23T09:45:01.123456+02:00",
+          tags: [awkward, "", "{x,y}"],
+        },
+        { u: null, n: 0, i: 0, t: null, j: null, at: "1999-12-31T23:59:59.999Z", tags: [] },
+      ];
+      const copy = copyBinaryWriter(16);
+      for (const row of rows) {
+        copy.tuple(7);
+        copy.uuid(row.u);
+        copy.int8(row.n);
+        copy.int4(row.i);
+        copy.text(row.t);
+        copy.json(row.j);
+        copy.timestamptz(row.at);
+        copy.textArray(row.tags);
+      }
+      await Effect.runPromise(
+        makeDb(pool).transaction((tx) =>
+          Effect.flatten(
+            tx.copy(`copy ${table} (u, n, i, t, j, at, tags) from stdin with (format binary)`, copy.end()),
+          ),
+        ),
+      );
+      const { rows: stored } = await pool.query(
+        `select u::text, n::text, i, t, j::text as j, (at = $1::timestamptz) as at1, (at = $2::timestamptz) as at2, tags
+           from ${table} order by n desc`,
+        [rows[0]!.at, rows[1]!.at],
+      );
+      expect(stored[0]).to.deep.equal({
+        u: rows[0]!.u,
+        n: "9007199254740991",
+        i: -7,
+        t: awkward,
+        j: JSON.stringify(rows[0]!.j),
+        at1: true,
+        at2: false,
+        tags: rows[0]!.tags,
+      });
+      expect(stored[1]).to.deep.equal({ u: null, n: "0", i: 0, t: null, j: null, at1: false, at2: true, tags: [] });
+    });
+
+    it("throws on a value its column cannot hold, before anything is sent", () => {
+      const copy = copyBinaryWriter();
+      copy.tuple(1);
+      expect(() => copy.uuid("not-a-uuid")).to.throw(/not a uuid/);
+      expect(() => copy.timestamptz("yesterday")).to.throw(/not an ISO 8601 time/);
+    });
+  });
+});
