@@ -78,6 +78,16 @@ const selectStoredDataset = `
        limit 1
     ) last_run on true`;
 
+interface KeyRow {
+  readonly hash: string;
+  readonly owner_id: string;
+  readonly key_created_at: Date;
+  readonly name: string;
+  readonly owner_created_at: Date;
+  /** bigint, sent as text (as Credits reads it). */
+  readonly balance: string;
+}
+
 const decodeApiKey = storedDecoder(ApiKeyRecord, "PostgreSQL", "API key");
 const decodeRoutine = storedDecoder(Routine, "PostgreSQL", "routine");
 const decodeDataset = storedDecoder(StoredDataset, "PostgreSQL", "dataset");
@@ -155,10 +165,12 @@ export const makeDatasetMethods = (db: Db): DatasetStorage => ({
       )
       .pipe(Effect.asVoid),
 
+  // The owner row keeps the balance (migration 0014), so the key, its owner and the balance are one row.
   findApiKey: (hash) =>
     db
-      .query<{ hash: string; owner_id: string; key_created_at: Date; name: string; owner_created_at: Date }>(
-        `select k.hash, k.owner_id, k.created_at as key_created_at, o.name, o.created_at as owner_created_at
+      .query<KeyRow>(
+        `select k.hash, k.owner_id, k.created_at as key_created_at, o.name, o.created_at as owner_created_at,
+                o.balance::text as balance
            from api_keys k join owners o on o.id = k.owner_id
           where k.hash = $1`,
         [hash],
@@ -169,6 +181,7 @@ export const makeDatasetMethods = (db: Db): DatasetStorage => ({
             Effect.all({
               key: decodeApiKey({ hash: row.hash, ownerId: row.owner_id, createdAt: iso(row.key_created_at) }),
               owner: toOwner({ id: row.owner_id, name: row.name, created_at: row.owner_created_at }),
+              balance: Effect.succeed(Number(row.balance)),
             }),
           ),
         ),

@@ -349,6 +349,26 @@ export const storeContract = (store: StoreUnderTest): void => {
       expect(await Effect.runPromise(service.balance(owner.id))).to.equal(10);
     });
 
+    it("finds an API key with its owner and the balance Credits reads, before and after a charge", async () => {
+      const { ownerId, running } = await runningRun(10);
+      const createdAt = new Date().toISOString();
+      await run((s) => s.addApiKey({ hash: `key-of-${ownerId}`, ownerId, createdAt }));
+      const found = async (hash: string) => Option.getOrThrow(await run((s) => s.findApiKey(hash)));
+      const first = await found(`key-of-${ownerId}`);
+      expect(first.owner.id).to.equal(ownerId);
+      expect(first.key).to.deep.equal({ hash: `key-of-${ownerId}`, ownerId, createdAt });
+      expect(first.balance).to.equal(10);
+      await run((s) => s.acceptRun(anAcceptance(running, 4, ["a"])));
+      const charged = await found(`key-of-${ownerId}`);
+      expect(charged.balance).to.equal(6);
+      expect(charged.balance).to.equal(await Effect.runPromise((await credits()).balance(ownerId)));
+      const penniless = anOwner();
+      await run((s) => s.createOwner(penniless));
+      await run((s) => s.addApiKey({ hash: `key-of-${penniless.id}`, ownerId: penniless.id, createdAt }));
+      expect((await found(`key-of-${penniless.id}`)).balance).to.equal(0);
+      expect(Option.isNone(await run((s) => s.findApiKey("no-such-key")))).to.equal(true);
+    });
+
     webhookStoreCases({ run, runningRun });
   });
 };

@@ -28,6 +28,13 @@ export interface OwnerActivity {
   readonly oldestRunSince: string | null;
 }
 
+/** An API key found by its hash: the record, its owner, and the owner's balance when it was read. */
+export interface FoundApiKey {
+  readonly key: ApiKeyRecord;
+  readonly owner: Owner;
+  readonly balance: number;
+}
+
 /**
  * Durable state. Each method is one atomic unit of work: it either happens whole or not at all,
  * so an adapter never leaves half a dataset or half a run behind. Rules (validation, what a change
@@ -39,10 +46,12 @@ export interface StorageService extends WebhookStorage, PageReadStorage {
   readonly createOwner: (owner: Owner) => Effect.Effect<void, Conflict | StorageFailure>;
   readonly findOwnerByName: (name: string) => Effect.Effect<Option.Option<Owner>, StorageFailure>;
   readonly addApiKey: (key: ApiKeyRecord) => Effect.Effect<void, StorageFailure>;
-  /** The key record (with its stored hash) and its owner, looked up by hash. */
-  readonly findApiKey: (
-    hash: string,
-  ) => Effect.Effect<Option.Option<{ readonly key: ApiKeyRecord; readonly owner: Owner }>, StorageFailure>;
+  /**
+   * The key record (with its stored hash), its owner and the owner's credit balance (what
+   * Credits.balance answers), looked up by hash. Every authenticated answer carries the balance
+   * (X-Credits-Remaining), so it is read with the key: one statement where the store keeps both.
+   */
+  readonly findApiKey: (hash: string) => Effect.Effect<Option.Option<FoundApiKey>, StorageFailure>;
 
   /**
    * Stores a new dataset with its bot, recipe version 1 and schema version 1, all or nothing.
