@@ -18,6 +18,7 @@ import * as Layer from "effect/Layer";
 import * as Runtime from "effect/Runtime";
 import { type AgendaQueueConfig, defaults } from "./config.js";
 import { recordDeliveries } from "./deliveries.js";
+import { skipSaveBeforeRemove } from "./final-save.js";
 import { InFlight } from "./in-flight.js";
 import { routineJob, runJob, webhookJob } from "./job-names.js";
 import { prepareMongo } from "./mongo.js";
@@ -95,6 +96,7 @@ export const AgendaRunQueueLive = (config: AgendaQueueConfig): Layer.Layer<RunQu
         ...(config.lockLimit ? { lockLimit: config.lockLimit } : {}),
         removeOnComplete: true,
       });
+      skipSaveBeforeRemove(agenda);
       const warn = (error: Error) => Effect.runFork(Effect.logWarning(`agenda: ${error.message}`));
       agenda.on("error", warn);
       // The LISTEN connection reports a lost server as an "error" event (it then reconnects);

@@ -151,6 +151,37 @@ await whenPostgresReachable("@gleaner/agenda on PostgreSQL", (url) => {
       expect(seen.filter((s) => s.job.runId === job.runId)).to.deep.equal([{ job, redelivered: true }]);
     });
 
+    it("finishes a job by deleting it without saving it first: one whose delete fails stays locked, to be taken over", async () => {
+      const producer = await open();
+      const job = runJob();
+      // This job's delete fails, as when the connection drops at that moment.
+      await sql(
+        url,
+        `create function "${schema}".refuse_delete() returns trigger language plpgsql as $$
+         begin if old.data->>'runId' = '${job.runId}' then raise exception 'delete refused'; end if; return old; end $$`,
+      );
+      await sql(url, `create trigger refuse_delete before delete on ${table} for each row execute function "${schema}".refuse_delete()`);
+      const worker = await open();
+      const seen: RunJob[] = [];
+      const stop = await worker.scoped(worker.queue.consume(1, (j) => Effect.sync(() => void seen.push(j))));
+      await Effect.runPromise(producer.queue.enqueue(job));
+      await until("the job to be handled", () => seen.length === 1, 2_000);
+      await sleep(500);
+      await stop();
+      await sql(url, `drop trigger refuse_delete on ${table}`);
+      // Saved before its delete it would be unlocked with no next run: never delivered again, never removed.
+      // Left as a worker that died mid-run leaves it, it is taken over once its lock expires (see below).
+      const [row] = await sql<{ locked_at: Date | null; last_run_at: Date | null; last_finished_at: Date | null }>(
+        url,
+        `select locked_at, last_run_at, last_finished_at from ${table} where data->>'runId' = $1`,
+        [job.runId],
+      );
+      expect(row?.locked_at).to.be.instanceOf(Date);
+      expect(row?.last_run_at).to.be.instanceOf(Date);
+      expect(row?.last_finished_at).to.equal(null);
+      await sql(url, `delete from ${table} where data->>'runId' = $1`, [job.runId]);
+    });
+
     it("keeps a run longer than the lock lifetime locked, so no second worker gets it", async () => {
       const lockLifetimeMs = 1_000;
       const a = await open({ lockLifetimeMs });
