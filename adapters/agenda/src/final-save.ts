@@ -17,8 +17,10 @@ export const skipSaveBeforeRemove = (agenda: Agenda): void => {
   const succeeded = new Set<string>();
   // Emitted in Job.run() after the handler returned and before its final save; a one-shot job's
   // nextRunAt is already null then (Agenda computes it before running the handler).
-  agenda.on("success", (job: Job) => {
-    if (!job.attrs.nextRunAt && job.attrs._id !== undefined) succeeded.add(String(job.attrs._id));
+  // (A `remote` event is another process's job, relayed by a state notification: not ours to skip.)
+  agenda.on("success", (job: Job, remote?: boolean) => {
+    if (remote || !job?.attrs || job.attrs.nextRunAt || job.attrs._id === undefined) return;
+    succeeded.add(String(job.attrs._id));
   });
   const db = agenda.db;
   const save: SaveJobState = db.saveJobState.bind(db);
