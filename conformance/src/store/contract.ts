@@ -45,8 +45,8 @@ export const storeContract = (store: StoreUnderTest): void => {
       await run((s) => s.insertDataset(dataset));
       const queued = aQueuedRun(dataset);
       await run((s) => s.insertRun(queued));
-      const claimed = await run((s) => s.claimRun(queued.id, new Date().toISOString(), false));
-      return { ownerId: ownerId ?? owner.id, dataset, running: Option.getOrThrow(claimed) };
+      const claimed = Option.getOrThrow(await run((s) => s.claimRun(queued.id, new Date().toISOString(), false)));
+      return { ownerId: ownerId ?? owner.id, dataset, running: claimed.run };
     };
 
     it("charges once when the same run is accepted by many deliveries at once", async () => {
@@ -115,6 +115,24 @@ export const storeContract = (store: StoreUnderTest): void => {
       }
     });
 
+    it("claims a queued run once, with its dataset as stored; a redelivery reclaims it while running", async () => {
+      const owner = anOwner();
+      await run((s) => s.createOwner(owner));
+      const dataset = aDataset(owner.id);
+      await run((s) => s.insertDataset(dataset));
+      const queued = aQueuedRun(dataset);
+      await run((s) => s.insertRun(queued));
+      const startedAt = new Date().toISOString();
+      const claims = await Promise.all([1, 2, 3].map(() => run((s) => s.claimRun(queued.id, startedAt, false))));
+      const [won, ...others] = claims.filter(Option.isSome).map((claim) => claim.value);
+      expect(others).to.have.length(0);
+      expect(won?.run).to.include({ id: queued.id, status: "running", startedAt, attempts: 1 });
+      expect(Option.getOrThrow(await Effect.runPromise(won!.dataset))).to.deep.equal(dataset);
+      const redelivered = Option.getOrThrow(await run((s) => s.claimRun(queued.id, startedAt, true)));
+      expect(redelivered.run.attempts).to.equal(2);
+      expect(Option.getOrThrow(await Effect.runPromise(redelivered.dataset))).to.deep.equal(dataset);
+    });
+
     it("counts an owner's datasets, active runs and recent runs for the per-owner limits", async () => {
       const owner = anOwner();
       await run((s) => s.createOwner(owner));
@@ -124,7 +142,7 @@ export const storeContract = (store: StoreUnderTest): void => {
       await run((s) => s.insertDataset(second));
       const older = aQueuedRun(first, -7_200_000);
       await run((s) => s.insertRun(older));
-      const claimed = Option.getOrThrow(await run((s) => s.claimRun(older.id, older.queuedAt, false)));
+      const claimed = Option.getOrThrow(await run((s) => s.claimRun(older.id, older.queuedAt, false))).run;
       const finished = { ...claimed, status: "failed" as const, completedAt: older.queuedAt };
       await run((s) => s.finishRun(finished, evidenceOf(finished)));
       const recent = aQueuedRun(second, -60_000);
@@ -145,7 +163,7 @@ export const storeContract = (store: StoreUnderTest): void => {
       for (let round = 0; round < 3; round++) {
         const queued = aQueuedRun(dataset, round);
         await run((s) => s.insertRun(queued));
-        const running = Option.getOrThrow(await run((s) => s.claimRun(queued.id, new Date().toISOString(), false)));
+        const running = Option.getOrThrow(await run((s) => s.claimRun(queued.id, new Date().toISOString(), false))).run;
         await run((s) => s.acceptRun(anAcceptance(running, 1, [`r${round}a`, `r${round}b`])));
       }
       const revisions = await run((s) =>
@@ -261,7 +279,7 @@ export const storeContract = (store: StoreUnderTest): void => {
       await run((s) => s.acceptRun(first));
       const queued = aQueuedRun(dataset, 60_000);
       await run((s) => s.insertRun(queued));
-      const second = Option.getOrThrow(await run((s) => s.claimRun(queued.id, new Date().toISOString(), false)));
+      const second = Option.getOrThrow(await run((s) => s.claimRun(queued.id, new Date().toISOString(), false))).run;
       const observedAt = new Date(Date.parse(first.run.completedAt!) + 60_000).toISOString();
       const seen = first.rows.map(({ row }) => ({
         row: { ...row, lastSeenRunId: second.id, observedAt, status: "unchanged" as const },
@@ -296,7 +314,7 @@ export const storeContract = (store: StoreUnderTest): void => {
       await run((s) => s.insertRun(earlier));
       expect((await state()).newestRun).to.deep.equal({ id: running.id, status: "succeeded" });
       const later = aQueuedRun(dataset, 3_600_000);
-      const claimed = Option.getOrThrow(await run((s) => s.claimRun(earlier.id, earlier.queuedAt, false)));
+      const claimed = Option.getOrThrow(await run((s) => s.claimRun(earlier.id, earlier.queuedAt, false))).run;
       await run((s) =>
         s.finishRun({ ...claimed, status: "failed", completedAt: earlier.queuedAt }, evidenceOf(claimed)),
       );
