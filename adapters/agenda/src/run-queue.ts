@@ -18,11 +18,13 @@ import * as Layer from "effect/Layer";
 import * as Runtime from "effect/Runtime";
 import { type AgendaQueueConfig, defaults } from "./config.js";
 import { recordDeliveries } from "./deliveries.js";
+import { skipSaveBeforeRemove } from "./final-save.js";
 import { InFlight } from "./in-flight.js";
 import { routineJob, runJob, webhookJob } from "./job-names.js";
 import { prepareMongo } from "./mongo.js";
 import { preparePostgres } from "./postgres.js";
 import { refillWhenJobsFinish } from "./refill.js";
+import { withoutStateNotifications } from "./state-notifications.js";
 
 // Job data is decoded with core's schemas, not cast: a job that does not decode (written by
 // another version, or by hand) is dropped with a warning naming it, never run with wrong ids.
@@ -80,7 +82,7 @@ export const AgendaRunQueueLive = (config: AgendaQueueConfig): Layer.Layer<RunQu
         Effect.tryPromise({ try: () => prepare(config), catch: unavailable }),
         (p) => Effect.promise(() => p.close().catch(() => undefined)),
       );
-      const { backend, take } = recordDeliveries(prepared.backend);
+      const { backend, take } = recordDeliveries(withoutStateNotifications(prepared.backend));
       // Connect here, not inside Agenda's constructor: there a failed connect is an unhandled
       // rejection and agenda.ready never settles. Agenda's own connect() then reuses this one.
       yield* Effect.tryPromise({ try: () => backend.connect(), catch: unavailable }).pipe(
@@ -95,6 +97,7 @@ export const AgendaRunQueueLive = (config: AgendaQueueConfig): Layer.Layer<RunQu
         ...(config.lockLimit ? { lockLimit: config.lockLimit } : {}),
         removeOnComplete: true,
       });
+      skipSaveBeforeRemove(agenda);
       const warn = (error: Error) => Effect.runFork(Effect.logWarning(`agenda: ${error.message}`));
       agenda.on("error", warn);
       // The LISTEN connection reports a lost server as an "error" event (it then reconnects);

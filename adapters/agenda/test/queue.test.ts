@@ -1,10 +1,11 @@
-import type { DatasetId, OwnerId, RoutineTick, RunId, RunJob } from "@gleaner/core";
+import { type DatasetId, type OwnerId, type RoutineTick, type RunId, type RunJob, sha256HexOf } from "@gleaner/core";
 import { expect } from "chai";
 import * as Cause from "effect/Cause";
 import * as Effect from "effect/Effect";
 import * as Exit from "effect/Exit";
 import * as Layer from "effect/Layer";
 import { after, describe, it } from "mocha";
+import pg from "pg";
 import { AgendaRunQueueLive, routineJob } from "../src/index.js";
 import {
   type Built,
@@ -149,6 +150,68 @@ await whenPostgresReachable("@gleaner/agenda on PostgreSQL", (url) => {
       await until("the stale job to be taken over", () => seen.some((s) => s.job.runId === job.runId), 10_000);
       await stop();
       expect(seen.filter((s) => s.job.runId === job.runId)).to.deep.equal([{ job, redelivered: true }]);
+    });
+
+    it("announces a new job on its channel, and publishes no job state events (start, success, complete)", async () => {
+      const channel = `gleaner_agenda_${(await sha256HexOf(`${schema}.agenda_jobs`)).slice(0, 16)}`;
+      const listener = new pg.Client({ connectionString: url });
+      await listener.connect();
+      const heard: string[] = [];
+      listener.on("notification", (notification) => heard.push(notification.channel));
+      await listener.query(`LISTEN "${channel}"`);
+      await listener.query(`LISTEN "${channel}:state"`);
+      try {
+        const producer = await open();
+        const worker = await open();
+        const seen: RunJob[] = [];
+        const stop = await worker.scoped(worker.queue.consume(1, (j) => Effect.sync(() => void seen.push(j))));
+        const job = runJob();
+        await Effect.runPromise(producer.queue.enqueue(job));
+        await until("the job to be handled", () => seen.length === 1, 2_000);
+        await until("the finished job to be removed", async () => {
+          const rows = await sql(url, `select id from ${table} where data->>'runId' = $1`, [job.runId]);
+          return rows.length === 0;
+        });
+        await sleep(200);
+        await stop();
+      } finally {
+        await listener.end();
+      }
+      expect(heard).to.deep.equal([channel]);
+    });
+
+    it("finishes a job by deleting it without saving it first: one whose delete fails stays locked, to be taken over", async () => {
+      const producer = await open();
+      const job = runJob();
+      // This job's delete fails, as when the connection drops at that moment.
+      await sql(
+        url,
+        `create function "${schema}".refuse_delete() returns trigger language plpgsql as $$
+         begin if old.data->>'runId' = '${job.runId}' then raise exception 'delete refused'; end if; return old; end $$`,
+      );
+      await sql(
+        url,
+        `create trigger refuse_delete before delete on ${table} for each row execute function "${schema}".refuse_delete()`,
+      );
+      const worker = await open();
+      const seen: RunJob[] = [];
+      const stop = await worker.scoped(worker.queue.consume(1, (j) => Effect.sync(() => void seen.push(j))));
+      await Effect.runPromise(producer.queue.enqueue(job));
+      await until("the job to be handled", () => seen.length === 1, 2_000);
+      await sleep(500);
+      await stop();
+      await sql(url, `drop trigger refuse_delete on ${table}`);
+      // Saved before its delete it would be unlocked with no next run: never delivered again, never removed.
+      // Left as a worker that died mid-run leaves it, it is taken over once its lock expires (see below).
+      const [row] = await sql<{ locked_at: Date | null; last_run_at: Date | null; last_finished_at: Date | null }>(
+        url,
+        `select locked_at, last_run_at, last_finished_at from ${table} where data->>'runId' = $1`,
+        [job.runId],
+      );
+      expect(row?.locked_at).to.be.instanceOf(Date);
+      expect(row?.last_run_at).to.be.instanceOf(Date);
+      expect(row?.last_finished_at).to.equal(null);
+      await sql(url, `delete from ${table} where data->>'runId' = $1`, [job.runId]);
     });
 
     it("keeps a run longer than the lock lifetime locked, so no second worker gets it", async () => {

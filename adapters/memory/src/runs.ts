@@ -91,7 +91,11 @@ export const makeMemoryRuns = (state: MemoryState): RunStorage => ({
       if (run.status !== "queued" && !(run.status === "running" && reclaimRunning)) return Option.none();
       const claimed: RunRecord = { ...run, status: "running", startedAt, attempts: run.attempts + 1 };
       state.putRun(claimed);
-      return Option.some(claimed);
+      const dataset = state.datasets.get(run.datasetId);
+      return Option.some({
+        run: claimed,
+        dataset: Effect.succeed(dataset?.ownerId === run.ownerId ? Option.some(dataset) : Option.none()),
+      });
     }),
   finishRun: (run, evidence) =>
     Effect.sync(() => {

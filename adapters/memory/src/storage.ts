@@ -41,7 +41,7 @@ export const makeMemoryStorage = (state: MemoryState): StorageService => {
       Effect.sync(() => {
         const key = state.apiKeys.get(hash);
         const owner = key && state.owners.get(key.ownerId);
-        return key && owner ? Option.some({ key, owner }) : Option.none();
+        return key && owner ? Option.some({ key, owner, balance: state.balanceOf(owner.id) }) : Option.none();
       }),
 
     insertDataset: (record) =>

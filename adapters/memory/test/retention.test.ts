@@ -22,7 +22,7 @@ describe("memory store: evidence retention", () => {
     const finishRun = async (target: typeof dataset, n: number): Promise<RunRecord> => {
       const queued = aQueuedRun(target, n * 60_000);
       await run(storage.insertRun(queued));
-      const running = Option.getOrThrow(await run(storage.claimRun(queued.id, queued.queuedAt, false)));
+      const running = Option.getOrThrow(await run(storage.claimRun(queued.id, queued.queuedAt, false))).run;
       if (n % 3 === 2) {
         const failed = { ...running, status: "failed" as const, error: "x", completedAt: queued.queuedAt };
         return run(storage.finishRun(failed, evidenceOf(running)));
@@ -55,7 +55,7 @@ describe("memory store: evidence retention", () => {
     // A run finishing 31 days after the pages were read drops them (SPEC: artifacts kept 30 days).
     const late = aQueuedRun(dataset, 31 * day);
     await run(storage.insertRun(late));
-    const running = Option.getOrThrow(await run(storage.claimRun(late.id, late.queuedAt, false)));
+    const running = Option.getOrThrow(await run(storage.claimRun(late.id, late.queuedAt, false))).run;
     await run(
       storage.finishRun({ ...running, status: "failed", error: "x", completedAt: late.queuedAt }, evidenceOf(running)),
     );

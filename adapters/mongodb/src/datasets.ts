@@ -22,7 +22,7 @@ import { indexNames } from "./schema.js";
 const decodeRoutine = decodedOrThrow(Routine, "routine");
 
 export const makeDatasetMethods = (mongo: Mongo): DatasetStorage => {
-  const { owners, apiKeys, datasets, rows, runs } = mongo.collections;
+  const { owners, apiKeys, accounts, datasets, rows, runs } = mongo.collections;
 
   /**
    * The figures beside a dataset, computed at read time exactly as the memory store does:
@@ -60,8 +60,15 @@ export const makeDatasetMethods = (mongo: Mongo): DatasetStorage => {
     findApiKey: (hash) =>
       mongo.run("findApiKey", async () => {
         const key = await apiKeys.findOne({ _id: hash });
-        const owner = key && (await owners.findOne({ _id: key.ownerId }));
-        return key && owner ? Option.some({ key: apiKeyFromDoc(key), owner: ownerFromDoc(owner) }) : Option.none();
+        if (!key) return Option.none();
+        // The owner and its credit account (the balance Credits reads) at once: both are keyed by the owner id.
+        const [owner, account] = await Promise.all([
+          owners.findOne({ _id: key.ownerId }),
+          accounts.findOne({ _id: key.ownerId }),
+        ]);
+        return owner
+          ? Option.some({ key: apiKeyFromDoc(key), owner: ownerFromDoc(owner), balance: account?.balance ?? 0 })
+          : Option.none();
       }),
 
     // The dataset with its bot, recipe v1 and schema v1 is one document: one insert is all or

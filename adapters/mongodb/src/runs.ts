@@ -4,7 +4,7 @@ import * as Option from "effect/Option";
 import { isUuid, toDate, toUuid } from "./bson.js";
 import { acceptRun } from "./accept.js";
 import { pageReadFromDoc } from "./page-reads.js";
-import { runFromDoc, runToDoc } from "./documents.js";
+import { datasetFromDoc, runFromDoc, runToDoc } from "./documents.js";
 import { conflicts } from "./errors.js";
 import type { Mongo } from "./mongo.js";
 import { claimable, isEmptyLimit, newestRunsFirst } from "./queries.js";
@@ -14,7 +14,7 @@ import { indexNames } from "./schema.js";
 import { writeOutbox } from "./webhooks.js";
 
 export const makeRunMethods = (mongo: Mongo): RunStorage => {
-  const { runs, evidence, artifacts, traceProgress } = mongo.collections;
+  const { runs, datasets, evidence, artifacts, traceProgress } = mongo.collections;
   return {
     // The unique index on datasetId over active runs is the guard: no read-then-insert race.
     insertRun: (run) =>
@@ -53,7 +53,14 @@ export const makeRunMethods = (mongo: Mongo): RunStorage => {
               { $set: { status: "running", active: true, startedAt: toDate(startedAt) }, $inc: { attempts: 1 } },
               { returnDocument: "after" },
             );
-            return doc ? Option.some(runFromDoc(doc)) : Option.none();
+            if (!doc) return Option.none();
+            // The run's dataset, for the run to pin (the owner's, like getDataset).
+            // Decoded when the run pins it (ClaimedRun): a claim never fails on it.
+            const found = await datasets.findOne({ _id: doc.datasetId, ownerId: doc.ownerId });
+            const dataset = found
+              ? mongo.run("pinning a dataset", async () => Option.some(datasetFromDoc(found)))
+              : Effect.succeedNone;
+            return Option.some({ run: runFromDoc(doc), dataset });
           }),
 
     // Read, then replace the run: a concurrent finish or acceptance also replaces it, so one of

@@ -71,7 +71,9 @@ whenMongoConfigured("mongodb crash test: a worker killed mid-acceptance", (url) 
         await store((s) => s.insertDataset(dataset));
         const queued = aQueuedRun(dataset);
         await store((s) => s.insertRun(queued));
-        const running = Option.getOrThrow(await store((s) => s.claimRun(queued.id, new Date().toISOString(), false)));
+        const running = Option.getOrThrow(
+          await store((s) => s.claimRun(queued.id, new Date().toISOString(), false)),
+        ).run;
         // Enough rows that the transaction is still open when the kill lands.
         const acceptance = anAcceptance(
           running,

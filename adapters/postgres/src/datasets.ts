@@ -2,7 +2,7 @@ import {
   Routine,
   ApiKeyRecord,
   type DatasetColumn,
-  type DatasetRecord,
+  DatasetRecord,
   type DatasetStatus,
   type DatasetStorage,
   type HistoricalSchema,
@@ -10,10 +10,12 @@ import {
   type RecipeVersion,
   type RunStatus,
   type ScheduleState,
+  type StorageFailure,
   StoredDataset,
   storedDecoder,
 } from "@gleaner/core";
 import * as Effect from "effect/Effect";
+import type * as Option from "effect/Option";
 import {
   allDecoded,
   conflictsOn,
@@ -37,7 +39,8 @@ interface OwnerRow {
 const decodeOwner = storedDecoder(Owner, "PostgreSQL", "owner");
 const toOwner = (row: OwnerRow) => decodeOwner({ id: row.id, name: row.name, createdAt: iso(row.created_at) });
 
-interface DatasetRow {
+/** A dataset's own columns (datasetFields); DatasetRow adds the figures shown beside it. */
+export interface DatasetRecordRow {
   readonly id: string;
   readonly owner_id: string;
   readonly name: string;
@@ -53,6 +56,9 @@ interface DatasetRow {
   readonly created_at: Date;
   readonly updated_at: Date;
   readonly revision: number;
+}
+
+interface DatasetRow extends DatasetRecordRow {
   readonly row_count: number;
   readonly last_run_id: string | null;
   readonly last_run_status: RunStatus | null;
@@ -78,30 +84,81 @@ const selectStoredDataset = `
        limit 1
     ) last_run on true`;
 
+interface KeyRow {
+  readonly hash: string;
+  readonly owner_id: string;
+  readonly key_created_at: Date;
+  readonly name: string;
+  readonly owner_created_at: Date;
+  /** bigint, sent as text (as Credits reads it). */
+  readonly balance: string;
+}
+
 const decodeApiKey = storedDecoder(ApiKeyRecord, "PostgreSQL", "API key");
 const decodeRoutine = storedDecoder(Routine, "PostgreSQL", "routine");
 const decodeDataset = storedDecoder(StoredDataset, "PostgreSQL", "dataset");
+const decodeDatasetRecord = storedDecoder(DatasetRecord, "PostgreSQL", "dataset");
+
+const recordOf = (row: DatasetRecordRow) => ({
+  id: row.id,
+  ownerId: row.owner_id,
+  name: row.name,
+  question: row.question,
+  columns: row.columns,
+  schemaVersion: row.schema_version,
+  status: row.status,
+  schedule: row.schedule,
+  scheduleState: row.schedule_state,
+  botId: row.bot_id,
+  recipes: row.recipes,
+  schemas: row.schemas,
+  createdAt: iso(row.created_at),
+  updatedAt: iso(row.updated_at),
+  revision: row.revision,
+});
+
+/** The columns of DatasetRecordRow, in its order. */
+const datasetFields: ReadonlyArray<keyof DatasetRecordRow> = [
+  "id",
+  "owner_id",
+  "name",
+  "question",
+  "columns",
+  "schema_version",
+  "status",
+  "schedule",
+  "schedule_state",
+  "bot_id",
+  "recipes",
+  "schemas",
+  "created_at",
+  "updated_at",
+  "revision",
+];
+
+/**
+ * A dataset's own columns selected beside another table's, each renamed `ds_<column>` (a run's dataset_id stays the run's); read the
+ * row back with `toPrefixedDatasetRecord` (none when the join found no dataset).
+ */
+export const prefixedDatasetColumns = (alias: string): string =>
+  datasetFields.map((field) => `${alias}.${field} as ds_${field}`).join(", ");
+
+export const toPrefixedDatasetRecord = (
+  row: Readonly<Record<string, unknown>>,
+): Effect.Effect<Option.Option<DatasetRecord>, StorageFailure> =>
+  row.ds_id === null || row.ds_id === undefined
+    ? Effect.succeedNone
+    : Effect.asSome(
+        decodeDatasetRecord(
+          recordOf(Object.fromEntries(datasetFields.map((field) => [field, row[`ds_${field}`]])) as never),
+          String(row.ds_id),
+        ),
+      );
 
 const toStoredDataset = (row: DatasetRow) =>
   decodeDataset(
     {
-      record: {
-        id: row.id,
-        ownerId: row.owner_id,
-        name: row.name,
-        question: row.question,
-        columns: row.columns,
-        schemaVersion: row.schema_version,
-        status: row.status,
-        schedule: row.schedule,
-        scheduleState: row.schedule_state,
-        botId: row.bot_id,
-        recipes: row.recipes,
-        schemas: row.schemas,
-        createdAt: iso(row.created_at),
-        updatedAt: iso(row.updated_at),
-        revision: row.revision,
-      },
+      record: recordOf(row),
       rowCount: row.row_count,
       lastRun:
         row.last_run_id === null || row.last_run_status === null
@@ -155,10 +212,12 @@ export const makeDatasetMethods = (db: Db): DatasetStorage => ({
       )
       .pipe(Effect.asVoid),
 
+  // The owner row keeps the balance (migration 0014), so the key, its owner and the balance are one row.
   findApiKey: (hash) =>
     db
-      .query<{ hash: string; owner_id: string; key_created_at: Date; name: string; owner_created_at: Date }>(
-        `select k.hash, k.owner_id, k.created_at as key_created_at, o.name, o.created_at as owner_created_at
+      .query<KeyRow>(
+        `select k.hash, k.owner_id, k.created_at as key_created_at, o.name, o.created_at as owner_created_at,
+                o.balance::text as balance
            from api_keys k join owners o on o.id = k.owner_id
           where k.hash = $1`,
         [hash],
@@ -169,6 +228,7 @@ export const makeDatasetMethods = (db: Db): DatasetStorage => ({
             Effect.all({
               key: decodeApiKey({ hash: row.hash, ownerId: row.owner_id, createdAt: iso(row.key_created_at) }),
               owner: toOwner({ id: row.owner_id, name: row.name, created_at: row.owner_created_at }),
+              balance: Effect.succeed(Number(row.balance)),
             }),
           ),
         ),

@@ -103,7 +103,7 @@ const copyIn = (client: pg.ClientBase, text: string, data: Buffer | string, flus
 const sqlOf = (client: pg.Pool): Sql => ({
   query: <R extends pg.QueryResultRow>(text: string, values?: ReadonlyArray<unknown>) =>
     Effect.tryPromise({
-      try: () => client.query<R>(text, values as unknown[] | undefined),
+      try: () => client.query<R>(prepared(text, values)),
       catch: storageFailure(firstWords(text)),
     }).pipe(Effect.map((result) => result.rows)),
 });
@@ -140,7 +140,7 @@ const sqlOfTransaction = (client: pg.PoolClient): Transaction & { readonly settl
   const statement =
     <R extends pg.QueryResultRow>(text: string, values?: ReadonlyArray<unknown>) =>
     () =>
-      client.query<R>(text, values as unknown[] | undefined);
+      client.query<R>(prepared(text, values));
   return {
     query: <R extends pg.QueryResultRow>(text: string, values?: ReadonlyArray<unknown>) =>
       Effect.suspend(() => awaitRows<R>(text, dispatch(statement<R>(text, values)))),
@@ -162,6 +162,25 @@ const sqlOfTransaction = (client: pg.PoolClient): Transaction & { readonly settl
       }),
     settled: () => last.then(ignoreDropped, ignoreDropped),
   };
+};
+
+const statementNames = new Map<string, string>();
+const maxNamedStatements = 1_000;
+
+/**
+ * A statement as a named (prepared) one: each connection parses and plans a text once, then only
+ * binds and executes it. Texts past the first thousand go unnamed (a text built per call must not
+ * grow every connection's statements without bound).
+ */
+const prepared = (text: string, values?: ReadonlyArray<unknown>): pg.QueryConfig => {
+  let name = statementNames.get(text);
+  if (name === undefined && statementNames.size < maxNamedStatements) {
+    name = `gleaner_${statementNames.size + 1}`;
+    statementNames.set(text, name);
+  }
+  return name === undefined
+    ? { text, values: values as unknown[] | undefined }
+    : { name, text, values: values as unknown[] | undefined };
 };
 
 /** "insert into rows" from a statement, to say which one failed without echoing parameters. */

@@ -2,6 +2,7 @@ import type { RunEvidence, RunStorage } from "@gleaner/core";
 import * as Effect from "effect/Effect";
 import * as Option from "effect/Option";
 import { acceptRun } from "./accept.js";
+import { prefixedDatasetColumns, toPrefixedDatasetRecord } from "./datasets.js";
 import { acceptedRead } from "./page-reads.js";
 import { storeBody } from "./page-bodies.js";
 import { allDecoded, conflictsOn, type Db, firstDecoded, isUuid, runInProgress } from "./db.js";
@@ -45,18 +46,27 @@ export const makeRunMethods = (db: Db): RunStorage => ({
           )
           .pipe(Effect.flatMap(allDecoded(toRun))),
 
-  // One conditional UPDATE: two workers claiming the same queued run cannot both get it.
+  // One conditional UPDATE: two workers claiming the same queued run cannot both get it. The run's
+  // dataset comes in the same statement (the owner's, by primary key), for the run to pin.
   claimRun: (runId, startedAt, reclaimRunning) =>
     !isUuid(runId)
       ? Effect.succeed(Option.none())
       : db
-          .query<RunRow>(
-            `update runs set status = 'running', started_at = $2, attempts = attempts + 1
-              where id = $1 and (status = 'queued' or (status = 'running' and $3::boolean))
-              returning ${runColumns}`,
+          .query<RunRow & Record<string, unknown>>(
+            `with claimed as (
+               update runs set status = 'running', started_at = $2, attempts = attempts + 1
+                where id = $1 and (status = 'queued' or (status = 'running' and $3::boolean))
+                returning ${runColumns})
+             select c.*, ${prefixedDatasetColumns("d")}
+               from claimed c left join datasets d on d.id = c.dataset_id and d.owner_id = c.owner_id`,
             [runId, startedAt, reclaimRunning],
           )
-          .pipe(Effect.flatMap(firstDecoded(toRun))),
+          .pipe(
+            Effect.flatMap(
+              // The dataset is decoded when the run pins it (ClaimedRun): a claim never fails on it.
+              firstDecoded((row) => Effect.map(toRun(row), (run) => ({ run, dataset: toPrefixedDatasetRecord(row) }))),
+            ),
+          ),
 
   finishRun: (run, evidence) =>
     db.transaction((tx) =>

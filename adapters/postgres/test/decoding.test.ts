@@ -48,7 +48,7 @@ await whenPostgresReachable("postgres store: stored records are decoded", (url) 
       await runtime.runPromise(Effect.flatMap(Credits, (c) => c.grant(owner.id, 10)));
       await store((s) => s.insertRun(queued));
       const claimed = await store((s) => s.claimRun(queued.id, new Date().toISOString(), false));
-      const running = Option.getOrThrow(Either.getOrThrow(claimed));
+      const running = Option.getOrThrow(Either.getOrThrow(claimed)).run;
       const acceptance = anAcceptance(running, 1, ["row-a"]);
       rowId = acceptance.rows[0]?.row.id ?? "";
       expect(Either.getOrThrow(await store((s) => s.acceptRun(acceptance)))._tag).to.equal("Accepted");
@@ -89,6 +89,17 @@ await whenPostgresReachable("postgres store: stored records are decoded", (url) 
       await sql.query(`update datasets set columns = '[{"id": "x"}]' where id = $1`, [dataset.id]);
       const failure = refusal(await store((s) => s.getDataset(owner.id, dataset.id)));
       expect(failure.message).to.contain(`stored dataset ${dataset.id}`).and.to.contain("/record/columns/0");
+      // A run of it is still claimed (and so finished by the engine as failed); pinning the dataset fails.
+      const next = aQueuedRun(dataset);
+      await store((s) => s.insertRun(next));
+      const claimed = Option.getOrThrow(
+        Either.getOrThrow(await store((s) => s.claimRun(next.id, new Date().toISOString(), false))),
+      );
+      expect(claimed.run).to.include({ id: next.id, status: "running" });
+      const pinned = refusal(await runtime.runPromise(Effect.either(claimed.dataset)));
+      expect(pinned.message).to.contain(`stored dataset ${dataset.id}`).and.to.contain("/columns/0");
+      // Ended by hand: finishRun would add an outbox message the last case below reads alone.
+      await sql.query("update runs set status = 'failed', completed_at = now() where id = $1", [next.id]);
     });
 
     it("a run whose recorded checks are malformed fails the read instead of passing as checks", async () => {
@@ -141,7 +152,7 @@ await whenPostgresReachable("postgres store: stored records are decoded", (url) 
       await store((s) => s.insertRun(second));
       const running = Option.getOrThrow(
         Either.getOrThrow(await store((s) => s.claimRun(second.id, new Date().toISOString(), false))),
-      );
+      ).run;
       const trace = {
         ...evidenceOf(running).trace,
         phases: [{ phase: "read" as const, count: 1, totalMs: 4, maxMs: 4 }],

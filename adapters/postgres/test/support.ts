@@ -89,7 +89,7 @@ export const aClaimedRun = (dataset: DatasetRecord) =>
     const storage = yield* Storage;
     const queued = aQueuedRun(dataset);
     yield* storage.insertRun(queued);
-    return Option.getOrThrow(yield* storage.claimRun(queued.id, new Date().toISOString(), false));
+    return Option.getOrThrow(yield* storage.claimRun(queued.id, new Date().toISOString(), false)).run;
   });
 
 /** A store on a schema of its own for one describe block: disposed and the schema dropped after it. */

@@ -33,7 +33,7 @@ await whenPostgresReachable("postgres store: an unchanged re-run writes no row a
       for (const key of ["first", "second"]) {
         const queued = aQueuedRun(dataset);
         await run(storage.insertRun(queued));
-        const running = Option.getOrThrow(await run(storage.claimRun(queued.id, new Date().toISOString(), false)));
+        const running = Option.getOrThrow(await run(storage.claimRun(queued.id, new Date().toISOString(), false))).run;
         // Both runs read the same page (same digest, same body); each accepts one new row.
         const outcome = await run(storage.acceptRun(anAcceptance(running, 1, [key])));
         expect(outcome._tag).to.equal("Accepted");
@@ -65,7 +65,7 @@ await whenPostgresReachable("postgres store: an unchanged re-run writes no row a
       ] as const) {
         const queued = aQueuedRun(dataset);
         await run(storage.insertRun(queued));
-        const running = Option.getOrThrow(await run(storage.claimRun(queued.id, new Date().toISOString(), false)));
+        const running = Option.getOrThrow(await run(storage.claimRun(queued.id, new Date().toISOString(), false))).run;
         const base = anAcceptance(running, 1, [key]);
         const sha256 = key
           .repeat(64)
@@ -93,7 +93,7 @@ await whenPostgresReachable("postgres store: an unchanged re-run writes no row a
       const claim = async (offsetMs: number) => {
         const queued = aQueuedRun(dataset, offsetMs);
         await run(storage.insertRun(queued));
-        return Option.getOrThrow(await run(storage.claimRun(queued.id, new Date().toISOString(), false)));
+        return Option.getOrThrow(await run(storage.claimRun(queued.id, new Date().toISOString(), false))).run;
       };
       const first = anAcceptance(await claim(0), 1, ["a", "b", "c"]);
       await run(storage.acceptRun(first));

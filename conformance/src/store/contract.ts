@@ -46,8 +46,8 @@ export const storeContract = (store: StoreUnderTest): void => {
       await run((s) => s.insertDataset(dataset));
       const queued = aQueuedRun(dataset);
       await run((s) => s.insertRun(queued));
-      const claimed = await run((s) => s.claimRun(queued.id, new Date().toISOString(), false));
-      return { ownerId: ownerId ?? owner.id, dataset, running: Option.getOrThrow(claimed) };
+      const claimed = Option.getOrThrow(await run((s) => s.claimRun(queued.id, new Date().toISOString(), false)));
+      return { ownerId: ownerId ?? owner.id, dataset, running: claimed.run };
     };
 
     it("charges once when the same run is accepted by many deliveries at once", async () => {
@@ -116,6 +116,24 @@ export const storeContract = (store: StoreUnderTest): void => {
       }
     });
 
+    it("claims a queued run once, with its dataset as stored; a redelivery reclaims it while running", async () => {
+      const owner = anOwner();
+      await run((s) => s.createOwner(owner));
+      const dataset = aDataset(owner.id);
+      await run((s) => s.insertDataset(dataset));
+      const queued = aQueuedRun(dataset);
+      await run((s) => s.insertRun(queued));
+      const startedAt = new Date().toISOString();
+      const claims = await Promise.all([1, 2, 3].map(() => run((s) => s.claimRun(queued.id, startedAt, false))));
+      const [won, ...others] = claims.filter(Option.isSome).map((claim) => claim.value);
+      expect(others).to.have.length(0);
+      expect(won?.run).to.include({ id: queued.id, status: "running", startedAt, attempts: 1 });
+      expect(Option.getOrThrow(await Effect.runPromise(won!.dataset))).to.deep.equal(dataset);
+      const redelivered = Option.getOrThrow(await run((s) => s.claimRun(queued.id, startedAt, true)));
+      expect(redelivered.run.attempts).to.equal(2);
+      expect(Option.getOrThrow(await Effect.runPromise(redelivered.dataset))).to.deep.equal(dataset);
+    });
+
     it("counts an owner's datasets, active runs and recent runs for the per-owner limits", async () => {
       const owner = anOwner();
       await run((s) => s.createOwner(owner));
@@ -125,7 +143,7 @@ export const storeContract = (store: StoreUnderTest): void => {
       await run((s) => s.insertDataset(second));
       const older = aQueuedRun(first, -7_200_000);
       await run((s) => s.insertRun(older));
-      const claimed = Option.getOrThrow(await run((s) => s.claimRun(older.id, older.queuedAt, false)));
+      const claimed = Option.getOrThrow(await run((s) => s.claimRun(older.id, older.queuedAt, false))).run;
       const finished = { ...claimed, status: "failed" as const, completedAt: older.queuedAt };
       await run((s) => s.finishRun(finished, evidenceOf(finished)));
       const recent = aQueuedRun(second, -60_000);
@@ -146,7 +164,7 @@ export const storeContract = (store: StoreUnderTest): void => {
       for (let round = 0; round < 3; round++) {
         const queued = aQueuedRun(dataset, round);
         await run((s) => s.insertRun(queued));
-        const running = Option.getOrThrow(await run((s) => s.claimRun(queued.id, new Date().toISOString(), false)));
+        const running = Option.getOrThrow(await run((s) => s.claimRun(queued.id, new Date().toISOString(), false))).run;
         await run((s) => s.acceptRun(anAcceptance(running, 1, [`r${round}a`, `r${round}b`])));
       }
       const revisions = await run((s) =>
@@ -279,7 +297,7 @@ export const storeContract = (store: StoreUnderTest): void => {
       await run((s) => s.acceptRun(first));
       const queued = aQueuedRun(dataset, 60_000);
       await run((s) => s.insertRun(queued));
-      const second = Option.getOrThrow(await run((s) => s.claimRun(queued.id, new Date().toISOString(), false)));
+      const second = Option.getOrThrow(await run((s) => s.claimRun(queued.id, new Date().toISOString(), false))).run;
       const observedAt = new Date(Date.parse(first.run.completedAt!) + 60_000).toISOString();
       const seen = first.rows.map(({ row }) => ({
         row: { ...row, lastSeenRunId: second.id, observedAt, status: "unchanged" as const },
@@ -314,7 +332,7 @@ export const storeContract = (store: StoreUnderTest): void => {
       await run((s) => s.insertRun(earlier));
       expect((await state()).newestRun).to.deep.equal({ id: running.id, status: "succeeded" });
       const later = aQueuedRun(dataset, 3_600_000);
-      const claimed = Option.getOrThrow(await run((s) => s.claimRun(earlier.id, earlier.queuedAt, false)));
+      const claimed = Option.getOrThrow(await run((s) => s.claimRun(earlier.id, earlier.queuedAt, false))).run;
       await run((s) =>
         s.finishRun({ ...claimed, status: "failed", completedAt: earlier.queuedAt }, evidenceOf(claimed)),
       );
@@ -365,6 +383,26 @@ export const storeContract = (store: StoreUnderTest): void => {
       const ledger = await Effect.runPromise(service.ledger(owner.id, "2000-01-01T00:00:00.000Z"));
       expect(ledger.map((e) => e.amount)).to.deep.equal([4, 3, 2, 1]);
       expect(await Effect.runPromise(service.balance(owner.id))).to.equal(10);
+    });
+
+    it("finds an API key with its owner and the balance Credits reads, before and after a charge", async () => {
+      const { ownerId, running } = await runningRun(10);
+      const createdAt = new Date().toISOString();
+      await run((s) => s.addApiKey({ hash: `key-of-${ownerId}`, ownerId, createdAt }));
+      const found = async (hash: string) => Option.getOrThrow(await run((s) => s.findApiKey(hash)));
+      const first = await found(`key-of-${ownerId}`);
+      expect(first.owner.id).to.equal(ownerId);
+      expect(first.key).to.deep.equal({ hash: `key-of-${ownerId}`, ownerId, createdAt });
+      expect(first.balance).to.equal(10);
+      await run((s) => s.acceptRun(anAcceptance(running, 4, ["a"])));
+      const charged = await found(`key-of-${ownerId}`);
+      expect(charged.balance).to.equal(6);
+      expect(charged.balance).to.equal(await Effect.runPromise((await credits()).balance(ownerId)));
+      const penniless = anOwner();
+      await run((s) => s.createOwner(penniless));
+      await run((s) => s.addApiKey({ hash: `key-of-${penniless.id}`, ownerId: penniless.id, createdAt }));
+      expect((await found(`key-of-${penniless.id}`)).balance).to.equal(0);
+      expect(Option.isNone(await run((s) => s.findApiKey("no-such-key")))).to.equal(true);
     });
 
     webhookStoreCases({ run, runningRun });

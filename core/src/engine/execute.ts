@@ -5,7 +5,7 @@ import { isStorageUnavailable } from "../errors.js";
 import type { DocumentParser } from "../ports/document-parser.js";
 import type { Fetcher } from "../ports/fetcher.js";
 import type { RunJob } from "../ports/run-queue.js";
-import { Storage } from "../ports/storage.js";
+import { type ClaimedRun, Storage } from "../ports/storage.js";
 import type { RunPlanRecord, RunRecord } from "../run-domain.js";
 import { blockingReasons } from "../reading/refusals.js";
 import { newId } from "../schema/ids.js";
@@ -59,10 +59,14 @@ const rowIdsOfKeys = Effect.fn("run.rowIdsOfKeys")(function* (run: RunRecord, re
 });
 
 /** pin -> read -> validate -> blocked, failed or the accept loop, for a claimed run. */
-const runPhases = Effect.fn("run.phases")(function* (run: RunRecord, recorder: TraceRecorder) {
+const runPhases = Effect.fn("run.phases")(function* (
+  run: RunRecord,
+  dataset: ClaimedRun["dataset"],
+  recorder: TraceRecorder,
+) {
   const finish = (ending: Parameters<typeof finishPhase>[2]) => finishPhase(run, recorder, ending);
 
-  const pinned = yield* pinPhase(run, recorder);
+  const pinned = yield* pinPhase(dataset, recorder);
   if (Option.isNone(pinned)) {
     const error = "The dataset no longer exists.";
     return yield* finish({ status: "failed", checks: [], error, read: null, plan: emptyPlan });
@@ -123,7 +127,7 @@ export const executeRun = Effect.fn("run.execute")(function* (job: RunJob, redel
   const storage = yield* Storage;
   const claimed = yield* storage.claimRun(job.runId, yield* nowIso, redelivered);
   if (Option.isNone(claimed)) return;
-  const run = claimed.value;
+  const { run, dataset } = claimed.value;
   yield* Effect.logInfo("run started").pipe(
     Effect.annotateLogs({ runId: run.id, datasetId: run.datasetId, redelivered }),
   );
@@ -131,7 +135,7 @@ export const executeRun = Effect.fn("run.execute")(function* (job: RunJob, redel
   const recorder: TraceRecorder = new TraceRecorder(newId(), () =>
     storage.saveTraceProgress(run.id, traceOf(run, recorder, null)).pipe(Effect.ignore),
   );
-  yield* runPhases(run, recorder).pipe(
+  yield* runPhases(run, dataset, recorder).pipe(
     Effect.annotateLogs({ runId: run.id, datasetId: run.datasetId }),
     Effect.catchAllCause((cause) =>
       Effect.gen(function* () {

@@ -2,7 +2,7 @@ import * as Clock from "effect/Clock";
 import * as Effect from "effect/Effect";
 import * as Option from "effect/Option";
 import type { RecipeVersion } from "../domain.js";
-import { Storage } from "../ports/storage.js";
+import type { ClaimedRun } from "../ports/storage.js";
 import type { PinnedRecipe, RunEvidence, RunPlanRecord, RunRecord } from "../run-domain.js";
 import type { DatasetColumn } from "../schema/column.js";
 import type { Source } from "../schema/source.js";
@@ -66,13 +66,15 @@ export const pinnedRecipe = (pinned: Pinned, source: Source): PinnedRecipe => {
 
 export const emptyPlan: RunPlanRecord = { recipe: null, checks: [], reconciliation: null, pagesToCharge: null };
 
-/** pin: the recipe version and schema the whole run uses (none when the dataset was deleted). */
-export const pinPhase = Effect.fn("run.pin")(function* (run: RunRecord, recorder: TraceRecorder) {
-  const storage = yield* Storage;
-  const found = yield* recorder.timed("pin", storage.getDataset(run.ownerId, run.datasetId));
+/**
+ * pin: the recipe version and schema the whole run uses, from the dataset its claim read (none when
+ * the dataset was deleted). Still a step of the trace, though the read is the claim's (decision 0030).
+ */
+export const pinPhase = Effect.fn("run.pin")(function* (dataset: ClaimedRun["dataset"], recorder: TraceRecorder) {
+  const found = yield* recorder.timed("pin", dataset);
   return Option.map(
     found,
-    ({ record }): Pinned => ({
+    (record): Pinned => ({
       columns: record.columns,
       schemaVersion: record.schemaVersion,
       recipe: record.recipes[record.recipes.length - 1],

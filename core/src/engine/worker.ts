@@ -36,15 +36,16 @@ const finishOverdue = (job: RunJob, deadlineMs: number) =>
     // The interrupted delivery left the run `running`: reclaim it to get its record, then finish it.
     const claimed = yield* storage.claimRun(job.runId, now, true);
     if (Option.isNone(claimed)) return;
+    const { run } = claimed.value;
     const seconds = Math.round(deadlineMs / 1000);
     yield* storage.finishRun(
       {
-        ...claimed.value,
+        ...run,
         status: "failed",
         error: `The run exceeded its ${seconds} s deadline and was stopped; nothing was written or charged.`,
         completedAt: now,
       },
-      { trace: emptyTrace(claimed.value), artifacts: [], facts: [], failures: [] },
+      { trace: emptyTrace(run), artifacts: [], facts: [], failures: [] },
     );
   });
 

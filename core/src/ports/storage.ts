@@ -28,6 +28,23 @@ export interface OwnerActivity {
   readonly oldestRunSince: string | null;
 }
 
+/** A run handed to a worker, and its dataset as the claim read it. */
+export interface ClaimedRun {
+  readonly run: RunRecord;
+  /**
+   * The run owner's dataset (none when it no longer exists), decoded when the run pins it: a stored
+   * dataset that no longer decodes fails the run, as a failed read of it would, not its claim.
+   */
+  readonly dataset: Effect.Effect<Option.Option<DatasetRecord>, StorageFailure>;
+}
+
+/** An API key found by its hash: the record, its owner, and the owner's balance when it was read. */
+export interface FoundApiKey {
+  readonly key: ApiKeyRecord;
+  readonly owner: Owner;
+  readonly balance: number;
+}
+
 /**
  * Durable state. Each method is one atomic unit of work: it either happens whole or not at all,
  * so an adapter never leaves half a dataset or half a run behind. Rules (validation, what a change
@@ -39,10 +56,12 @@ export interface StorageService extends WebhookStorage, PageReadStorage {
   readonly createOwner: (owner: Owner) => Effect.Effect<void, Conflict | StorageFailure>;
   readonly findOwnerByName: (name: string) => Effect.Effect<Option.Option<Owner>, StorageFailure>;
   readonly addApiKey: (key: ApiKeyRecord) => Effect.Effect<void, StorageFailure>;
-  /** The key record (with its stored hash) and its owner, looked up by hash. */
-  readonly findApiKey: (
-    hash: string,
-  ) => Effect.Effect<Option.Option<{ readonly key: ApiKeyRecord; readonly owner: Owner }>, StorageFailure>;
+  /**
+   * The key record (with its stored hash), its owner and the owner's credit balance (what
+   * Credits.balance answers), looked up by hash. Every authenticated answer carries the balance
+   * (X-Credits-Remaining), so it is read with the key: one statement where the store keeps both.
+   */
+  readonly findApiKey: (hash: string) => Effect.Effect<Option.Option<FoundApiKey>, StorageFailure>;
 
   /**
    * Stores a new dataset with its bot, recipe version 1 and schema version 1, all or nothing.
@@ -78,13 +97,15 @@ export interface StorageService extends WebhookStorage, PageReadStorage {
   /**
    * Hands a run to a worker: `queued` -> `running` (startedAt set, attempts + 1). A run already
    * `running` is handed over again only when `reclaimRunning` (a redelivery after a crash). None
-   * when the run is finished or missing: the job is then simply dropped.
+   * when the run is finished or missing: the job is then simply dropped. The claimed run comes
+   * with its dataset as the same read found it, which the run pins its recipe and schema from: one
+   * statement where the store can (decision 0030).
    */
   readonly claimRun: (
     runId: RunId,
     startedAt: string,
     reclaimRunning: boolean,
-  ) => Effect.Effect<Option.Option<RunRecord>, StorageFailure>;
+  ) => Effect.Effect<Option.Option<ClaimedRun>, StorageFailure>;
   /**
    * Finishes a run without writing rows (failed, blocked or held), with its evidence and, in the
    * same unit of work, the webhook messages core's outboxMessagesForRun gives for it. Applies only

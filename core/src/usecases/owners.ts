@@ -1,7 +1,7 @@
 import * as Effect from "effect/Effect";
 import * as Option from "effect/Option";
 import type { Owner } from "../domain.js";
-import { Unauthorized } from "../errors.js";
+import { type StorageFailure, Unauthorized } from "../errors.js";
 import { Credits } from "../ports/credits.js";
 import { Storage } from "../ports/storage.js";
 import { digestsEqual, hashApiKey, looksLikeApiKey, newApiKey } from "../rules/api-keys.js";
@@ -49,11 +49,20 @@ export const grantCredits = (ownerName: string, amount: number) =>
 
 const refused = new Unauthorized({ message: "A valid API key is required: send Authorization: Bearer gl_…" });
 
+/** Who a request is from, and the owner's balance read with the key (the answer's X-Credits-Remaining). */
+export interface Authenticated {
+  readonly owner: Owner;
+  readonly balance: number;
+}
+
 /**
- * Resolves `Authorization: Bearer gl_…` to its owner, or Unauthorized. Every authenticated request
- * runs it, so it is one lookup in a flatMap rather than a generator (decision 0023).
+ * Resolves `Authorization: Bearer gl_…` to its owner and the owner's balance, or Unauthorized. Every
+ * authenticated request runs it, so it is one lookup in a flatMap rather than a generator (decision
+ * 0023), and the store answers the balance with the key (decision 0030).
  */
-export const authenticate = (authorization: string | undefined) =>
+export const authenticateWithBalance = (
+  authorization: string | undefined,
+): Effect.Effect<Authenticated, Unauthorized | StorageFailure, Storage> =>
   Effect.suspend(() => {
     const key = /^Bearer ([^\s]+)$/i.exec(authorization?.trim() ?? "")?.[1];
     if (!key || !looksLikeApiKey(key)) return Effect.fail(refused);
@@ -63,9 +72,13 @@ export const authenticate = (authorization: string | undefined) =>
         // The store looked the hash up by index; compare it in constant time before trusting it.
         Option.isNone(found) || !digestsEqual(found.value.key.hash, hash)
           ? Effect.fail(refused)
-          : Effect.succeed(found.value.owner),
+          : Effect.succeed({ owner: found.value.owner, balance: found.value.balance }),
       ),
     );
   });
+
+/** Resolves `Authorization: Bearer gl_…` to its owner, or Unauthorized. */
+export const authenticate = (authorization: string | undefined) =>
+  Effect.map(authenticateWithBalance(authorization), (authenticated) => authenticated.owner);
 
 export const ownerBalance = (ownerId: OwnerId) => Effect.flatMap(Credits, (credits) => credits.balance(ownerId));

@@ -84,7 +84,7 @@ export const createRun = (
         Effect.tapError((error) =>
           Effect.gen(function* () {
             const now = yield* nowIso;
-            const claimed = yield* storage.claimRun(run.id, now, false);
+            const claimed = Option.map(yield* storage.claimRun(run.id, now, false), ({ run }) => run);
             if (Option.isSome(claimed)) {
               yield* storage.finishRun(
                 {

@@ -62,7 +62,7 @@ export const executeResearchRun = Effect.fn("run.research")(function* (job: RunJ
   const storage = yield* Storage;
   const claimed = yield* storage.claimRun(job.runId, yield* nowIso, redelivered);
   if (Option.isNone(claimed)) return;
-  const run = claimed.value;
+  const { run, dataset: claimedDataset } = claimed.value;
   // The trace is published while the run works, like a deterministic run's.
   const recorder: TraceRecorder = new TraceRecorder(newId(), () =>
     storage.saveTraceProgress(run.id, researchTrace(run, recorder, null)).pipe(Effect.ignore),
@@ -94,9 +94,9 @@ export const executeResearchRun = Effect.fn("run.research")(function* (job: RunJ
     });
 
   const work = Effect.gen(function* () {
-    const stored = yield* storage.getDataset(run.ownerId, run.datasetId);
-    if (Option.isNone(stored)) return yield* finish("failed", [], "The dataset no longer exists.");
-    const dataset = stored.value.record;
+    const pinnedDataset = yield* claimedDataset;
+    if (Option.isNone(pinnedDataset)) return yield* finish("failed", [], "The dataset no longer exists.");
+    const dataset = pinnedDataset.value;
     const pinned: Pinned = {
       columns: dataset.columns,
       schemaVersion: dataset.schemaVersion,

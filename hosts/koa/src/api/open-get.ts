@@ -1,4 +1,4 @@
-import { type ApiError, authenticate, type Owner, ownerBalance } from "@gleaner/core";
+import { type ApiError, authenticateWithBalance, type Owner } from "@gleaner/core";
 import * as Effect from "effect/Effect";
 import * as Either from "effect/Either";
 import type { GleanerServices } from "../layers.js";
@@ -16,22 +16,20 @@ const untagged = Either.right(null);
 
 /**
  * An authenticated GET's opening, in one run of the runtime (each run costs a fiber; decision 0023):
- * the key's owner (Unauthorized fails the whole), the owner's balance, and the route's tag. The
- * balance is read before the handler: a GET charges nothing, so it is also the balance after it;
- * like the error middleware's read, a failure to read it shows 0 rather than failing the request. A
- * failed tag is returned, not failed, so the error answer still carries the owner's balance.
- * Plain flatMaps: this runs on every authenticated GET, and Effect.all or a generator cost more.
+ * the key's owner with the owner's balance, read in one lookup (decision 0030; Unauthorized fails
+ * the whole), and the route's tag. The balance is read before the handler: a GET charges nothing,
+ * so it is also the balance after it. A failed tag is returned, not failed, so the error answer
+ * still carries the owner's balance. Plain flatMaps: this runs on every authenticated GET, and
+ * Effect.all or a generator cost more.
  */
 export const openAuthenticatedGet = (
   authorization: string | undefined,
   etag: ((owner: Owner) => Effect.Effect<string, ApiError, GleanerServices>) | null,
 ): Effect.Effect<OpenedGet, ApiError, GleanerServices> =>
-  Effect.flatMap(authenticate(authorization), (owner) =>
-    Effect.flatMap(
-      Effect.catchAllCause(ownerBalance(owner.id), () => Effect.succeed(0)),
-      (balance): Effect.Effect<OpenedGet, never, GleanerServices> =>
-        etag === null
-          ? Effect.succeed({ owner, balance, tag: untagged })
-          : Effect.map(Effect.either(etag(owner)), (tag) => ({ owner, balance, tag })),
-    ),
+  Effect.flatMap(
+    authenticateWithBalance(authorization),
+    ({ owner, balance }): Effect.Effect<OpenedGet, ApiError, GleanerServices> =>
+      etag === null
+        ? Effect.succeed({ owner, balance, tag: untagged })
+        : Effect.map(Effect.either(etag(owner)), (tag) => ({ owner, balance, tag })),
   );
