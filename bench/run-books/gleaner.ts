@@ -39,7 +39,9 @@ const { dataset } = expectStatus(await call("POST", "/v1/datasets", JSON.parse(d
 // Polled every 50 ms, timed to the run's completedAt: a 5 ms poll answered by this same process cost
 // the run ~12% of its CPU (decision 0026), and the poll's interval does not enter the span.
 const pollMs = 50;
+const cpuBefore = process.cpuUsage();
 const first = await runToSuccess(call, dataset.id, pollMs);
+const cpu = process.cpuUsage(cpuBefore);
 reportDone();
 const { new: added, changed, gone } = first.run.rowDeltas;
 if (added !== BOOKS || changed !== 0 || gone !== 0) {
@@ -72,6 +74,10 @@ report({
     revisionsSecondRun: afterSecond?.count ?? null,
     creditsLeft: usage.balance,
     engineWallMs: first.engineMs,
+    postMs: first.postMs,
+    pickupMs: first.pickupMs,
+    // The process's CPU from POST to the poll that saw `succeeded` (the run, the host, the polls).
+    firstRunCpuMs: (cpu.user + cpu.system) / 1000,
   },
 });
 process.exit(0);

@@ -66,9 +66,16 @@ class OverLimits extends Error {
 /**
  * DomHandler that stops the parse at the first element past the limits: htmlparser2's own cost
  * grows with depth × size, so the check must run while parsing, not on the finished tree.
+ * It also notes the document's `<base href>` as it opens, which a query would find only by walking
+ * the whole tree again on every page.
  */
 class BoundedDomHandler extends DomHandler {
   private readonly budget: DocumentBudget;
+  /**
+   * The element `base[href]` selects first in the document: elements open in document order, and
+   * css-select's query does not look inside a `<template>`, so neither does this.
+   */
+  base: Element | null = null;
 
   constructor(limits: DocumentLimits) {
     super(undefined, { decodeEntities: true } as ConstructorParameters<typeof DomHandler>[1]);
@@ -80,13 +87,23 @@ class BoundedDomHandler extends DomHandler {
     const over = this.budget.open(this.tagStack.length);
     if (over) throw new OverLimits(over);
     super.onopentag(name, attribs);
+    if (name === "base" && this.base === null && Object.hasOwn(attribs, "href") && !this.inTemplate()) {
+      this.base = this.tagStack[this.tagStack.length - 1] as Element;
+    }
+  }
+
+  /** Is the element just opened inside a `<template>`? (Its own entry is the stack's last.) */
+  private inTemplate(): boolean {
+    for (let i = this.tagStack.length - 2; i > 0; i--)
+      if ((this.tagStack[i] as Element).name === "template") return true;
+    return false;
   }
 }
 
-const parseBounded = (html: string, limits: DocumentLimits): Document => {
+const parseBounded = (html: string, limits: DocumentLimits): { document: Document; base: Element | null } => {
   const handler = new BoundedDomHandler(limits);
   new Parser(handler, { decodeEntities: true }).end(html);
-  return handler.root;
+  return { document: handler.root, base: handler.base };
 };
 
 /**
@@ -99,8 +116,7 @@ export const boundedHtmlparser2 =
     Effect.try({
       try: () => {
         new URL(url); // a parser without a base URL could resolve no link
-        const document = parseBounded(html, limits);
-        const base = firstInDocument("base[href]", document);
+        const { document, base } = parseBounded(html, limits);
         const baseUrl = documentBaseUrl(url, base ? (getAttributeValue(base, "href") ?? null) : null);
         return {
           root: wrapDocument(document),

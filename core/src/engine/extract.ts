@@ -27,12 +27,12 @@ export interface ExtractedRecord {
 /** Attributes holding links: read as absolute URLs so a record keeps one key on every page. */
 const linkAttributes = new Set(["href", "src", "action", "data-href", "data-src"]);
 
+/** A field's value from the element its selector found in the item (the item itself without a selector). */
 const readField = (
   document: ParsedDocument,
-  item: DocumentElement,
+  element: DocumentElement | null,
   read: Source["fields"][number]["read"],
 ): string | null => {
-  const element = read.selector ? item.first(read.selector) : item;
   if (!element) return null;
   if (read.kind === "text") return element.text();
   const name = read.attribute ?? "";
@@ -69,9 +69,16 @@ export const extractPage = (
   const idsByName = new Map(columns.map((c) => [c.name, c.id as string]));
   const typeById = new Map(columns.map((c) => [c.id as string, c.type]));
   // Which column each field fills and its type, looked up once per page rather than once per cell.
+  // Fields reading the same selector share one lookup per item (a book's link and title are both
+  // attributes of its "h3 > a"): `at` is the selector's place in `selectors`, -1 for the item itself.
+  const selectors: string[] = [];
   const reads = source.fields.flatMap((field) => {
     const fieldId = idsByName.get(field.name);
-    return fieldId ? [{ fieldId, type: typeById.get(fieldId) ?? "string", read: field.read }] : [];
+    if (!fieldId) return [];
+    const selector = field.read.selector;
+    let at = selector ? selectors.indexOf(selector) : -1;
+    if (selector && at < 0) at = selectors.push(selector) - 1;
+    return [{ fieldId, type: typeById.get(fieldId) ?? "string", read: field.read, at }];
   });
   const identityNames = source.identity.kind === "source-key" ? [source.identity.field] : source.identity.fields;
   const identityIds = identityNames.map((name) => idsByName.get(name) ?? "");
@@ -82,8 +89,11 @@ export const extractPage = (
     const entryId = String(index);
     const excerpt = item.excerpt(excerptBytes);
     entries.push({ id: entryId, excerpt: excerpt.text, truncated: excerpt.truncated });
+    const found = selectors.map((selector) => item.first(selector));
     const cells = new Map<string, Cell>();
-    for (const { fieldId, type, read } of reads) cells.set(fieldId, coerce(readField(document, item, read), type));
+    for (const { fieldId, type, read, at } of reads) {
+      cells.set(fieldId, coerce(readField(document, at < 0 ? item : (found[at] ?? null), read), type));
+    }
     records.push({ pageUrl, index, entryId, cells, rowKey: rowKeyOf(source, cells, identityIds) });
   });
   return { records, entries };

@@ -1,6 +1,6 @@
 import * as Clock from "effect/Clock";
 import * as Effect from "effect/Effect";
-import { DocumentParser, type ParseFailed } from "../ports/document-parser.js";
+import { DocumentParser, type ParseFailed, type ParsedDocument } from "../ports/document-parser.js";
 import { originOnly } from "../reading/origin.js";
 import { Fetcher, type FetchedPage, type FetchRequest, type ReadFailed } from "../ports/fetcher.js";
 import type { DatasetColumn } from "../schema/column.js";
@@ -70,10 +70,13 @@ const unparsable = (page: FetchedPage, error: ParseFailed | null): Pick<ReadFail
   message: error?.message ?? "the page could not be parsed",
 });
 
-/** The next page's URL, or null when pagination ends on this page. */
+/**
+ * The next page's URL, or null when pagination ends on this page. Both selectors ask for the first
+ * match only (`first` is `select(...)[0]`, the parser contract holds adapters to it).
+ */
 const nextUrl = (
   source: Source,
-  document: { root: { select: (s: string) => ReadonlyArray<{ attribute: (n: string) => string | null }> } },
+  document: ParsedDocument,
   resolve: (ref: string) => string | null,
   pageNumber: number,
 ): string | null => {
@@ -82,11 +85,11 @@ const nextUrl = (
     case "none":
       return null;
     case "next-link": {
-      const href = document.root.select(pagination.selector)[0]?.attribute("href");
+      const href = document.root.first(pagination.selector)?.attribute("href");
       return href ? resolve(href) : null;
     }
     case "url-pattern":
-      if (document.root.select(pagination.endSelector).length > 0) return null;
+      if (document.root.first(pagination.endSelector) !== null) return null;
       return pagination.pattern.replace("{page}", String(pagination.startPage + pageNumber + 1));
   }
 };
@@ -246,6 +249,7 @@ export const readSource = Effect.fn("run.read")(function* (
       });
     }
     const found = extracted.records.length;
+    // Annotating costs five persistent-map updates a page: only when debug lines are written at all.
     yield* Effect.logDebug("page read").pipe(
       Effect.annotateLogs({
         url: page.finalUrl,
@@ -254,6 +258,7 @@ export const readSource = Effect.fn("run.read")(function* (
         attempts: page.attempts,
         reused: reuse !== null,
       }),
+      Effect.whenLogLevel("Debug"),
     );
     trace.add({
       phase: "read",

@@ -8,7 +8,7 @@ import type { RenderMode } from "../schema/source.js";
 import { originOnly } from "./origin.js";
 import { planRoutes, type ProxyEndpoint, type Route } from "./proxy.js";
 import { proxyRetryReasons } from "./refusals.js";
-import { type RetryPolicy, retrySchedule } from "./retry.js";
+import { type RetryPolicy, retryAfterFirstFailure, retrySchedule } from "./retry.js";
 import { InvalidReadingConfig } from "./target-policy.js";
 
 /** One attempt at a page on one route, as every fetcher adapter reports it. Attempts never throw. */
@@ -87,7 +87,7 @@ export const readWithAttempts = (plan: AttemptPlan) => {
         // A blocked direct read goes straight to the proxy: retrying it directly only burns time.
         const switchesRoute = (failure: ReadFailure) => hasNextRoute && shouldSwitchRoute(failure, route);
         const schedule = hasNextRoute ? retrySchedule(plan.retry, switchesRoute) : lastRouteSchedule;
-        const result = yield* Effect.either(Effect.retry(attemptOnRoute, schedule));
+        const result = yield* Effect.either(retryAfterFirstFailure(attemptOnRoute, schedule));
         if (Either.isRight(result)) {
           const durationMs = (yield* Clock.currentTimeMillis) - startedAt;
           return { ...result.right, attempts, durationMs };

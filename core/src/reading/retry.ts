@@ -1,4 +1,5 @@
 import * as Duration from "effect/Duration";
+import * as Effect from "effect/Effect";
 import * as Schedule from "effect/Schedule";
 import type { ReadFailure } from "../schema/run.js";
 
@@ -84,4 +85,26 @@ export const retrySchedule = (
     ),
     Schedule.whileOutput((delay) => delay !== null),
     Schedule.addDelay((delay) => Duration.millis(delay ?? 0)),
+  );
+
+/**
+ * `Effect.retry(attempt, schedule)`, with the schedule's driver made only once the first attempt has
+ * failed. Most page reads succeed at once, and `Effect.retry` builds its driver (its refs and the
+ * iteration service it provides) before the first try, about 0.1 ms a read. The attempts, their
+ * order, the delays and the result are the same: the driver sees every failure, the first one
+ * included, and ends the retries with the last failure as `Effect.retry` does.
+ */
+export const retryAfterFirstFailure = <A, E, R>(
+  attempt: Effect.Effect<A, E, R>,
+  schedule: Schedule.Schedule<unknown, E>,
+): Effect.Effect<A, E, R> =>
+  Effect.catchAll(attempt, (first) =>
+    Effect.flatMap(Schedule.driver(schedule), (driver) => {
+      const retryAfter = (failure: E): Effect.Effect<A, E, R> =>
+        Effect.matchEffect(driver.next(failure), {
+          onFailure: () => Effect.fail(failure),
+          onSuccess: () => Effect.catchAll(attempt, retryAfter),
+        });
+      return retryAfter(first);
+    }),
   );
