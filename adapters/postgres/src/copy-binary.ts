@@ -1,5 +1,5 @@
 // COPY … FROM STDIN WITH (FORMAT binary): what an acceptance inserts in bulk (revisions, observations),
-// written straight into one buffer. The text format (copy-text.ts) needs every backslash of the JSON
+// written straight into one buffer. The text format (used until decision 0029) needs every backslash of the JSON
 // doubled and the whole text encoded to UTF-8 again, two more passes over ~3 MB of a 1000-row run that
 // cost more than JSON.stringify itself (decision 0029). In the binary format a json column is its text
 // as it is (json's binary form is its text), so each value is stringified once and written once.
@@ -25,7 +25,7 @@ export interface CopyBinaryWriter {
   readonly int4: (value: number) => void;
   readonly int8: (value: number) => void;
   readonly text: (value: string | null) => void;
-  /** A json column: the value's JSON text; null and undefined are NULL, as copy-text's copyJson. */
+  /** A json column: the value's JSON text; null and undefined are NULL. */
   readonly json: (value: unknown) => void;
   /** A timestamptz from an ISO 8601 string (microseconds kept when it has them). */
   readonly timestamptz: (iso: string | null) => void;

@@ -31,14 +31,14 @@ export interface Transaction extends Sql {
     values?: ReadonlyArray<unknown>,
   ) => Effect.Effect<Effect.Effect<ReadonlyArray<R>, StorageFailure>>;
   /**
-   * Sends `copy … from stdin` with `data` (in the statement's format: binary, copy-binary.ts, as an
-   * acceptance writes, or text) and answers the Effect
-   * awaiting the server's acknowledgement, like `send`, but only once the data is on the socket:
+   * Sends `copy … from stdin` with `data` (in the statement's format; an acceptance writes binary,
+   * copy-binary.ts) and answers the Effect awaiting the server's acknowledgement, like `send`, but
+   * only once the data is on the socket:
    * the data follows the server's answer to the COPY statement, which the host reads only between
    * two of its own tasks, so a host that went on encoding the next parameter at once would leave
    * the server waiting for the data all that time. This waits for the statements sent before it.
    */
-  readonly copy: (text: string, data: Buffer | string) => Effect.Effect<Effect.Effect<void, StorageFailure>>;
+  readonly copy: (text: string, data: Buffer) => Effect.Effect<Effect.Effect<void, StorageFailure>>;
 }
 
 export interface Db extends Sql {
@@ -89,14 +89,14 @@ export const storageFailure =
  * Streams `data` into `copy … from stdin` on one client (pg-copy-streams). The stream finishes once
  * the server has acknowledged the COPY and the connection is ready for the next statement.
  */
-const copyIn = (client: pg.ClientBase, text: string, data: Buffer | string, flushed: () => void): Promise<void> =>
+const copyIn = (client: pg.ClientBase, text: string, data: Buffer, flushed: () => void): Promise<void> =>
   new Promise((resolve, reject) => {
     const stream = client.query(copyFrom(text));
     stream.on("error", reject);
     stream.on("finish", resolve);
     // The write's callback runs once the data is on the socket: pg-copy-streams holds it until the
     // server's CopyInResponse, then writes it, waiting for 'drain' while the socket is full.
-    stream.write(typeof data === "string" ? Buffer.from(data, "utf8") : data, () => flushed());
+    stream.write(data, () => flushed());
     stream.end();
   });
 
@@ -146,7 +146,7 @@ const sqlOfTransaction = (client: pg.PoolClient): Transaction & { readonly settl
       Effect.suspend(() => awaitRows<R>(text, dispatch(statement<R>(text, values)))),
     send: <R extends pg.QueryResultRow>(text: string, values?: ReadonlyArray<unknown>) =>
       Effect.sync(() => awaitRows<R>(text, dispatch(statement<R>(text, values)))),
-    copy: (text: string, data: Buffer | string) =>
+    copy: (text: string, data: Buffer) =>
       Effect.suspend(() => {
         let flushed = () => {};
         const onSocket = new Promise<void>((resolve) => {

@@ -60,7 +60,7 @@ await whenPostgresReachable("postgres store: statements sent ahead in one transa
         db.transaction((tx) =>
           Effect.gen(function* () {
             const before = yield* tx.send(insert, [10]);
-            const copied = yield* tx.copy(copy, "11\nnot a number\n");
+            const copied = yield* tx.copy(copy, Buffer.from("11\nnot a number\n"));
             const after = yield* tx.send(insert, [12]);
             yield* before;
             yield* copied;
@@ -73,7 +73,11 @@ await whenPostgresReachable("postgres store: statements sent ahead in one transa
       const committed = await Effect.runPromiseExit(
         db.transaction((tx) =>
           Effect.gen(function* () {
-            const sent = [yield* tx.send(insert, [1]), yield* tx.copy(copy, "2\n3\n"), yield* tx.send(insert, [4])];
+            const sent = [
+              yield* tx.send(insert, [1]),
+              yield* tx.copy(copy, Buffer.from("2\n3\n")),
+              yield* tx.send(insert, [4]),
+            ];
             yield* Effect.all(sent);
           }),
         ),
@@ -93,7 +97,7 @@ await whenPostgresReachable("postgres store: statements sent ahead in one transa
           Effect.gen(function* () {
             const duplicate = yield* tx.send(insert, [1]);
             // Answers once the statement before it has failed (it is never dispatched), not never.
-            const copied = yield* tx.copy(copy, "5\n6\n");
+            const copied = yield* tx.copy(copy, Buffer.from("5\n6\n"));
             yield* duplicate;
             yield* copied;
           }),

@@ -5,6 +5,9 @@ import type { ReadOutcome } from "./read.js";
 
 export const artifactBodyLimit = 64 * 1024;
 
+/** Whether an artifact keeps a body of `size` UTF-8 bytes (larger ones are stored truncated, without it). */
+export const truncatedAt = (size: number): boolean => size > artifactBodyLimit;
+
 /** A page read, as its observation cites it: where, its content digest and its entries. */
 export interface ObservedPage {
   readonly url: string;
@@ -59,8 +62,8 @@ export const runEvidence = (
       contentType: p.page.contentType,
       sha256: p.sha256,
       size,
-      truncated: size > artifactBodyLimit,
-      body: size > artifactBodyLimit ? null : p.page.body,
+      truncated: truncatedAt(size),
+      body: truncatedAt(size) ? null : p.page.body,
       createdAt: now,
     });
   }

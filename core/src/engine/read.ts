@@ -28,7 +28,7 @@ import {
 } from "./reuse.js";
 import type { TraceRecorder } from "./trace.js";
 import { bodiesAhead } from "./bodies-ahead.js";
-import { artifactBodyLimit } from "./evidence.js";
+import { truncatedAt } from "./evidence.js";
 
 /** A page that was read and extracted. */
 export interface ReadPage {
@@ -199,8 +199,8 @@ export const readSource = Effect.fn("run.read")(function* (
     const reuse =
       fetched !== null && kept !== null && (keptBytes || sameBytes(kept, fetched.page, sha256)) ? kept : null;
     // A body new to the dataset goes to the store now, while the next pages are read (decision 0029);
-    // one the kept read had (reused, or equal text) is stored already.
-    if (reuseFrom !== null && fetched !== null && reuse === null && size <= artifactBodyLimit) {
+    // one the kept read had (reused, or equal text) is stored already, and a truncated artifact keeps none.
+    if (reuseFrom !== null && fetched !== null && reuse === null && !truncatedAt(size)) {
       yield* bodies.hand(sha256, fetched.page.body);
     }
     const remaining = source.maxItems - records.length;

@@ -2,7 +2,7 @@ import * as Effect from "effect/Effect";
 import type { RunArtifact } from "../../run-domain.js";
 import { newId, type RunId } from "../../schema/ids.js";
 import { sha256HexAndSize } from "../../digest.js";
-import { artifactBodyLimit } from "../evidence.js";
+import { truncatedAt } from "../evidence.js";
 
 /**
  * Records one body at the research provider boundary. Over 64 KiB only its hash and size are kept
@@ -17,7 +17,7 @@ export const recordArtifact = (
   now: string,
 ) =>
   Effect.map(sha256HexAndSize(body), ({ sha256, size }): RunArtifact => {
-    const truncated = size > artifactBodyLimit;
+    const truncated = truncatedAt(size);
     return {
       id: newId(),
       runId,
