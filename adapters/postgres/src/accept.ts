@@ -13,10 +13,15 @@ import * as Clock from "effect/Clock";
 import * as Effect from "effect/Effect";
 import type { Db, Transaction } from "./db.js";
 import { artifactBodies, storeMissingBodies } from "./page-bodies.js";
-import { sendPageReads } from "./page-reads.js";
+import { pageReadsParameter, sendPageReads } from "./page-reads.js";
 import { type RunRow, runColumns, toRun } from "./records.js";
 import {
+  encodeNewRows,
+  encodeObservations,
+  encodeRevisions,
+  lastVersions,
   rowsParameter,
+  sendNewRows,
   sendObservations,
   sendRevisions,
   sendRows,
@@ -57,7 +62,8 @@ export const acceptRun = (db: Db, acceptance: RunAcceptance): Effect.Effect<Acce
 const acceptInTransaction = (db: Db, acceptance: RunAcceptance) =>
   db.transaction((tx) =>
     Effect.gen(function* () {
-      const decision = decideAcceptance(acceptance, yield* readFacts(tx, acceptance));
+      const facts = yield* readFacts(tx, acceptance);
+      const decision = decideAcceptance(acceptance, facts);
       if (decision._tag === "Held") {
         const stamped = stampAcceptance(acceptance, yield* Clock.currentTimeMillis);
         yield* writeRun(tx, stamped.heldRun);
@@ -67,7 +73,10 @@ const acceptInTransaction = (db: Db, acceptance: RunAcceptance) =>
         return { _tag: "Held", run: stamped.heldRun } as const;
       }
       if (decision._tag === "Accepted") {
-        return { _tag: "Accepted", run: yield* writeAccepted(tx, acceptance, decision.charge) } as const;
+        return {
+          _tag: "Accepted",
+          run: yield* writeAccepted(tx, acceptance, decision.charge, facts.rowHeads),
+        } as const;
       }
       return acceptanceOutcome(decision);
     }),
@@ -105,15 +114,17 @@ const readFacts = (
   });
 
 /**
- * Writes an accepted run; answers the run as stored (stamped once its rows are written). Each large
- * parameter is encoded while the server executes the statement before it (`Transaction.send`), then that
- * statement is awaited and the next one sent: the host's JSON encoding and the server's work no
- * longer take turns. The statements run in the order written here, in one transaction.
+ * Writes an accepted run; answers the run as stored (stamped once its rows are written). The
+ * revisions' COPY is encoded once their sequences are allocated; every other large parameter while
+ * the server copies them (`Transaction.send`, `Transaction.copy`): the host's encoding and the
+ * server's work no longer take turns. The statements run in the order sent here, in one transaction.
  */
 const writeAccepted = (
   tx: Transaction,
   acceptance: RunAcceptance,
   charge: LedgerEntry | null,
+  /** The acceptance's rows that are stored, locked (readFacts): any other is new. */
+  rowHeads: AcceptanceFacts["rowHeads"],
 ): Effect.Effect<RunRecord, StorageFailure> =>
   Effect.gen(function* () {
     const { run } = acceptance;
@@ -139,17 +150,36 @@ const writeAccepted = (
     const allocated = yield* sendSequenceAllocation(tx, run.datasetId, acceptance.revisions.length);
     yield* charged;
     const first = yield* allocated;
-    const revised = yield* sendRevisions(tx, run.datasetId, first, acceptance.revisions);
-    const observed = yield* sendObservations(tx, acceptance.observations);
-    // Rows seen unchanged are not rewritten: the run's sighting stands for their seen-markers.
-    const changedRows = acceptance.rows.filter((r) => !r.seenOnly).map(({ row }) => row);
-    const rowsWritten = yield* sendRows(tx, run.datasetId, rowsParameter(changedRows, acceptance.revisions));
-    const sighted = yield* sendSighting(tx, acceptance);
-    const pagesRead = yield* sendPageReads(tx, acceptance);
+    const revisions = yield* encodeRevisions(run.datasetId, first, acceptance.revisions);
+    const revised = yield* sendRevisions(tx, revisions);
+    // Every other large parameter is encoded while the server copies the revisions, before any of
+    // them is sent: a COPY's send waits for the statements before it (Transaction.copy), so sending
+    // the observations first would leave the host idle until the revisions are in (decision 0032).
+    const observations = yield* encodeObservations(acceptance.observations);
+    // Rows seen unchanged are not rewritten: the run's sighting stands for their seen-markers. Rows
+    // no stored row has the id of (none among the locked heads) are copied in; the others upserted.
+    const changedRows = lastVersions(acceptance.rows.filter((r) => !r.seenOnly).map(({ row }) => row));
+    const newRows = yield* encodeNewRows(
+      run.datasetId,
+      changedRows.filter((row) => !rowHeads.has(row.id)),
+      acceptance.revisions,
+      revisions,
+    );
+    const rows = rowsParameter(
+      changedRows.filter((row) => rowHeads.has(row.id)),
+      acceptance.revisions,
+    );
+    const pageReads = pageReadsParameter(acceptance);
     // Everything of the evidence but its trace is the same before and after the stamp.
     const evidence = encodeEvidence(acceptance.evidence);
+    const observed = yield* sendObservations(tx, observations);
+    const rowsAdded = yield* sendNewRows(tx, newRows);
+    const rowsWritten = yield* sendRows(tx, run.datasetId, rows);
+    const sighted = yield* sendSighting(tx, acceptance);
+    const pagesRead = yield* sendPageReads(tx, acceptance, pageReads);
     yield* revised;
     yield* observed;
+    yield* rowsAdded;
     yield* rowsWritten;
     yield* sighted;
     yield* pagesRead;

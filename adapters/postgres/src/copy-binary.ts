@@ -30,6 +30,10 @@ export interface CopyBinaryWriter {
   /** A timestamptz from an ISO 8601 string (microseconds kept when it has them). */
   readonly timestamptz: (iso: string | null) => void;
   readonly textArray: (values: ReadonlyArray<string>) => void;
+  /** Where the next field starts: with `end()`'s buffer, what a run of fields was written as. */
+  readonly offset: () => number;
+  /** Fields written before, as they were (e.g. `end().subarray(a, b)` of another COPY of the same types). */
+  readonly raw: (fields: Uint8Array) => void;
   /** The whole stream: signature, flags, tuples and the trailer. */
   readonly end: () => Buffer;
 }
@@ -112,6 +116,12 @@ export const copyBinaryWriter = (sizeHint = 64 * 1024): CopyBinaryWriter => {
         for (const value of values) string(value);
       }
       buffer.writeInt32BE(at - start, lengthAt);
+    },
+    offset: () => at,
+    raw: (fields) => {
+      room(fields.length);
+      buffer.set(fields, at);
+      at += fields.length;
     },
     end: () => {
       int16(-1);

@@ -78,14 +78,16 @@ export const acceptedRead = (db: Db, datasetId: string, url: string) =>
  * reused page sends no extraction (its row keeps the stored one), so an unchanged re-run writes
  * only each page's run id and validators. An extraction whose entries are those of an observation
  * this acceptance stores (the very array, as the engine builds both) is sent without them and
- * names that observation instead (migration 0013): the excerpts are stored once. Sends both
- * statements (`Transaction.send`) and answers the Effect awaiting them.
+ * names that observation instead (migration 0013): the excerpts are stored once. `parameter` is
+ * `pageReadsParameter`'s, encoded apart so the host can encode it while the server works (decision
+ * 0032). Sends both statements (`Transaction.send`) and answers the Effect awaiting them.
  */
 export const sendPageReads = (
   tx: Transaction,
-  { run, pageReads, observations }: RunAcceptance,
+  { run, pageReads }: RunAcceptance,
+  parameter: string | null,
 ): Effect.Effect<Effect.Effect<void, StorageFailure>> =>
-  pageReads === undefined
+  pageReads === undefined || parameter === null
     ? Effect.succeed(Effect.void)
     : Effect.map(
         Effect.all([
@@ -108,7 +110,7 @@ export const sendPageReads = (
                  entries_observation_id = case when excluded.extraction is null
                                                then page_reads.entries_observation_id
                                                else excluded.entries_observation_id end`,
-            [run.datasetId, run.id, pageReads.recipe, pageReadsParameter(pageReads.pages, observations)],
+            [run.datasetId, run.id, pageReads.recipe, parameter],
           ),
         ]),
         (sent) => Effect.all(sent, { discard: true }),
@@ -117,8 +119,14 @@ export const sendPageReads = (
 /** An extraction kept without its entries (they are its observation's): every other field as it is. */
 const withoutEntries = ({ entries: _, ...kept }: StoredExtraction) => kept;
 
-/** writePageReads' recordset: a reused page without extraction, a parsed one without the entries it shares. */
-const pageReadsParameter = (pages: PageReadsToKeep["pages"], observations: RunAcceptance["observations"]): string => {
+/**
+ * sendPageReads' recordset (null when the acceptance keeps no page reads): a reused page without
+ * extraction, a parsed one without the entries it shares.
+ */
+export const pageReadsParameter = ({ pageReads, observations }: RunAcceptance): string | null =>
+  pageReads === undefined ? null : pagesParameter(pageReads.pages, observations);
+
+const pagesParameter = (pages: PageReadsToKeep["pages"], observations: RunAcceptance["observations"]): string => {
   const observationOf = new Map(observations.map((o) => [o.entries, o.id]));
   return JSON.stringify(
     pages.map((p) => {

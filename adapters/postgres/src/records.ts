@@ -12,11 +12,9 @@ import {
   type RowStatus,
   RunRecord,
   type RunStatus,
-  type SourceObservation,
   StoredRevision,
   storedDecoder,
 } from "@gleaner/core";
-import { copyBinaryWriter } from "./copy-binary.js";
 import { iso, isoOrNull } from "./db.js";
 
 // Table rows as pg returns them (snake_case, timestamptz as Date, jsonb parsed) and their mapping
@@ -231,7 +229,7 @@ export const rowsAsRecordset = (rows: ReadonlyArray<RowRecord>, written: Readonl
  * builds a revised row): then its state is read back from that revision in the same statement
  * instead of sent and parsed a second time (~1.6 MB for 1000 rows; decision 0020).
  */
-const carriesItsRevision = (row: RowRecord, revisions: ReadonlyMap<string, NewRevision>): boolean => {
+export const carriesItsRevision = (row: RowRecord, revisions: ReadonlyMap<string, NewRevision>): boolean => {
   const revision = row.revisionId === null ? undefined : revisions.get(row.revisionId);
   return (
     revision !== undefined &&
@@ -248,54 +246,3 @@ export const rowRecordsetType = `(id uuid, row_key text, data json, evidence jso
   missing_reasons json, presence text, status text, first_seen_run_id uuid, last_seen_run_id uuid,
   source_url text, observed_at timestamptz, updated_at timestamptz, revision_id uuid, identity json,
   from_revision boolean)`;
-
-/**
- * Revisions as the data of `copy revisions (${revisionColumns}) from stdin with (format binary)`
- * (copy-binary.ts), in revisionColumns order: the dataset's, and sequences `first`, `first + 1`, … in
- * the order given.
- */
-export const revisionsAsCopy = (datasetId: string, first: number, revisions: ReadonlyArray<NewRevision>): Buffer => {
-  const copy = copyBinaryWriter(revisions.length * 2048);
-  revisions.forEach((revision, index) => {
-    copy.tuple(21);
-    copy.uuid(revision.id);
-    copy.uuid(datasetId);
-    copy.uuid(revision.rowId);
-    copy.int8(first + index);
-    copy.int4(revision.schemaVersion);
-    copy.uuid(revision.previousRevisionId);
-    copy.uuid(revision.runId);
-    copy.uuid(revision.actorId);
-    copy.text(revision.requestId);
-    copy.text(revision.requestHash);
-    copy.text(revision.origin);
-    copy.text(revision.kind);
-    copy.textArray(revision.changedFieldIds);
-    copy.json(revision.data);
-    copy.json(revision.evidence);
-    copy.json(revision.overrides);
-    copy.json(revision.missingReasons);
-    copy.text(revision.presence);
-    copy.timestamptz(revision.createdAt);
-    copy.json(revision.before);
-    copy.json(revision.beforeOverrides);
-  });
-  return copy.end();
-};
-
-/**
- * Observations as the data of `copy observations (id, dataset_id, run_id, document) from stdin with
- * (format binary)`: each observation is new (its id made by the run that read it, decision 0029),
- * and its document the json text of the whole observation.
- */
-export const observationsAsCopy = (observations: ReadonlyArray<SourceObservation>): Buffer => {
-  const copy = copyBinaryWriter(observations.length * 32 * 1024);
-  for (const o of observations) {
-    copy.tuple(4);
-    copy.uuid(o.id);
-    copy.uuid(o.datasetId ?? null);
-    copy.uuid(o.runId ?? null);
-    copy.json(o);
-  }
-  return copy.end();
-};

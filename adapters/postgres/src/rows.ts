@@ -26,8 +26,6 @@ import {
   type RevisionRow,
   type RowTableRow,
   revisionColumns,
-  observationsAsCopy,
-  revisionsAsCopy,
   rowColumns,
   rowRecordsetType,
   rowsAsRecordset,
@@ -37,6 +35,7 @@ import {
   toRevision,
   toRow,
 } from "./records.js";
+import { newRowsAsCopy, observationsAsCopy, type RevisionsCopy, revisionsAsCopy } from "./acceptance-copy.js";
 
 /**
  * Inserts or replaces rows of a dataset in one statement. A row listed twice keeps its last
@@ -76,7 +75,7 @@ export const sendRows = (
 
 /** sendRows' parameter: each row once, its last version (null when there is none to write). */
 export const rowsParameter = (rows: ReadonlyArray<RowRecord>, written: ReadonlyArray<NewRevision> = []) => {
-  const last = [...new Map(rows.map((row) => [row.id, row])).values()];
+  const last = lastVersions(rows);
   return last.length === 0 ? null : rowsAsRecordset(last, written);
 };
 
@@ -133,44 +132,71 @@ export const sendSequenceAllocation = (
       );
 
 /**
- * Appends revisions with their allocated sequences (`first`, `first + 1`, …) with one binary COPY
- * (`revisionsAsCopy`): revisions are only ever inserted, and COPY reads each json column once
- * (decisions 0025, 0029). Sent (`Transaction.copy`, which answers once the data is on the socket).
+ * Revisions with their allocated sequences (`first`, `first + 1`, …) as one binary COPY's data
+ * (`revisionsAsCopy`; null when there are none): revisions are only ever inserted, and COPY reads
+ * each json column once (decisions 0025, 0029).
  */
-export const sendRevisions = (
-  tx: Transaction,
-  datasetId: string,
-  first: number,
-  revisions: ReadonlyArray<NewRevision>,
-) =>
-  sendCopy(tx, `revisions (${revisionColumns})`, revisions.length, () => revisionsAsCopy(datasetId, first, revisions));
+export const encodeRevisions = (datasetId: string, first: number, revisions: ReadonlyArray<NewRevision>) =>
+  revisions.length === 0
+    ? Effect.succeed(null)
+    : Effect.try({
+        try: () => revisionsAsCopy(datasetId, first, revisions),
+        catch: storageFailure("encoding revisions for COPY"),
+      });
 
-/** Inserts an acceptance's observations (each new, decision 0029) with one binary COPY. Sent. */
-export const sendObservations = (tx: Transaction, observations: ReadonlyArray<SourceObservation>) =>
-  sendCopy(tx, "observations (id, dataset_id, run_id, document)", observations.length, () =>
-    observationsAsCopy(observations),
-  );
+/** Appends the revisions `encodeRevisions` encoded. Sent (`Transaction.copy`: answers once the data is on the socket). */
+export const sendRevisions = (tx: Transaction, revisions: RevisionsCopy | null) =>
+  sendCopy(tx, `revisions (${revisionColumns})`, revisions?.data ?? null);
+
+/** Each row once, its last version, as repeated Map.set keeps it in memory. */
+export const lastVersions = (rows: ReadonlyArray<RowRecord>) => [...new Map(rows.map((row) => [row.id, row])).values()];
 
 /**
- * `copy <into> from stdin with (format binary)` with `encode`'s data, when there are rows to copy. A
- * value its column cannot hold (not a uuid, not a time) is a StorageFailure, not a defect.
+ * Rows no stored row has the id of (an acceptance knows them from its row locks, taken under the
+ * dataset's) as one binary COPY's data, null when there are none: a new row needs no upsert, and
+ * one carrying its revision's state copies that revision's bytes (`newRowsAsCopy`, decision 0032).
  */
+export const encodeNewRows = (
+  datasetId: string,
+  rows: ReadonlyArray<RowRecord>,
+  written: ReadonlyArray<NewRevision>,
+  revisions: RevisionsCopy | null,
+) => encodeCopy("rows", rows.length, () => newRowsAsCopy(datasetId, rows, written, revisions));
+
+/** Inserts the rows `encodeNewRows` encoded; a row that exists after all fails the transaction. Sent. */
+export const sendNewRows = (tx: Transaction, data: Buffer | null) => sendCopy(tx, `rows (${rowColumns})`, data);
+
+/**
+ * An acceptance's observations (each new, decision 0029) as binary COPY data, or null when there are
+ * none: encoded apart from `sendObservations` so the host can encode them while the server copies
+ * the revisions (decision 0032).
+ */
+export const encodeObservations = (observations: ReadonlyArray<SourceObservation>) =>
+  encodeCopy("observations", observations.length, () => observationsAsCopy(observations));
+
+/** Inserts the observations `encodeObservations` encoded with one binary COPY. Sent. */
+export const sendObservations = (tx: Transaction, data: Buffer | null) =>
+  sendCopy(tx, "observations (id, dataset_id, run_id, document)", data);
+
+/**
+ * `encode`'s COPY data, or null when there are no rows to copy. A value its column cannot hold (not a
+ * uuid, not a time) is a StorageFailure, not a defect.
+ */
+const encodeCopy = (table: string, rows: number, encode: () => Buffer): Effect.Effect<Buffer | null, StorageFailure> =>
+  rows === 0 ? Effect.succeed(null) : Effect.try({ try: encode, catch: storageFailure(`encoding ${table} for COPY`) });
+
+/** `copy <into> from stdin with (format binary)` with `data`, unless there is none. Sent. */
 const sendCopy = (
   tx: Transaction,
   into: string,
-  rows: number,
-  encode: () => Buffer,
-): Effect.Effect<Effect.Effect<void, StorageFailure>, StorageFailure> =>
-  rows === 0
-    ? Effect.succeed(Effect.void)
-    : Effect.flatMap(Effect.try({ try: encode, catch: storageFailure(`encoding ${into} for COPY`) }), (data) =>
-        tx.copy(`copy ${into} from stdin with (format binary)`, data),
-      );
+  data: Buffer | null,
+): Effect.Effect<Effect.Effect<void, StorageFailure>> =>
+  data === null ? Effect.succeed(Effect.void) : tx.copy(`copy ${into} from stdin with (format binary)`, data);
 
 const appendRevisions = (tx: Transaction, datasetId: string, revisions: ReadonlyArray<NewRevision>) =>
   Effect.gen(function* () {
     const first = yield* Effect.flatten(sendSequenceAllocation(tx, datasetId, revisions.length));
-    yield* Effect.flatten(sendRevisions(tx, datasetId, first, revisions));
+    yield* Effect.flatten(sendRevisions(tx, yield* encodeRevisions(datasetId, first, revisions)));
     return first;
   });
 

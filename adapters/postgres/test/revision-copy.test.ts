@@ -1,4 +1,4 @@
-import { anAcceptance, seedOwnerWithDataset } from "@gleaner/conformance";
+import { aNewRow, anAcceptance, seedOwnerWithDataset } from "@gleaner/conformance";
 import { Storage } from "@gleaner/core";
 import { expect } from "chai";
 import * as Cause from "effect/Cause";
@@ -11,6 +11,8 @@ import { aClaimedRun, aStoreOnItsOwnSchema, whenPostgresReachable } from "./supp
 // An acceptance's revisions go to the server with COPY (decision 0025), in COPY's binary format
 // since decision 0029 (copy-binary.ts): each field its byte length and bytes, uuids as 16 bytes,
 // times as microseconds, text[] as an array of its own. Awkward values must come back as written.
+// Its new rows go by COPY too (decision 0032), a row holding its revision's state with that
+// revision's very bytes; rows already stored are upserted.
 await whenPostgresReachable("postgres store: revisions written with COPY", (url) => {
   describe("postgres store: revisions written with COPY", () => {
     const { run } = aStoreOnItsOwnSchema(url);
@@ -98,6 +100,80 @@ await whenPostgresReachable("postgres store: revisions written with COPY", (url)
         rows[0]!.row.evidence,
         rows[0]!.row.revisionId,
       ]);
+    });
+
+    it("copies new rows in with one COPY, every field as written, and upserts stored rows beside new ones", async () => {
+      const storage = await run(Storage);
+      const { dataset } = await run(seedOwnerWithDataset(10));
+      const first = await run(aClaimedRun(dataset));
+      const accepted = anAcceptance(first, 1, ["carries its revision", "holds its own state"]);
+      const identity = {
+        version: 1 as const,
+        key: `entity:${"ab".repeat(32)}`,
+        kind: "company" as const,
+        anchor: 'Ünï ✓ \\ "quoted"',
+        aliases: ["one", "two"],
+      };
+      const [carrying, own] = accepted.rows;
+      const ownRow = {
+        ...own!.row,
+        data: { ...own!.row.data, extra: 'tab\there, NUL \u0000, "quoted"' },
+        missingReasons: { gone: "not_found" },
+        identity,
+        observedAt: "2026-01-02T03:04:05.678Z",
+      };
+      const rows = [carrying!, { ...own!, row: ownRow }];
+      const sentFirst = await sentDuring(async () => {
+        expect((await run(storage.acceptRun({ ...accepted, rows })))._tag).to.equal("Accepted");
+      });
+      expect(sentFirst.filter((text) => text.startsWith("copy rows"))).to.have.length(1);
+      expect(sentFirst.filter((text) => text.startsWith("insert into rows"))).to.deep.equal([]);
+      for (const { row } of rows) {
+        expect(Option.getOrThrow(await run(storage.getRow(dataset.id, row.id)))).to.deep.equal(row);
+      }
+
+      // A later run changes the stored row that carried its revision and adds a new one.
+      const second = await run(aClaimedRun(dataset));
+      const stored = carrying!.row;
+      const added = aNewRow(second, "new in the second run");
+      const revision = {
+        ...added.revision,
+        id: globalThis.crypto.randomUUID() as typeof added.revision.id,
+        rowId: stored.id,
+        previousRevisionId: stored.revisionId,
+        kind: "updated" as const,
+        data: { ...stored.data, changed: "yes" },
+        before: stored.data,
+        beforeOverrides: stored.overrides,
+      };
+      const changed = {
+        ...stored,
+        data: revision.data,
+        evidence: revision.evidence,
+        overrides: revision.overrides,
+        missingReasons: revision.missingReasons,
+        status: "changed" as const,
+        lastSeenRunId: second.id,
+        revisionId: revision.id,
+      };
+      const later = anAcceptance(second, 1, []);
+      const sentSecond = await sentDuring(async () => {
+        const outcome = await run(
+          storage.acceptRun({
+            ...later,
+            rows: [
+              { row: changed, expectedRevisionId: stored.revisionId },
+              { row: added.row, expectedRevisionId: "absent" },
+            ],
+            revisions: [revision, added.revision],
+          }),
+        );
+        expect(outcome._tag).to.equal("Accepted");
+      });
+      expect(sentSecond.filter((text) => text.startsWith("copy rows"))).to.have.length(1);
+      expect(sentSecond.filter((text) => text.startsWith("insert into rows"))).to.have.length(1);
+      expect(Option.getOrThrow(await run(storage.getRow(dataset.id, changed.id)))).to.deep.equal(changed);
+      expect(Option.getOrThrow(await run(storage.getRow(dataset.id, added.row.id)))).to.deep.equal(added.row);
     });
 
     it("refuses a revision whose id is not a uuid with a StorageFailure and writes nothing", async () => {
