@@ -154,7 +154,7 @@ const writeAccepted = (
     const revised = yield* sendRevisions(tx, revisions);
     // Every other large parameter is encoded while the server copies the revisions, before any of
     // them is sent: a COPY's send waits for the statements before it (Transaction.copy), so sending
-    // the observations first would leave the host idle until the revisions are in (decision 0032).
+    // the observations first would leave the host idle until the revisions are in (decision 0033).
     const observations = yield* encodeObservations(acceptance.observations);
     // Rows seen unchanged are not rewritten: the run's sighting stands for their seen-markers. Rows
     // no stored row has the id of (none among the locked heads) are copied in; the others upserted.

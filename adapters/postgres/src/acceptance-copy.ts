@@ -2,7 +2,7 @@ import type { NewRevision, RowRecord, SourceObservation } from "@gleaner/core";
 import { copyBinaryWriter } from "./copy-binary.js";
 import { carriesItsRevision } from "./records.js";
 
-// The binary COPY data of what an acceptance inserts in bulk (decisions 0029, 0032): revisions,
+// The binary COPY data of what an acceptance inserts in bulk (decisions 0029, 0033): revisions,
 // observations and new rows, each in its table's column order (records.ts).
 
 /** The revisions' COPY data, and where in it each revision's row state was written. */

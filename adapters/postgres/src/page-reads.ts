@@ -80,7 +80,7 @@ export const acceptedRead = (db: Db, datasetId: string, url: string) =>
  * this acceptance stores (the very array, as the engine builds both) is sent without them and
  * names that observation instead (migration 0013): the excerpts are stored once. `parameter` is
  * `pageReadsParameter`'s, encoded apart so the host can encode it while the server works (decision
- * 0032). Sends both statements (`Transaction.send`) and answers the Effect awaiting them.
+ * 0033). Sends both statements (`Transaction.send`) and answers the Effect awaiting them.
  */
 export const sendPageReads = (
   tx: Transaction,

@@ -154,7 +154,7 @@ export const lastVersions = (rows: ReadonlyArray<RowRecord>) => [...new Map(rows
 /**
  * Rows no stored row has the id of (an acceptance knows them from its row locks, taken under the
  * dataset's) as one binary COPY's data, null when there are none: a new row needs no upsert, and
- * one carrying its revision's state copies that revision's bytes (`newRowsAsCopy`, decision 0032).
+ * one carrying its revision's state copies that revision's bytes (`newRowsAsCopy`, decision 0033).
  */
 export const encodeNewRows = (
   datasetId: string,
@@ -169,7 +169,7 @@ export const sendNewRows = (tx: Transaction, data: Buffer | null) => sendCopy(tx
 /**
  * An acceptance's observations (each new, decision 0029) as binary COPY data, or null when there are
  * none: encoded apart from `sendObservations` so the host can encode them while the server copies
- * the revisions (decision 0032).
+ * the revisions (decision 0033).
  */
 export const encodeObservations = (observations: ReadonlyArray<SourceObservation>) =>
   encodeCopy("observations", observations.length, () => observationsAsCopy(observations));

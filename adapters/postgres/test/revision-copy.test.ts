@@ -11,7 +11,7 @@ import { aClaimedRun, aStoreOnItsOwnSchema, whenPostgresReachable } from "./supp
 // An acceptance's revisions go to the server with COPY (decision 0025), in COPY's binary format
 // since decision 0029 (copy-binary.ts): each field its byte length and bytes, uuids as 16 bytes,
 // times as microseconds, text[] as an array of its own. Awkward values must come back as written.
-// Its new rows go by COPY too (decision 0032), a row holding its revision's state with that
+// Its new rows go by COPY too (decision 0033), a row holding its revision's state with that
 // revision's very bytes; rows already stored are upserted.
 await whenPostgresReachable("postgres store: revisions written with COPY", (url) => {
   describe("postgres store: revisions written with COPY", () => {
