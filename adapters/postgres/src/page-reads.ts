@@ -12,7 +12,7 @@ import * as Option from "effect/Option";
 import type { Db, Transaction } from "./db.js";
 import { isUuid } from "./db.js";
 
-interface PageReadRow {
+export interface PageReadRow {
   readonly run_id: string;
   readonly recipe: string;
   readonly url: string;
@@ -33,10 +33,13 @@ interface PageReadRow {
  * before migration 0013 rewrites the extraction without clearing that column. One without entries
  * whose observation is gone stays without them, and the decoder refuses it: the page is parsed.
  */
-const storedExtraction = ({ extraction, observed_entries }: PageReadRow): unknown =>
-  extraction === null || observed_entries === null || "entries" in (extraction as object)
-    ? extraction
-    : { ...(extraction as Record<string, unknown>), entries: observed_entries };
+export const storedExtraction = ({ extraction, observed_entries }: PageReadRow): unknown => {
+  if (extraction === null || observed_entries === null || "entries" in (extraction as object)) return extraction;
+  // In StoredExtraction's key order, for storedDecoder's fast path (decision 0032). Other keys would
+  // not survive decoding anyway, and a missing one fails it all the same.
+  const { records, next } = extraction as Record<string, unknown>;
+  return { records, entries: observed_entries, next };
+};
 
 const decodeExtraction = storedDecoder(StoredExtraction, "PostgreSQL", "page extraction");
 

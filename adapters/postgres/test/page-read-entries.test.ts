@@ -1,5 +1,6 @@
 import { anAcceptance, type aQueuedRun, seedOwnerWithDataset } from "@gleaner/conformance";
 import {
+  decodesAsItIs,
   type RunAcceptance,
   type RunRecord,
   type SourceObservation,
@@ -12,6 +13,7 @@ import * as Effect from "effect/Effect";
 import * as Either from "effect/Either";
 import * as Option from "effect/Option";
 import pg from "pg";
+import { type PageReadRow, storedExtraction } from "../src/page-reads.js";
 import { aClaimedRun, aStoreOnItsOwnSchema, whenPostgresReachable } from "./support.js";
 
 // A page read's extraction repeats its observation's entries (the excerpts); when the acceptance
@@ -99,6 +101,21 @@ await whenPostgresReachable("postgres store: page reads share their observation'
       await accept(dataset, "second", { entries, reused: true });
       expect(await stored(dataset.id)).to.deep.equal({ has_entries: false, entries_observation_id: observation.id });
       expect((await readBack(dataset.id))?.entries).to.deep.equal(entries);
+    });
+
+    // Decision 0032: only an extraction in StoredExtraction's key order is taken as it is.
+    it("puts a shared extraction's entries back in StoredExtraction's key order, so it decodes as it is", async () => {
+      const { dataset } = await run(seedOwnerWithDataset(10));
+      await accept(dataset, "first", { entries, reused: false });
+      const [row] = (
+        await client.query<PageReadRow>(
+          `select r.extraction, o.document->'entries' as observed_entries
+             from "${schema}".page_reads r join "${schema}".observations o on o.id = r.entries_observation_id
+            where r.dataset_id = $1`,
+          [dataset.id],
+        )
+      ).rows;
+      expect(decodesAsItIs(StoredExtraction, storedExtraction(row!))).to.equal(true);
     });
 
     it("keeps an extraction's own entries when they are not an observation's it stores", async () => {
