@@ -11,7 +11,6 @@ import {
 import { expect } from "chai";
 import * as Effect from "effect/Effect";
 import * as Either from "effect/Either";
-import * as Option from "effect/Option";
 import pg from "pg";
 import { type PageReadRow, storedExtraction } from "../src/page-reads.js";
 import { aClaimedRun, aStoreOnItsOwnSchema, whenPostgresReachable } from "./support.js";
@@ -83,7 +82,9 @@ await whenPostgresReachable("postgres store: page reads share their observation'
       ).rows[0];
     const readBack = async (datasetId: string) => {
       const storage = await run(Storage);
-      return Option.getOrThrow(await run(storage.acceptedRead(datasetId as never, pageUrl))).extraction;
+      const reads = await run(storage.acceptedReads(datasetId as never));
+      expect(reads.map((r) => r.url)).to.deep.equal([pageUrl]);
+      return reads[0]!.extraction;
     };
 
     it("keeps a parsed page's extraction without the entries its observation holds, and reads it whole", async () => {
@@ -132,7 +133,7 @@ await whenPostgresReachable("postgres store: page reads share their observation'
     it("stores a shared extraction in a form a process built before 0013 refuses, so it parses the page", async () => {
       const { dataset } = await run(seedOwnerWithDataset(10));
       await accept(dataset, "first", { entries, reused: false });
-      // Such a process reads the extraction column alone and decodes it as the store does (acceptedRead):
+      // Such a process reads the extraction column alone and decodes it as the store does (acceptedReads):
       // an extraction it cannot decode is no extraction, and the engine parses the page (engine/reuse.ts).
       const [row] = (
         await client.query<{ extraction: unknown }>(
