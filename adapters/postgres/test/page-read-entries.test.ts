@@ -104,13 +104,27 @@ await whenPostgresReachable("postgres store: page reads share their observation'
       expect((await readBack(dataset.id))?.entries).to.deep.equal(entries);
     });
 
+    // Decision 0032: the store reads the observation whole and takes its entries itself, as
+    // `document->'entries'` did: an observation without them (or not an object) gives none.
+    it("reads an extraction kept without entries as none when its observation holds none", async () => {
+      const { dataset } = await run(seedOwnerWithDataset(10));
+      const observation = await accept(dataset, "first", { entries, reused: false });
+      for (const document of [{ id: observation.id }, { id: observation.id, entries: null }, [entries]]) {
+        await client.query(`update "${schema}".observations set document = $2::json where id = $1`, [
+          observation.id,
+          JSON.stringify(document),
+        ]);
+        expect(await readBack(dataset.id), JSON.stringify(document)).to.equal(null);
+      }
+    });
+
     // Decision 0032: only an extraction in StoredExtraction's key order is taken as it is.
     it("puts a shared extraction's entries back in StoredExtraction's key order, so it decodes as it is", async () => {
       const { dataset } = await run(seedOwnerWithDataset(10));
       await accept(dataset, "first", { entries, reused: false });
       const [row] = (
         await client.query<PageReadRow>(
-          `select r.extraction, o.document->'entries' as observed_entries
+          `select r.extraction, o.document as observation
              from "${schema}".page_reads r join "${schema}".observations o on o.id = r.entries_observation_id
             where r.dataset_id = $1`,
           [dataset.id],
