@@ -15,8 +15,13 @@ import * as AST from "effect/SchemaAST";
  */
 type Check = (input: unknown) => boolean;
 
-const isPlainRecord = (u: unknown): u is Record<PropertyKey, unknown> =>
-  typeof u === "object" && u !== null && !Array.isArray(u);
+// Effect's output is a plain object (or array) whatever the input's class: a Date where a record is
+// expected decodes to {}. Only plain ones are their own output.
+const isPlainRecord = (u: unknown): u is Record<PropertyKey, unknown> => {
+  if (typeof u !== "object" || u === null) return false;
+  const prototype = Object.getPrototypeOf(u);
+  return prototype === Object.prototype || prototype === null;
+};
 
 const primitiveTags = new Set(["Literal", "UndefinedKeyword", "StringKeyword", "NumberKeyword", "BooleanKeyword"]);
 /** A node whose values are never objects: in a union, it cannot compete with an object member. */
@@ -82,7 +87,13 @@ const compileTuple = (ast: AST.TupleType, options: ParseOptions, memo: Map<AST.A
   if (elements.some((e) => e === null) || rest === null) return null;
   const fixed = elements as Check[];
   return (u) => {
-    if (!Array.isArray(u) || u.length < fixed.length || (rest === undefined && u.length > fixed.length)) return false;
+    if (
+      !Array.isArray(u) ||
+      Object.getPrototypeOf(u) !== Array.prototype ||
+      u.length < fixed.length ||
+      (rest === undefined && u.length > fixed.length)
+    )
+      return false;
     for (let i = 0; i < fixed.length; i++) if (!fixed[i]!(u[i])) return false;
     if (rest !== undefined) for (let i = fixed.length; i < u.length; i++) if (!rest(u[i])) return false;
     return true;

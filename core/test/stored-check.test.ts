@@ -140,6 +140,8 @@ const replacements: ReadonlyArray<unknown> = [
   [null],
   uuid(8).toUpperCase(),
   "2026-13-45T99:00:00Z",
+  new Date(0),
+  Object.assign(Object.create({ inherited: 1 }), { own: 1 }),
 ];
 
 /** Every variant of `value` with one thing wrong: a value replaced, a key dropped, added or moved. */
