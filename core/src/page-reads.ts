@@ -30,7 +30,7 @@ export interface PageValidators {
 }
 
 /**
- * A page as the dataset's newest accepted run read it (the store's answer to `acceptedRead`).
+ * A page as the dataset's newest accepted run read it (the store's answer to `acceptedReads`).
  * `extraction` is null when the store no longer has it, `body` when it kept none (over the artifact
  * limit, or gone): the engine then parses, or asks without validators.
  */

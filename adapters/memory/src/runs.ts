@@ -134,13 +134,16 @@ export const makeMemoryRuns = (state: MemoryState): RunStorage => ({
       if (state.runs.get(runId)?.status !== "running") return Option.none();
       return Option.fromNullable(state.traceProgress.get(runId));
     }),
-  acceptedRead: (datasetId, url) =>
+  acceptedReads: (datasetId) =>
     Effect.sync(() => {
       const kept = state.pageReads.get(datasetId);
-      const page = kept?.pages.get(url);
-      if (!kept || !page) return Option.none();
-      const { reused: _reused, ...read } = page;
-      return Option.some({ ...read, runId: kept.runId, recipe: kept.recipe });
+      return kept
+        ? [...kept.pages.values()].map(({ reused: _reused, ...read }) => ({
+            ...read,
+            runId: kept.runId,
+            recipe: kept.recipe,
+          }))
+        : [];
     }),
   // Each artifact keeps its own body here: the run's evidence brings every body it cites.
   storePageBodyAhead: () => Effect.void,

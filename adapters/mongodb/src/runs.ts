@@ -123,12 +123,12 @@ export const makeRunMethods = (mongo: Mongo): RunStorage => {
             return Option.some(evidenceFromDocs(doc, pages));
           }),
 
-    acceptedRead: (datasetId, url) =>
+    acceptedReads: (datasetId) =>
       !isUuid(datasetId)
-        ? Effect.succeed(Option.none())
-        : mongo.run("acceptedRead", async () => {
-            const doc = await mongo.collections.pageReads.findOne({ datasetId: toUuid(datasetId), url });
-            return doc ? Option.some(pageReadFromDoc(doc)) : Option.none();
+        ? Effect.succeed([])
+        : mongo.run("acceptedReads", async () => {
+            const docs = await mongo.collections.pageReads.find({ datasetId: toUuid(datasetId) }).toArray();
+            return docs.map(pageReadFromDoc);
           }),
     // Each artifact document keeps its own body: the run's evidence brings every body it cites.
     storePageBodyAhead: () => Effect.void,

@@ -3,7 +3,7 @@ import * as Effect from "effect/Effect";
 import * as Option from "effect/Option";
 import { acceptRun } from "./accept.js";
 import { prefixedDatasetColumns, toPrefixedDatasetRecord } from "./datasets.js";
-import { acceptedRead } from "./page-reads.js";
+import { acceptedReads } from "./page-reads.js";
 import { storeBody } from "./page-bodies.js";
 import { allDecoded, conflictsOn, type Db, firstDecoded, isUuid, runInProgress } from "./db.js";
 import { type RunRow, runColumns, runValues, toRun } from "./records.js";
@@ -143,7 +143,7 @@ export const makeRunMethods = (db: Db): RunStorage => ({
           )
           .pipe(Effect.flatMap(firstDecoded((row) => toTrace(runId, row.trace)))),
 
-  acceptedRead: (datasetId, url) => acceptedRead(db, datasetId, url),
+  acceptedReads: (datasetId) => acceptedReads(db, datasetId),
   storePageBodyAhead: (sha256, body) => storeBody(db, { sha256, body }),
 
   getArtifact: (runId, artifactId) =>

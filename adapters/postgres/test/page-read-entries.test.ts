@@ -1,5 +1,6 @@
 import { anAcceptance, type aQueuedRun, seedOwnerWithDataset } from "@gleaner/conformance";
 import {
+  decodesAsItIs,
   type RunAcceptance,
   type RunRecord,
   type SourceObservation,
@@ -10,8 +11,8 @@ import {
 import { expect } from "chai";
 import * as Effect from "effect/Effect";
 import * as Either from "effect/Either";
-import * as Option from "effect/Option";
 import pg from "pg";
+import { type PageReadRow, storedExtraction } from "../src/page-reads.js";
 import { aClaimedRun, aStoreOnItsOwnSchema, whenPostgresReachable } from "./support.js";
 
 // A page read's extraction repeats its observation's entries (the excerpts); when the acceptance
@@ -81,7 +82,9 @@ await whenPostgresReachable("postgres store: page reads share their observation'
       ).rows[0];
     const readBack = async (datasetId: string) => {
       const storage = await run(Storage);
-      return Option.getOrThrow(await run(storage.acceptedRead(datasetId as never, pageUrl))).extraction;
+      const reads = await run(storage.acceptedReads(datasetId as never));
+      expect(reads.map((r) => r.url)).to.deep.equal([pageUrl]);
+      return reads[0]!.extraction;
     };
 
     it("keeps a parsed page's extraction without the entries its observation holds, and reads it whole", async () => {
@@ -101,6 +104,35 @@ await whenPostgresReachable("postgres store: page reads share their observation'
       expect((await readBack(dataset.id))?.entries).to.deep.equal(entries);
     });
 
+    // Decision 0032: the store reads the observation whole and takes its entries itself, as
+    // `document->'entries'` did: an observation without them (or not an object) gives none.
+    it("reads an extraction kept without entries as none when its observation holds none", async () => {
+      const { dataset } = await run(seedOwnerWithDataset(10));
+      const observation = await accept(dataset, "first", { entries, reused: false });
+      for (const document of [{ id: observation.id }, { id: observation.id, entries: null }, [entries]]) {
+        await client.query(`update "${schema}".observations set document = $2::json where id = $1`, [
+          observation.id,
+          JSON.stringify(document),
+        ]);
+        expect(await readBack(dataset.id), JSON.stringify(document)).to.equal(null);
+      }
+    });
+
+    // Decision 0032: only an extraction in StoredExtraction's key order is taken as it is.
+    it("puts a shared extraction's entries back in StoredExtraction's key order, so it decodes as it is", async () => {
+      const { dataset } = await run(seedOwnerWithDataset(10));
+      await accept(dataset, "first", { entries, reused: false });
+      const [row] = (
+        await client.query<PageReadRow>(
+          `select r.extraction, o.document as observation
+             from "${schema}".page_reads r join "${schema}".observations o on o.id = r.entries_observation_id
+            where r.dataset_id = $1`,
+          [dataset.id],
+        )
+      ).rows;
+      expect(decodesAsItIs(StoredExtraction, storedExtraction(row!))).to.equal(true);
+    });
+
     it("keeps an extraction's own entries when they are not an observation's it stores", async () => {
       const { dataset } = await run(seedOwnerWithDataset(10));
       await accept(dataset, "own", {
@@ -115,7 +147,7 @@ await whenPostgresReachable("postgres store: page reads share their observation'
     it("stores a shared extraction in a form a process built before 0013 refuses, so it parses the page", async () => {
       const { dataset } = await run(seedOwnerWithDataset(10));
       await accept(dataset, "first", { entries, reused: false });
-      // Such a process reads the extraction column alone and decodes it as the store does (acceptedRead):
+      // Such a process reads the extraction column alone and decodes it as the store does (acceptedReads):
       // an extraction it cannot decode is no extraction, and the engine parses the page (engine/reuse.ts).
       const [row] = (
         await client.query<{ extraction: unknown }>(

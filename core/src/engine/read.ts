@@ -19,7 +19,7 @@ import {
   fromStoredExtraction,
   knownFor,
   recipeDigest,
-  keptRead,
+  keptReads,
   reusable,
   sameBytes,
   sameText,
@@ -148,7 +148,8 @@ export const readSource = Effect.fn("run.read")(function* (
   const failures: Array<ReadOutcome["failures"][number]> = [];
   const visited = new Set<string>();
   const recipe = yield* recipeDigest(source, columns);
-  let lookIn = reuseFrom;
+  // Asked once, before the first page (decision 0032): a run reads at most maxPages (50) pages.
+  let lookIn: ReadonlyMap<string, AcceptedRead> | null = yield* keptReads(reuseFrom);
   let url: string | null = source.url;
   let coverage: Coverage = { complete: true };
   const bodies = bodiesAhead();
@@ -162,10 +163,10 @@ export const readSource = Effect.fn("run.read")(function* (
       break;
     }
     visited.add(url);
-    const lastRead = yield* keptRead(lookIn, url);
+    const lastRead = lookIn?.get(url) ?? null;
     // A store keeps one accepted run's reads, all under one recipe, the start URL's among them: when
     // the start URL has none under this recipe (a first run, a new column), no later page has one
-    // either, so the rest of the run asks the store nothing (decision 0021).
+    // either, so the rest of the run looks no further (decision 0021).
     if (pages.length === 0 && lastRead?.recipe !== recipe) lookIn = null;
     const kept = reusable(lastRead, recipe);
     const started = yield* Clock.currentTimeMillis;

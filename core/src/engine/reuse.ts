@@ -1,5 +1,4 @@
 import * as Effect from "effect/Effect";
-import * as Option from "effect/Option";
 import { sha256Hex } from "../digest.js";
 import type { AcceptedRead, PageReadsToKeep, StoredExtraction } from "../page-reads.js";
 import { Storage } from "../ports/storage.js";
@@ -59,16 +58,18 @@ export const recipeDigest = (source: Source, columns: ReadonlyArray<DatasetColum
   );
 
 /**
- * The newest accepted read of `url`, or null when there is none. A store that cannot answer is no
- * reason to fail a run: the page is then read in full.
+ * The newest accepted run's reads, by the URL the engine asked for: empty when there are none. A
+ * store that cannot answer is no reason to fail a run: its pages are then read in full.
  */
-export const keptRead = (datasetId: DatasetId | null, url: string) =>
+export const keptReads = (
+  datasetId: DatasetId | null,
+): Effect.Effect<ReadonlyMap<string, AcceptedRead>, never, Storage> =>
   datasetId === null
-    ? Effect.succeed(null)
-    : Effect.flatMap(Storage, (storage) => storage.acceptedRead(datasetId, url)).pipe(
-        Effect.map(Option.getOrNull),
-        Effect.tapError((error) => Effect.logWarning("kept page read unavailable; reading in full", error)),
-        Effect.orElseSucceed(() => null),
+    ? Effect.succeed(new Map())
+    : Effect.flatMap(Storage, (storage) => storage.acceptedReads(datasetId)).pipe(
+        Effect.map((reads) => new Map(reads.map((read) => [read.url, read]))),
+        Effect.tapError((error) => Effect.logWarning("kept page reads unavailable; reading in full", error)),
+        Effect.orElseSucceed(() => new Map<string, AcceptedRead>()),
       );
 
 /** A kept read whose extraction can be reused under `recipe`; null otherwise. */

@@ -1,5 +1,4 @@
 import type * as Effect from "effect/Effect";
-import type * as Option from "effect/Option";
 import type { StorageFailure } from "../errors.js";
 import type { AcceptedRead } from "../page-reads.js";
 import type { DatasetId } from "../schema/ids.js";
@@ -12,11 +11,12 @@ import type { DatasetId } from "../schema/ids.js";
  * full read for the rest.
  */
 export interface PageReadStorage {
-  /** The newest accepted run's read of `url` (the URL the engine asked for), or none. */
-  readonly acceptedRead: (
-    datasetId: DatasetId,
-    url: string,
-  ) => Effect.Effect<Option.Option<AcceptedRead>, StorageFailure>;
+  /**
+   * Every read of the newest accepted run (one per URL the engine asked for; at most a source's
+   * maxPages), or none. One call per run: asked page by page, a run waited on the store once per
+   * page (decision 0032).
+   */
+  readonly acceptedReads: (datasetId: DatasetId) => Effect.Effect<ReadonlyArray<AcceptedRead>, StorageFailure>;
   /**
    * A page body a run has just read, by its hex SHA-256, handed over while the run reads on
    * (decision 0029). A store that keeps bodies apart from the artifacts citing them (PostgreSQL's

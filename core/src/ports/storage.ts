@@ -235,7 +235,7 @@ export type RunStorage = Pick<
   | "getArtifact"
   | "saveTraceProgress"
   | "getTraceProgress"
-  | "acceptedRead"
+  | "acceptedReads"
   | "storePageBodyAhead"
 >;
 export type RowStorage = Pick<

@@ -143,14 +143,16 @@ const twoRuns = async (options: {
     Storage,
     Effect.map(Storage, (storage) => ({
       ...storage,
-      acceptedRead: (datasetId: Parameters<typeof storage.acceptedRead>[0], url: string) =>
+      acceptedReads: (datasetId: Parameters<typeof storage.acceptedReads>[0]) =>
         Effect.flatMap(
           Effect.andThen(
-            Effect.sync(() => lookups.push(url)),
-            storage.acceptedRead(datasetId, url),
+            Effect.sync(() => lookups.push(datasetId)),
+            storage.acceptedReads(datasetId),
           ),
           (found) =>
-            tampering && options.tamper && Option.isSome(found) ? options.tamper(found.value) : Effect.succeed(found),
+            tampering && options.tamper
+              ? Effect.map(Effect.forEach(found, options.tamper), (reads) => reads.flatMap(Option.toArray))
+              : Effect.succeed(found),
         ),
       acceptRun: (acceptance: Parameters<typeof storage.acceptRun>[0]) =>
         Effect.andThen(
@@ -216,10 +218,11 @@ const twoRuns = async (options: {
 };
 
 describe("reuse of a page's extraction: the engine", () => {
-  it("asks the store for kept reads only while they can match: a first run asks for its start URL alone", async () => {
-    const { firstLookups, secondLookups } = await twoRuns({});
-    expect(firstLookups).to.deep.equal([`${site}/p1`]);
-    expect(secondLookups).to.deep.equal([`${site}/p1`, `${site}/p2`]);
+  // Decision 0032: asked page by page, a run waited on the store once per page.
+  it("asks the store for the dataset's kept reads once per run, whatever the number of pages", async () => {
+    const { first, firstLookups, secondLookups } = await twoRuns({});
+    expect(firstLookups).to.deep.equal([first.stored.datasetId]);
+    expect(secondLookups).to.deep.equal([first.stored.datasetId]);
   });
 
   it("hands each body new to the dataset to the store as it is read, none of an unchanged re-run (decision 0029)", async () => {
