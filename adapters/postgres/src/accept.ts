@@ -11,7 +11,7 @@ import {
 } from "@gleaner/core";
 import * as Clock from "effect/Clock";
 import * as Effect from "effect/Effect";
-import { type Db, ioTurn, type Transaction } from "./db.js";
+import type { Db, Transaction } from "./db.js";
 import { artifactBodies, storeMissingBodies } from "./page-bodies.js";
 import { pageReadsParameter, sendPageReads } from "./page-reads.js";
 import { type RunRow, runColumns, toRun } from "./records.js";
@@ -28,7 +28,7 @@ import {
   sendSequenceAllocation,
   sendSighting,
 } from "./rows.js";
-import { encodeEvidence, sendEvidence, sendRun, sendTrace, writeRun } from "./run-writes.js";
+import { encodeEvidence, sendEvidence, sendRun, writeRun } from "./run-writes.js";
 import { writeOutbox } from "./webhooks.js";
 
 /**
@@ -114,11 +114,10 @@ const readFacts = (
   });
 
 /**
- * Writes an accepted run; answers the run as stored (stamped once its rows are written). Statements
- * are sent so that the server always has one to work on while the host encodes the next
- * (`Transaction.send`, `Transaction.copy`, decision 0033): the page reads, evidence and observations
- * first, then the revisions once their sequences are allocated, then the rows; the run and the
- * evidence's trace are stamped last. The statements run in the order sent, in one transaction.
+ * Writes an accepted run; answers the run as stored (stamped once its rows are written). The
+ * revisions' COPY is encoded once their sequences are allocated; every other large parameter while
+ * the server copies them (`Transaction.send`, `Transaction.copy`): the host's encoding and the
+ * server's work no longer take turns. The statements run in the order sent here, in one transaction.
  */
 const writeAccepted = (
   tx: Transaction,
@@ -146,25 +145,19 @@ const writeAccepted = (
           ],
         )
       : Effect.void;
-    // The revisions' sequences are allocated first, so their COPY data can be encoded whole.
+    // The revisions' sequences are allocated first, so their COPY lines can be encoded whole. From
+    // then on each parameter is encoded while the server works on the statement sent before it.
     const allocated = yield* sendSequenceAllocation(tx, run.datasetId, acceptance.revisions.length);
-    // Then what depends on nothing the revisions hold, smallest first, each sent as soon as it is
-    // encoded: the page reads, the evidence (but its trace, stamped last) and the observations. The
-    // server writes them while the host encodes the next and then the revisions, letting I/O run in
-    // between (ioTurn) so the statements waiting their turn are dispatched (decision 0033).
-    const pagesRead = yield* sendPageReads(tx, acceptance, pageReadsParameter(acceptance));
-    yield* ioTurn;
-    const evidenced = yield* sendEvidence(tx, run.id, acceptance.evidence.trace, encodeEvidence(acceptance.evidence));
-    yield* ioTurn;
-    const observed = yield* sendObservations(tx, yield* encodeObservations(acceptance.observations));
-    yield* ioTurn;
     yield* charged;
     const first = yield* allocated;
     const revisions = yield* encodeRevisions(run.datasetId, first, acceptance.revisions);
     const revised = yield* sendRevisions(tx, revisions);
+    // Every other large parameter is encoded while the server copies the revisions, before any of
+    // them is sent: a COPY's send waits for the statements before it (Transaction.copy), so sending
+    // the observations first would leave the host idle until the revisions are in (decision 0033).
+    const observations = yield* encodeObservations(acceptance.observations);
     // Rows seen unchanged are not rewritten: the run's sighting stands for their seen-markers. Rows
-    // no stored row has the id of (none among the locked heads) are copied in, those carrying their
-    // revision's state with its bytes; the others are upserted, after their revisions.
+    // no stored row has the id of (none among the locked heads) are copied in; the others upserted.
     const changedRows = lastVersions(acceptance.rows.filter((r) => !r.seenOnly).map(({ row }) => row));
     const newRows = yield* encodeNewRows(
       run.datasetId,
@@ -172,25 +165,29 @@ const writeAccepted = (
       acceptance.revisions,
       revisions,
     );
-    const rowsAdded = yield* sendNewRows(tx, newRows);
     const rows = rowsParameter(
       changedRows.filter((row) => rowHeads.has(row.id)),
       acceptance.revisions,
     );
+    const pageReads = pageReadsParameter(acceptance);
+    // Everything of the evidence but its trace is the same before and after the stamp.
+    const evidence = encodeEvidence(acceptance.evidence);
+    const observed = yield* sendObservations(tx, observations);
+    const rowsAdded = yield* sendNewRows(tx, newRows);
     const rowsWritten = yield* sendRows(tx, run.datasetId, rows);
     const sighted = yield* sendSighting(tx, acceptance);
-    yield* pagesRead;
-    yield* evidenced;
-    yield* observed;
+    const pagesRead = yield* sendPageReads(tx, acceptance, pageReads);
     yield* revised;
+    yield* observed;
     yield* rowsAdded;
     yield* rowsWritten;
     yield* sighted;
+    yield* pagesRead;
     const stamped = stampAcceptance(acceptance, yield* Clock.currentTimeMillis);
     const ran = yield* sendRun(tx, stamped.run);
-    const traced = yield* sendTrace(tx, run.id, stamped.evidence.trace);
+    const evidenced = yield* sendEvidence(tx, run.id, stamped.evidence.trace, evidence);
     yield* ran;
-    yield* traced;
+    yield* evidenced;
     // The events carry the run as stored (stamped), like every reader after this transaction.
     yield* writeOutbox(tx, stamped.run, { lastSequenceBefore: first - 1, revisions: acceptance.revisions });
     return stamped.run;

@@ -16,58 +16,50 @@ export interface RevisionsCopy {
   readonly stateOf: (revisionId: string) => Buffer | undefined;
 }
 
-/** Writes revisions one by one into a COPY's data (`revisionsAsCopy`), so a caller can pause between them. */
-export interface RevisionsCopyWriter {
-  /** Appends the next revision, with sequence `first + ` its position among those written. */
-  readonly write: (revision: NewRevision) => void;
-  readonly end: () => RevisionsCopy;
-}
-
 /**
  * Revisions as the data of `copy revisions (${revisionColumns}) from stdin with (format binary)`
  * (copy-binary.ts), in revisionColumns order: the dataset's, and sequences `first`, `first + 1`, … in
- * the order written.
+ * the order given.
  */
-export const revisionsCopyWriter = (datasetId: string, first: number, expected: number): RevisionsCopyWriter => {
-  const copy = copyBinaryWriter(expected * 2048);
+export const revisionsAsCopy = (
+  datasetId: string,
+  first: number,
+  revisions: ReadonlyArray<NewRevision>,
+): RevisionsCopy => {
+  const copy = copyBinaryWriter(revisions.length * 2048);
   const states = new Map<string, readonly [number, number]>();
-  let sequence = first;
+  revisions.forEach((revision, index) => {
+    copy.tuple(21);
+    copy.uuid(revision.id);
+    copy.uuid(datasetId);
+    copy.uuid(revision.rowId);
+    copy.int8(first + index);
+    copy.int4(revision.schemaVersion);
+    copy.uuid(revision.previousRevisionId);
+    copy.uuid(revision.runId);
+    copy.uuid(revision.actorId);
+    copy.text(revision.requestId);
+    copy.text(revision.requestHash);
+    copy.text(revision.origin);
+    copy.text(revision.kind);
+    copy.textArray(revision.changedFieldIds);
+    const state = copy.offset();
+    copy.json(revision.data);
+    copy.json(revision.evidence);
+    copy.json(revision.overrides);
+    copy.json(revision.missingReasons);
+    copy.text(revision.presence);
+    states.set(revision.id, [state, copy.offset()]);
+    copy.timestamptz(revision.createdAt);
+    copy.json(revision.before);
+    copy.json(revision.beforeOverrides);
+  });
+  const data = copy.end();
   return {
-    write: (revision) => {
-      copy.tuple(21);
-      copy.uuid(revision.id);
-      copy.uuid(datasetId);
-      copy.uuid(revision.rowId);
-      copy.int8(sequence++);
-      copy.int4(revision.schemaVersion);
-      copy.uuid(revision.previousRevisionId);
-      copy.uuid(revision.runId);
-      copy.uuid(revision.actorId);
-      copy.text(revision.requestId);
-      copy.text(revision.requestHash);
-      copy.text(revision.origin);
-      copy.text(revision.kind);
-      copy.textArray(revision.changedFieldIds);
-      const state = copy.offset();
-      copy.json(revision.data);
-      copy.json(revision.evidence);
-      copy.json(revision.overrides);
-      copy.json(revision.missingReasons);
-      copy.text(revision.presence);
-      states.set(revision.id, [state, copy.offset()]);
-      copy.timestamptz(revision.createdAt);
-      copy.json(revision.before);
-      copy.json(revision.beforeOverrides);
-    },
-    end: () => {
-      const data = copy.end();
-      return {
-        data,
-        stateOf: (revisionId) => {
-          const range = states.get(revisionId);
-          return range && data.subarray(range[0], range[1]);
-        },
-      };
+    data,
+    stateOf: (revisionId) => {
+      const range = states.get(revisionId);
+      return range && data.subarray(range[0], range[1]);
     },
   };
 };

@@ -5,12 +5,6 @@ import type * as Option from "effect/Option";
 import type pg from "pg";
 import { from as copyFrom } from "pg-copy-streams";
 
-/**
- * One turn of the event loop's I/O (setImmediate): a host busy encoding lets pg read the server's
- * answers and dispatch the statements waiting their turn (Transaction.send).
- */
-export const ioTurn: Effect.Effect<void> = Effect.promise(() => new Promise<void>((resolve) => setImmediate(resolve)));
-
 /** Something that runs SQL: the pool, or one client inside a transaction. */
 export interface Sql {
   readonly query: <R extends pg.QueryResultRow = Record<string, unknown>>(
@@ -38,10 +32,11 @@ export interface Transaction extends Sql {
   ) => Effect.Effect<Effect.Effect<ReadonlyArray<R>, StorageFailure>>;
   /**
    * Sends `copy … from stdin` with `data` (in the statement's format; an acceptance writes binary,
-   * copy-binary.ts) and answers the Effect awaiting the server's acknowledgement, like `send`. The
-   * data follows the server's answer to the COPY statement, which the host reads only between two of
-   * its own tasks: a host that goes on encoding lets I/O run every few milliseconds (`ioTurn`), or
-   * the server waits for the data meanwhile.
+   * copy-binary.ts) and answers the Effect awaiting the server's acknowledgement, like `send`, but
+   * only once the data is on the socket:
+   * the data follows the server's answer to the COPY statement, which the host reads only between
+   * two of its own tasks, so a host that went on encoding the next parameter at once would leave
+   * the server waiting for the data all that time. This waits for the statements sent before it.
    */
   readonly copy: (text: string, data: Buffer) => Effect.Effect<Effect.Effect<void, StorageFailure>>;
 }
@@ -94,14 +89,15 @@ export const storageFailure =
  * Streams `data` into `copy … from stdin` on one client (pg-copy-streams). The stream finishes once
  * the server has acknowledged the COPY and the connection is ready for the next statement.
  */
-const copyIn = (client: pg.ClientBase, text: string, data: Buffer): Promise<void> =>
+const copyIn = (client: pg.ClientBase, text: string, data: Buffer, flushed: () => void): Promise<void> =>
   new Promise((resolve, reject) => {
     const stream = client.query(copyFrom(text));
     stream.on("error", reject);
     stream.on("finish", resolve);
-    // pg-copy-streams holds the data until the server's CopyInResponse, then writes it, waiting for
-    // 'drain' while the socket is full.
-    stream.end(data);
+    // The write's callback runs once the data is on the socket: pg-copy-streams holds it until the
+    // server's CopyInResponse, then writes it, waiting for 'drain' while the socket is full.
+    stream.write(data, () => flushed());
+    stream.end();
   });
 
 const sqlOf = (client: pg.Pool): Sql => ({
@@ -151,12 +147,19 @@ const sqlOfTransaction = (client: pg.PoolClient): Transaction & { readonly settl
     send: <R extends pg.QueryResultRow>(text: string, values?: ReadonlyArray<unknown>) =>
       Effect.sync(() => awaitRows<R>(text, dispatch(statement<R>(text, values)))),
     copy: (text: string, data: Buffer) =>
-      Effect.sync(() =>
-        awaitSent(
-          text,
-          dispatch(() => copyIn(client, text, data)),
-        ),
-      ),
+      Effect.suspend(() => {
+        let flushed = () => {};
+        const onSocket = new Promise<void>((resolve) => {
+          flushed = resolve;
+        });
+        const done = dispatch(() => copyIn(client, text, data, flushed));
+        // A COPY never dispatched (a statement before it failed) or refused has nothing left to send.
+        done.then(flushed, flushed);
+        return Effect.as(
+          Effect.promise(() => onSocket),
+          awaitSent(text, done),
+        );
+      }),
     settled: () => last.then(ignoreDropped, ignoreDropped),
   };
 };

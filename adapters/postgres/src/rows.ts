@@ -17,7 +17,6 @@ import {
   type Db,
   duplicateRequest,
   firstDecoded,
-  ioTurn,
   isUuid,
   type Transaction,
   staleRevision,
@@ -36,7 +35,7 @@ import {
   toRevision,
   toRow,
 } from "./records.js";
-import { newRowsAsCopy, observationsAsCopy, type RevisionsCopy, revisionsCopyWriter } from "./acceptance-copy.js";
+import { newRowsAsCopy, observationsAsCopy, type RevisionsCopy, revisionsAsCopy } from "./acceptance-copy.js";
 
 /**
  * Inserts or replaces rows of a dataset in one statement. A row listed twice keeps its last
@@ -132,32 +131,17 @@ export const sendSequenceAllocation = (
           ),
       );
 
-/** Revisions encoded between two pauses of encodeRevisions (~3 ms of the host's time). */
-const revisionsPerSlice = 100;
-
 /**
  * Revisions with their allocated sequences (`first`, `first + 1`, …) as one binary COPY's data
- * (`revisionsCopyWriter`; null when there are none): revisions are only ever inserted, and COPY
- * reads each json column once (decisions 0025, 0029). The encoding pauses for I/O every
- * `revisionsPerSlice` revisions: statements sent before it are dispatched only from the event loop
- * (Transaction.send), so the server works through them while the host encodes (decision 0033).
+ * (`revisionsAsCopy`; null when there are none): revisions are only ever inserted, and COPY reads
+ * each json column once (decisions 0025, 0029).
  */
-export const encodeRevisions = (
-  datasetId: string,
-  first: number,
-  revisions: ReadonlyArray<NewRevision>,
-): Effect.Effect<RevisionsCopy | null, StorageFailure> =>
+export const encodeRevisions = (datasetId: string, first: number, revisions: ReadonlyArray<NewRevision>) =>
   revisions.length === 0
     ? Effect.succeed(null)
-    : Effect.gen(function* () {
-        const encoded = storageFailure("encoding revisions for COPY");
-        const writer = revisionsCopyWriter(datasetId, first, revisions.length);
-        for (let at = 0; at < revisions.length; at += revisionsPerSlice) {
-          if (at > 0) yield* ioTurn;
-          const slice = revisions.slice(at, at + revisionsPerSlice);
-          yield* Effect.try({ try: () => slice.forEach(writer.write), catch: encoded });
-        }
-        return writer.end();
+    : Effect.try({
+        try: () => revisionsAsCopy(datasetId, first, revisions),
+        catch: storageFailure("encoding revisions for COPY"),
       });
 
 /** Appends the revisions `encodeRevisions` encoded. Sent (`Transaction.copy`: answers once the data is on the socket). */

@@ -91,15 +91,6 @@ export const sendEvidence = (tx: Transaction, runId: RunId, trace: RunEvidence["
     (sent) => Effect.all(sent, { discard: true }),
   );
 
-/**
- * Replaces the trace of evidence sent earlier in the transaction (`sendEvidence`): an acceptance sends
- * its evidence before the rows and stamps the trace after them. Sent (`Transaction.send`).
- */
-export const sendTrace = (tx: Transaction, runId: RunId, trace: RunEvidence["trace"]) =>
-  tx
-    .send("update run_evidence set trace = $2 where run_id = $1", [runId, JSON.stringify(trace)])
-    .pipe(Effect.map(Effect.asVoid));
-
 /** Writes a run's evidence whole, its page bodies included (each once per digest). */
 export const writeEvidence = (tx: Transaction, runId: RunId, evidence: RunEvidence) =>
   Effect.gen(function* () {
