@@ -62,8 +62,7 @@ export const acceptRun = (db: Db, acceptance: RunAcceptance): Effect.Effect<Acce
 const acceptInTransaction = (db: Db, acceptance: RunAcceptance) =>
   db.transaction((tx) =>
     Effect.gen(function* () {
-      const facts = yield* readFacts(tx, acceptance);
-      const decision = decideAcceptance(acceptance, facts);
+      const decision = decideAcceptance(acceptance, yield* readFacts(tx, acceptance));
       if (decision._tag === "Held") {
         const stamped = stampAcceptance(acceptance, yield* Clock.currentTimeMillis);
         yield* writeRun(tx, stamped.heldRun);
@@ -73,10 +72,7 @@ const acceptInTransaction = (db: Db, acceptance: RunAcceptance) =>
         return { _tag: "Held", run: stamped.heldRun } as const;
       }
       if (decision._tag === "Accepted") {
-        return {
-          _tag: "Accepted",
-          run: yield* writeAccepted(tx, acceptance, decision.charge, facts.rowHeads),
-        } as const;
+        return { _tag: "Accepted", run: yield* writeAccepted(tx, acceptance, decision.charge) } as const;
       }
       return acceptanceOutcome(decision);
     }),
@@ -123,8 +119,6 @@ const writeAccepted = (
   tx: Transaction,
   acceptance: RunAcceptance,
   charge: LedgerEntry | null,
-  /** The acceptance's rows that are stored, locked (readFacts): any other is new. */
-  rowHeads: AcceptanceFacts["rowHeads"],
 ): Effect.Effect<RunRecord, StorageFailure> =>
   Effect.gen(function* () {
     const { run } = acceptance;
@@ -157,16 +151,17 @@ const writeAccepted = (
     // the observations first would leave the host idle until the revisions are in (decision 0033).
     const observations = yield* encodeObservations(acceptance.observations);
     // Rows seen unchanged are not rewritten: the run's sighting stands for their seen-markers. Rows
-    // no stored row has the id of (none among the locked heads) are copied in; the others upserted.
-    const changedRows = lastVersions(acceptance.rows.filter((r) => !r.seenOnly).map(({ row }) => row));
+    // expected absent (core checked that against the locked heads) are copied in; the others upserted.
+    const written = acceptance.rows.filter((r) => !r.seenOnly);
+    const added = (entry: (typeof written)[number]) => entry.expectedRevisionId === "absent";
     const newRows = yield* encodeNewRows(
       run.datasetId,
-      changedRows.filter((row) => !rowHeads.has(row.id)),
+      lastVersions(written.filter(added).map(({ row }) => row)),
       acceptance.revisions,
       revisions,
     );
     const rows = rowsParameter(
-      changedRows.filter((row) => rowHeads.has(row.id)),
+      written.filter((entry) => !added(entry)).map(({ row }) => row),
       acceptance.revisions,
     );
     const pageReads = pageReadsParameter(acceptance);

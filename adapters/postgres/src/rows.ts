@@ -137,12 +137,7 @@ export const sendSequenceAllocation = (
  * each json column once (decisions 0025, 0029).
  */
 export const encodeRevisions = (datasetId: string, first: number, revisions: ReadonlyArray<NewRevision>) =>
-  revisions.length === 0
-    ? Effect.succeed(null)
-    : Effect.try({
-        try: () => revisionsAsCopy(datasetId, first, revisions),
-        catch: storageFailure("encoding revisions for COPY"),
-      });
+  encodeCopy("revisions", revisions.length, () => revisionsAsCopy(datasetId, first, revisions));
 
 /** Appends the revisions `encodeRevisions` encoded. Sent (`Transaction.copy`: answers once the data is on the socket). */
 export const sendRevisions = (tx: Transaction, revisions: RevisionsCopy | null) =>
@@ -152,8 +147,8 @@ export const sendRevisions = (tx: Transaction, revisions: RevisionsCopy | null) 
 export const lastVersions = (rows: ReadonlyArray<RowRecord>) => [...new Map(rows.map((row) => [row.id, row])).values()];
 
 /**
- * Rows no stored row has the id of (an acceptance knows them from its row locks, taken under the
- * dataset's) as one binary COPY's data, null when there are none: a new row needs no upsert, and
+ * Rows no stored row has the id of (an accepted row expected `absent`: core checked that against
+ * the heads locked under the dataset's lock) as one binary COPY's data, null when there are none: a new row needs no upsert, and
  * one carrying its revision's state copies that revision's bytes (`newRowsAsCopy`, decision 0033).
  */
 export const encodeNewRows = (
@@ -182,7 +177,7 @@ export const sendObservations = (tx: Transaction, data: Buffer | null) =>
  * `encode`'s COPY data, or null when there are no rows to copy. A value its column cannot hold (not a
  * uuid, not a time) is a StorageFailure, not a defect.
  */
-const encodeCopy = (table: string, rows: number, encode: () => Buffer): Effect.Effect<Buffer | null, StorageFailure> =>
+const encodeCopy = <A>(table: string, rows: number, encode: () => A): Effect.Effect<A | null, StorageFailure> =>
   rows === 0 ? Effect.succeed(null) : Effect.try({ try: encode, catch: storageFailure(`encoding ${table} for COPY`) });
 
 /** `copy <into> from stdin with (format binary)` with `data`, unless there is none. Sent. */

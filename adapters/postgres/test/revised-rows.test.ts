@@ -2,7 +2,7 @@ import { anAcceptance, seedOwnerWithDataset } from "@gleaner/conformance";
 import { Storage } from "@gleaner/core";
 import { expect } from "chai";
 import * as Option from "effect/Option";
-import { aClaimedRun, aStoreOnItsOwnSchema, whenPostgresReachable } from "./support.js";
+import { aClaimedRun, aStoreOnItsOwnSchema, carryingItsRevision, whenPostgresReachable } from "./support.js";
 
 // An accepted row whose state is its new revision's is stored from that revision (decision 0020); one
 // that only names a revision but holds other values keeps its own. Every read of rows gives each row's own state.
@@ -80,15 +80,7 @@ await whenPostgresReachable("postgres store: rows written with their revisions",
         beforeOverrides: row.overrides,
       };
       // As core builds an edited row: the revision's very objects.
-      const editedRow = {
-        ...row,
-        data: edit.data,
-        evidence: edit.evidence,
-        overrides: edit.overrides,
-        missingReasons: edit.missingReasons,
-        presence: edit.presence,
-        revisionId: edit.id,
-      };
+      const editedRow = carryingItsRevision(row, edit);
       await run(storage.applyEdit(editedRow, row.revisionId, edit));
       const [read] = await run(storage.loadRows(dataset.id));
       expect(read?.data).to.deep.equal(edit.data);

@@ -6,7 +6,7 @@ import * as Effect from "effect/Effect";
 import * as Exit from "effect/Exit";
 import * as Option from "effect/Option";
 import pg from "pg";
-import { aClaimedRun, aStoreOnItsOwnSchema, whenPostgresReachable } from "./support.js";
+import { aClaimedRun, aStoreOnItsOwnSchema, carryingItsRevision, whenPostgresReachable } from "./support.js";
 
 // An acceptance's revisions go to the server with COPY (decision 0025), in COPY's binary format
 // since decision 0029 (copy-binary.ts): each field its byte length and bytes, uuids as 16 bytes,
@@ -58,14 +58,7 @@ await whenPostgresReachable("postgres store: revisions written with COPY", (url)
           : {
               ...entry,
               // Its revision's very objects, as core's reconcile builds a revised row.
-              row: {
-                ...entry.row,
-                data: revisions[i]!.data,
-                evidence: revisions[i]!.evidence,
-                overrides: revisions[i]!.overrides,
-                missingReasons: revisions[i]!.missingReasons,
-                presence: revisions[i]!.presence,
-              },
+              row: carryingItsRevision(entry.row, revisions[i]!),
             },
       );
 
@@ -147,14 +140,9 @@ await whenPostgresReachable("postgres store: revisions written with COPY", (url)
         beforeOverrides: stored.overrides,
       };
       const changed = {
-        ...stored,
-        data: revision.data,
-        evidence: revision.evidence,
-        overrides: revision.overrides,
-        missingReasons: revision.missingReasons,
+        ...carryingItsRevision(stored, revision),
         status: "changed" as const,
         lastSeenRunId: second.id,
-        revisionId: revision.id,
       };
       const later = anAcceptance(second, 1, []);
       const sentSecond = await sentDuring(async () => {

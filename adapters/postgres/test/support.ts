@@ -1,5 +1,5 @@
 import { aQueuedRun } from "@gleaner/conformance";
-import { type DatasetRecord, Storage } from "@gleaner/core";
+import { type DatasetRecord, type NewRevision, type RowRecord, Storage } from "@gleaner/core";
 import * as Effect from "effect/Effect";
 import * as ManagedRuntime from "effect/ManagedRuntime";
 import * as Option from "effect/Option";
@@ -102,3 +102,14 @@ export const aStoreOnItsOwnSchema = (url: string) => {
   });
   return { schema, run: <A, E>(effect: Effect.Effect<A, E>) => runtime.runPromise(effect) };
 };
+
+/** `row` naming `revision` and holding its very state objects, as core's reconcile builds a revised row. */
+export const carryingItsRevision = (row: RowRecord, revision: NewRevision): RowRecord => ({
+  ...row,
+  data: revision.data,
+  evidence: revision.evidence,
+  overrides: revision.overrides,
+  missingReasons: revision.missingReasons,
+  presence: revision.presence,
+  revisionId: revision.id,
+});
