@@ -252,8 +252,8 @@ export interface RunAcceptance {
    */
   readonly pageReads?: PageReadsToKeep;
   /**
-   * Digests of page bodies the store already took from this run (Storage.storePageBodyAhead
-   * succeeded): a store that keeps bodies apart from their artifacts need not store these again.
+   * Digests of page bodies the store already holds: those it served the run with its kept reads
+   * (decision 0034). A store that keeps bodies apart from their artifacts need not store these again.
    */
   readonly bodiesStored?: ReadonlyArray<string>;
 }

@@ -146,7 +146,6 @@ export const makeMemoryRuns = (state: MemoryState): RunStorage => ({
         : [];
     }),
   // Each artifact keeps its own body here: the run's evidence brings every body it cites.
-  storePageBodyAhead: () => Effect.void,
   getArtifact: (runId, artifactId) =>
     Effect.sync(() => Option.fromNullable(state.evidence.get(runId)?.artifacts.find((a) => a.id === artifactId))),
 });

@@ -131,7 +131,6 @@ export const makeRunMethods = (mongo: Mongo): RunStorage => {
             return docs.map(pageReadFromDoc);
           }),
     // Each artifact document keeps its own body: the run's evidence brings every body it cites.
-    storePageBodyAhead: () => Effect.void,
 
     getArtifact: (runId, artifactId) =>
       !isUuid(runId)

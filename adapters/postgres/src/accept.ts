@@ -12,13 +12,10 @@ import {
 import * as Clock from "effect/Clock";
 import * as Effect from "effect/Effect";
 import type { Db, Transaction } from "./db.js";
-import { artifactBodies, storeMissingBodies } from "./page-bodies.js";
+import { artifactBodies, sendBodies } from "./page-bodies.js";
 import { pageReadsParameter, sendPageReads } from "./page-reads.js";
 import { type RunRow, runColumns, toRun } from "./records.js";
 import {
-  encodeNewRows,
-  encodeObservations,
-  encodeRevisions,
   lastVersions,
   rowsParameter,
   sendNewRows,
@@ -48,33 +45,29 @@ import { writeOutbox } from "./webhooks.js";
  *    after the rows are written.
  */
 export const acceptRun = (db: Db, acceptance: RunAcceptance): Effect.Effect<AcceptanceOutcome, StorageFailure> =>
-  Effect.gen(function* () {
-    // Page bodies are content-addressed and read only through an artifact, which the transaction
-    // writes: they are stored before it, outside it (page-bodies.ts), and not inside a transaction
-    // that waits on another connection (which could wait for a pool the transactions hold).
-    // Those the run stored while it read (bodiesStored) are not asked for again.
-    const stored = new Set(acceptance.bodiesStored);
-    const bodies = artifactBodies(acceptance.evidence.artifacts).filter((b) => !stored.has(b.sha256));
-    yield* storeMissingBodies(db, bodies);
-    return yield* acceptInTransaction(db, acceptance);
-  });
-
-const acceptInTransaction = (db: Db, acceptance: RunAcceptance) =>
   db.transaction((tx) =>
     Effect.gen(function* () {
       const decision = decideAcceptance(acceptance, yield* readFacts(tx, acceptance));
+      if (decision._tag !== "Held" && decision._tag !== "Accepted") return acceptanceOutcome(decision);
+      // The evidence's page bodies go first, once the locks are held: the server stores them while
+      // the host encodes the rest (decision 0034). Those the store served the run (bodiesStored) are
+      // not sent again.
+      const stored = new Set(acceptance.bodiesStored);
+      const bodiesSent = yield* sendBodies(
+        tx,
+        artifactBodies(acceptance.evidence.artifacts).filter((b) => !stored.has(b.sha256)),
+      );
       if (decision._tag === "Held") {
         const stamped = stampAcceptance(acceptance, yield* Clock.currentTimeMillis);
         yield* writeRun(tx, stamped.heldRun);
-        // Its page bodies are stored already (acceptRun, before the transaction).
         const { trace } = stamped.heldEvidence;
         yield* Effect.flatten(sendEvidence(tx, stamped.heldRun.id, trace, encodeEvidence(stamped.heldEvidence)));
+        yield* bodiesSent;
         return { _tag: "Held", run: stamped.heldRun } as const;
       }
-      if (decision._tag === "Accepted") {
-        return { _tag: "Accepted", run: yield* writeAccepted(tx, acceptance, decision.charge) } as const;
-      }
-      return acceptanceOutcome(decision);
+      const run = yield* writeAccepted(tx, acceptance, decision.charge);
+      yield* bodiesSent;
+      return { _tag: "Accepted", run } as const;
     }),
   );
 
@@ -111,9 +104,10 @@ const readFacts = (
 
 /**
  * Writes an accepted run; answers the run as stored (stamped once its rows are written). The
- * revisions' COPY is encoded once their sequences are allocated; every other large parameter while
- * the server copies them (`Transaction.send`, `Transaction.copy`): the host's encoding and the
- * server's work no longer take turns. The statements run in the order sent here, in one transaction.
+ * revisions' COPY streams once their sequences are allocated, the observations' and new rows'
+ * behind it, and every other large parameter is encoded while the server works on those
+ * (`Transaction.copyFrom`, `Transaction.send`): the host's encoding and the server's work no longer
+ * take turns. The statements run in the order sent here, in one transaction.
  */
 const writeAccepted = (
   tx: Transaction,
@@ -139,39 +133,38 @@ const writeAccepted = (
           ],
         )
       : Effect.void;
-    // The revisions' sequences are allocated first, so their COPY lines can be encoded whole. From
-    // then on each parameter is encoded while the server works on the statement sent before it.
+    // The revisions' sequences are allocated first, so their COPY lines can be encoded whole. Each
+    // COPY then streams as it is encoded (Transaction.copyFrom): the server writes the revisions
+    // while the host encodes the rest of them and everything after (decision 0034).
     const allocated = yield* sendSequenceAllocation(tx, run.datasetId, acceptance.revisions.length);
     yield* charged;
     const first = yield* allocated;
-    const revisions = yield* encodeRevisions(run.datasetId, first, acceptance.revisions);
-    const revised = yield* sendRevisions(tx, revisions);
-    // Every other large parameter is encoded while the server copies the revisions, before any of
-    // them is sent: a COPY's send waits for the statements before it (Transaction.copy), so sending
-    // the observations first would leave the host idle until the revisions are in (decision 0033).
-    const observations = yield* encodeObservations(acceptance.observations);
+    const [revised, revisions] = yield* sendRevisions(tx, run.datasetId, first, acceptance.revisions);
+    const observed = yield* sendObservations(tx, acceptance.observations);
     // Rows seen unchanged are not rewritten: the run's sighting stands for their seen-markers. Rows
     // expected absent (core checked that against the locked heads) are copied in; the others upserted.
     const written = acceptance.rows.filter((r) => !r.seenOnly);
     const added = (entry: (typeof written)[number]) => entry.expectedRevisionId === "absent";
-    const newRows = yield* encodeNewRows(
+    const rowsAdded = yield* sendNewRows(
+      tx,
       run.datasetId,
       lastVersions(written.filter(added).map(({ row }) => row)),
       acceptance.revisions,
       revisions,
     );
-    const rows = rowsParameter(
-      written.filter((entry) => !added(entry)).map(({ row }) => row),
-      acceptance.revisions,
+    const rowsWritten = yield* sendRows(
+      tx,
+      run.datasetId,
+      rowsParameter(
+        written.filter((entry) => !added(entry)).map(({ row }) => row),
+        acceptance.revisions,
+      ),
     );
-    const pageReads = pageReadsParameter(acceptance);
-    // Everything of the evidence but its trace is the same before and after the stamp.
-    const evidence = encodeEvidence(acceptance.evidence);
-    const observed = yield* sendObservations(tx, observations);
-    const rowsAdded = yield* sendNewRows(tx, newRows);
-    const rowsWritten = yield* sendRows(tx, run.datasetId, rows);
     const sighted = yield* sendSighting(tx, acceptance);
-    const pagesRead = yield* sendPageReads(tx, acceptance, pageReads);
+    const pagesRead = yield* sendPageReads(tx, acceptance, pageReadsParameter(acceptance));
+    // Everything of the evidence but its trace is the same before and after the stamp: encoded
+    // while the server works on what was sent.
+    const evidence = encodeEvidence(acceptance.evidence);
     yield* revised;
     yield* observed;
     yield* rowsAdded;

@@ -30,17 +30,23 @@ export interface CopyBinaryWriter {
   /** A timestamptz from an ISO 8601 string (microseconds kept when it has them). */
   readonly timestamptz: (iso: string | null) => void;
   readonly textArray: (values: ReadonlyArray<string>) => void;
-  /** Where the next field starts: with `end()`'s buffer, what a run of fields was written as. */
+  /** Where the next field starts in what the next `take()` or `end()` answers: with it, what a run of fields was written as. */
   readonly offset: () => number;
   /** Fields written before, as they were (e.g. `end().subarray(a, b)` of another COPY of the same types). */
   readonly raw: (fields: Uint8Array) => void;
-  /** The whole stream: signature, flags, tuples and the trailer. */
+  /**
+   * The bytes written since the last `take` (the signature and flags first), so a COPY can go to the
+   * server while the rest is encoded. Later fields go to a new buffer: what was taken stays as it is.
+   */
+  readonly take: () => Buffer;
+  /** The bytes written since the last `take` and the trailer: with no `take`, the whole stream. */
   readonly end: () => Buffer;
 }
 
 /** A writer for one COPY's data; throws on a value its column's type cannot hold (a bad uuid or date). */
 export const copyBinaryWriter = (sizeHint = 64 * 1024): CopyBinaryWriter => {
-  let buffer = Buffer.allocUnsafe(Math.max(1024, sizeHint));
+  const size = Math.max(1024, sizeHint);
+  let buffer = Buffer.allocUnsafe(size);
   let at = 0;
   const room = (bytes: number) => {
     if (at + bytes <= buffer.length) return;
@@ -122,6 +128,12 @@ export const copyBinaryWriter = (sizeHint = 64 * 1024): CopyBinaryWriter => {
       room(fields.length);
       buffer.set(fields, at);
       at += fields.length;
+    },
+    take: () => {
+      const taken = buffer.subarray(0, at);
+      buffer = Buffer.allocUnsafe(size);
+      at = 0;
+      return taken;
     },
     end: () => {
       int16(-1);

@@ -31,14 +31,19 @@ export interface Transaction extends Sql {
     values?: ReadonlyArray<unknown>,
   ) => Effect.Effect<Effect.Effect<ReadonlyArray<R>, StorageFailure>>;
   /**
-   * Sends `copy … from stdin` with `data` (in the statement's format; an acceptance writes binary,
-   * copy-binary.ts) and answers the Effect awaiting the server's acknowledgement, like `send`, but
-   * only once the data is on the socket:
-   * the data follows the server's answer to the COPY statement, which the host reads only between
-   * two of its own tasks, so a host that went on encoding the next parameter at once would leave
-   * the server waiting for the data all that time. This waits for the statements sent before it.
+   * Sends `copy … from stdin` in the connection's order and streams `chunks` into it as they are
+   * encoded (each `next()` may encode; in the statement's format, an acceptance writes binary,
+   * copy-binary.ts), letting I/O run between two chunks: the server reads and writes the first ones
+   * while the host encodes the rest, and a statement sent before it still runs first. Chunks written
+   * before the server is ready for them wait in the stream. Answers, once every chunk is written,
+   * the Effect awaiting the server's acknowledgement, like `send`. A chunk that fails to encode is a
+   * StorageFailure: the COPY is ended at once (never left waiting for data) and the transaction
+   * fails with it.
    */
-  readonly copy: (text: string, data: Buffer) => Effect.Effect<Effect.Effect<void, StorageFailure>>;
+  readonly copyFrom: (
+    text: string,
+    chunks: Iterable<Buffer>,
+  ) => Effect.Effect<Effect.Effect<void, StorageFailure>, StorageFailure>;
 }
 
 export interface Db extends Sql {
@@ -85,19 +90,32 @@ export const storageFailure =
       unavailable: isUnavailable(cause),
     });
 
+/** A turn of the event loop: what the socket took meanwhile is sent, what the server said is read. */
+const nextTurn = Effect.async<void>((resume) => {
+  const turn = setImmediate(() => resume(Effect.void));
+  return Effect.sync(() => clearImmediate(turn));
+});
+
 /**
- * Streams `data` into `copy … from stdin` on one client (pg-copy-streams). The stream finishes once
- * the server has acknowledged the COPY and the connection is ready for the next statement.
+ * Writes `chunks` into `stream` one at a time with a turn of I/O after each, then ends it; ends it
+ * too when a chunk fails to encode or the writer is interrupted (the COPY then ends early, and the
+ * transaction around it fails and rolls back).
  */
-const copyIn = (client: pg.ClientBase, text: string, data: Buffer, flushed: () => void): Promise<void> =>
-  new Promise((resolve, reject) => {
-    const stream = client.query(copyFrom(text));
-    stream.on("error", reject);
-    stream.on("finish", resolve);
-    // The write's callback runs once the data is on the socket: pg-copy-streams holds it until the
-    // server's CopyInResponse, then writes it, waiting for 'drain' while the socket is full.
-    stream.write(data, () => flushed());
-    stream.end();
+const pump = (text: string, stream: ReturnType<typeof copyFrom>, chunks: Iterable<Buffer>) =>
+  Effect.suspend(() => {
+    const iterator = chunks[Symbol.iterator]();
+    const encodeNext = Effect.try({
+      try: () => iterator.next(),
+      catch: storageFailure(`encoding ${firstWords(text)}`),
+    });
+    return Effect.gen(function* () {
+      for (;;) {
+        const next = yield* encodeNext;
+        if (next.done) return;
+        stream.write(next.value);
+        yield* nextTurn;
+      }
+    }).pipe(Effect.ensuring(Effect.sync(() => stream.end())));
   });
 
 const sqlOf = (client: pg.Pool): Sql => ({
@@ -146,19 +164,21 @@ const sqlOfTransaction = (client: pg.PoolClient): Transaction & { readonly settl
       Effect.suspend(() => awaitRows<R>(text, dispatch(statement<R>(text, values)))),
     send: <R extends pg.QueryResultRow>(text: string, values?: ReadonlyArray<unknown>) =>
       Effect.sync(() => awaitRows<R>(text, dispatch(statement<R>(text, values)))),
-    copy: (text: string, data: Buffer) =>
+    copyFrom: (text: string, chunks: Iterable<Buffer>) =>
       Effect.suspend(() => {
-        let flushed = () => {};
-        const onSocket = new Promise<void>((resolve) => {
-          flushed = resolve;
-        });
-        const done = dispatch(() => copyIn(client, text, data, flushed));
-        // A COPY never dispatched (a statement before it failed) or refused has nothing left to send.
-        done.then(flushed, flushed);
-        return Effect.as(
-          Effect.promise(() => onSocket),
-          awaitSent(text, done),
+        // pg-copy-streams keeps what is written until the server answers the COPY statement.
+        const stream = copyFrom(text);
+        const done = dispatch(
+          () =>
+            new Promise<void>((resolve, reject) => {
+              stream.on("error", reject);
+              // 'finish' comes once the server has acknowledged the data and is ready for more.
+              stream.on("finish", resolve);
+              client.query(stream);
+            }),
         );
+        const acknowledged = awaitSent(text, done);
+        return Effect.as(pump(text, stream, chunks), acknowledged);
       }),
     settled: () => last.then(ignoreDropped, ignoreDropped),
   };

@@ -1,11 +1,10 @@
 import type { RunArtifact, StorageFailure } from "@gleaner/core";
 import * as Effect from "effect/Effect";
-import type { Sql } from "./db.js";
+import type { Transaction } from "./db.js";
 
 // page_bodies (migration 0008): one body per content digest, shared by every run and dataset that
-// read the same bytes. Nothing reads a body but through an artifact citing its digest, and artifacts
-// are written only with their run's evidence, so a body may be stored outside the transaction that
-// writes the evidence (decision 0024): whatever that transaction's outcome, it exposes nothing.
+// read the same bytes. Nothing reads a body but through an artifact citing its digest, and a body
+// is stored in the transaction that writes its run's evidence (decision 0034).
 
 export interface PageBody {
   readonly sha256: string;
@@ -21,40 +20,53 @@ export const artifactBodies = (artifacts: ReadonlyArray<RunArtifact>): ReadonlyA
 
 /**
  * Stores those of `bodies` that page_bodies lacks, asking first which those are, so the bytes of a
- * body already stored (every body of an unchanged re-run) are not sent again. A body another
- * writer is storing at the same moment reads as missing and is sent: ON CONFLICT then waits for
- * that write and adds nothing. Bodies travel as bytes (a body may hold NUL bytes, which a text
- * parameter cannot carry).
+ * body already stored are not sent again (a failed run's evidence: the pages it read are often the
+ * ones the dataset's accepted run stored).
  */
-export const storeMissingBodies = (sql: Sql, bodies: ReadonlyArray<PageBody>): Effect.Effect<void, StorageFailure> =>
+export const storeMissingBodies = (tx: Transaction, bodies: ReadonlyArray<PageBody>) =>
   Effect.gen(function* () {
     if (bodies.length === 0) return;
-    const present = yield* sql.query<{ sha256: string }>(
+    const present = yield* tx.query<{ sha256: string }>(
       "select sha256 from page_bodies where sha256 = any($1::text[])",
       [bodies.map((b) => b.sha256)],
     );
     const stored = new Set(present.map((row) => row.sha256));
-    const missing = bodies.filter((b) => !stored.has(b.sha256));
-    if (missing.length === 0) return;
-    // Batches of 1000 keep a statement far under PostgreSQL's 65,535 parameters.
-    for (let at = 0; at < missing.length; at += 1000) yield* insertBodies(sql, missing.slice(at, at + 1000));
+    yield* Effect.flatten(
+      sendBodies(
+        tx,
+        bodies.filter((b) => !stored.has(b.sha256)),
+      ),
+    );
   });
 
 /**
- * Stores one body a run has just read (Storage.storePageBodyAhead), while it reads on: without
- * asking first, as a body read for the first time is the common case (a page unchanged since the
- * last accepted read is not handed over at all), and ON CONFLICT adds nothing when it is there.
+ * Stores `bodies` without asking first which are stored (ON CONFLICT adds nothing for those): an
+ * acceptance sends this once its locks are held, and the server stores them while the host encodes
+ * the rest (decision 0034). Sent (`Transaction.send`); answers the Effect awaiting the server.
+ *
+ * In digest order: two transactions storing some of the same bodies at once (ON CONFLICT waits for
+ * the other's insert of the same digest) then wait for each other in one order, never in a cycle.
+ * Bodies travel as bytes (a body may hold NUL bytes, which a text parameter cannot carry), each a
+ * bytea parameter of its own: pg sends a Buffer as binary, neither escaped nor parsed on the way.
  */
-export const storeBody = (sql: Sql, body: PageBody): Effect.Effect<void, StorageFailure> => insertBodies(sql, [body]);
-
-// Each body a bytea parameter of its own: pg sends a Buffer as binary, so the bytes are neither
-// escaped nor parsed as JSON on the way (base64 in jsonb cost ~60 ms for a 50-page run).
-const insertBodies = (sql: Sql, bodies: ReadonlyArray<PageBody>) =>
-  sql
-    .query(
-      `insert into page_bodies (sha256, body)
-       values ${bodies.map((_, i) => `($${2 * i + 1}, $${2 * i + 2}::bytea)`).join(", ")}
-       on conflict (sha256) do nothing`,
-      bodies.flatMap((b) => [b.sha256, Buffer.from(b.body, "utf8")]),
-    )
-    .pipe(Effect.asVoid);
+export const sendBodies = (
+  tx: Transaction,
+  bodies: ReadonlyArray<PageBody>,
+): Effect.Effect<Effect.Effect<void, StorageFailure>> =>
+  Effect.gen(function* () {
+    const sorted = [...bodies].sort((a, b) => (a.sha256 < b.sha256 ? -1 : a.sha256 > b.sha256 ? 1 : 0));
+    const sent: Array<Effect.Effect<unknown, StorageFailure>> = [];
+    // Batches of 1000 keep a statement far under PostgreSQL's 65,535 parameters.
+    for (let at = 0; at < sorted.length; at += 1000) {
+      const batch = sorted.slice(at, at + 1000);
+      sent.push(
+        yield* tx.send(
+          `insert into page_bodies (sha256, body)
+           values ${batch.map((_, i) => `($${2 * i + 1}, $${2 * i + 2}::bytea)`).join(", ")}
+           on conflict (sha256) do nothing`,
+          batch.flatMap((b) => [b.sha256, Buffer.from(b.body, "utf8")]),
+        ),
+      );
+    }
+    return Effect.all(sent, { discard: true });
+  });

@@ -20,7 +20,6 @@ import {
   isUuid,
   type Transaction,
   staleRevision,
-  storageFailure,
 } from "./db.js";
 import {
   type RevisionRow,
@@ -132,66 +131,64 @@ export const sendSequenceAllocation = (
       );
 
 /**
- * Revisions with their allocated sequences (`first`, `first + 1`, …) as one binary COPY's data
- * (`revisionsAsCopy`; null when there are none): revisions are only ever inserted, and COPY reads
- * each json column once (decisions 0025, 0029).
+ * Appends revisions with their allocated sequences (`first`, `first + 1`, …) by one binary COPY
+ * (`revisionsAsCopy`), streamed as it is encoded (`Transaction.copyFrom`): revisions are only ever
+ * inserted, and COPY reads each json column once (decisions 0025, 0029, 0034). Answers, once every
+ * chunk is written, the Effect awaiting the server and the copy (null when there are no revisions),
+ * whose row states new rows copy.
  */
-export const encodeRevisions = (datasetId: string, first: number, revisions: ReadonlyArray<NewRevision>) =>
-  encodeCopy("revisions", revisions.length, () => revisionsAsCopy(datasetId, first, revisions));
-
-/** Appends the revisions `encodeRevisions` encoded. Sent (`Transaction.copy`: answers once the data is on the socket). */
-export const sendRevisions = (tx: Transaction, revisions: RevisionsCopy | null) =>
-  sendCopy(tx, `revisions (${revisionColumns})`, revisions?.data ?? null);
+export const sendRevisions = (
+  tx: Transaction,
+  datasetId: string,
+  first: number,
+  revisions: ReadonlyArray<NewRevision>,
+): Effect.Effect<readonly [Effect.Effect<void, StorageFailure>, RevisionsCopy | null], StorageFailure> => {
+  if (revisions.length === 0) return Effect.succeed([Effect.void, null]);
+  const copy = revisionsAsCopy(datasetId, first, revisions);
+  return Effect.map(
+    tx.copyFrom(`copy revisions (${revisionColumns}) from stdin with (format binary)`, copy.chunks),
+    (acknowledged) => [acknowledged, copy] as const,
+  );
+};
 
 /** Each row once, its last version, as repeated Map.set keeps it in memory. */
 export const lastVersions = (rows: ReadonlyArray<RowRecord>) => [...new Map(rows.map((row) => [row.id, row])).values()];
 
 /**
- * Rows no stored row has the id of (an accepted row expected `absent`: core checked that against
- * the heads locked under the dataset's lock) as one binary COPY's data, null when there are none: a new row needs no upsert, and
- * one carrying its revision's state copies that revision's bytes (`newRowsAsCopy`, decision 0033).
+ * Inserts rows no stored row has the id of (an accepted row expected `absent`: core checked that
+ * against the heads locked under the dataset's lock) by one binary COPY, streamed: a new row needs no
+ * upsert, and one carrying its revision's state copies that revision's bytes (`newRowsAsCopy`,
+ * decision 0033), so `revisions` must have been sent. A row that exists after all fails the
+ * transaction.
  */
-export const encodeNewRows = (
+export const sendNewRows = (
+  tx: Transaction,
   datasetId: string,
   rows: ReadonlyArray<RowRecord>,
   written: ReadonlyArray<NewRevision>,
   revisions: RevisionsCopy | null,
-) => encodeCopy("rows", rows.length, () => newRowsAsCopy(datasetId, rows, written, revisions));
+) =>
+  rows.length === 0
+    ? Effect.succeed(Effect.void)
+    : tx.copyFrom(
+        `copy rows (${rowColumns}) from stdin with (format binary)`,
+        newRowsAsCopy(datasetId, rows, written, revisions),
+      );
 
-/** Inserts the rows `encodeNewRows` encoded; a row that exists after all fails the transaction. Sent. */
-export const sendNewRows = (tx: Transaction, data: Buffer | null) => sendCopy(tx, `rows (${rowColumns})`, data);
-
-/**
- * An acceptance's observations (each new, decision 0029) as binary COPY data, or null when there are
- * none: encoded apart from `sendObservations` so the host can encode them while the server copies
- * the revisions (decision 0033).
- */
-export const encodeObservations = (observations: ReadonlyArray<SourceObservation>) =>
-  encodeCopy("observations", observations.length, () => observationsAsCopy(observations));
-
-/** Inserts the observations `encodeObservations` encoded with one binary COPY. Sent. */
-export const sendObservations = (tx: Transaction, data: Buffer | null) =>
-  sendCopy(tx, "observations (id, dataset_id, run_id, document)", data);
-
-/**
- * `encode`'s COPY data, or null when there are no rows to copy. A value its column cannot hold (not a
- * uuid, not a time) is a StorageFailure, not a defect.
- */
-const encodeCopy = <A>(table: string, rows: number, encode: () => A): Effect.Effect<A | null, StorageFailure> =>
-  rows === 0 ? Effect.succeed(null) : Effect.try({ try: encode, catch: storageFailure(`encoding ${table} for COPY`) });
-
-/** `copy <into> from stdin with (format binary)` with `data`, unless there is none. Sent. */
-const sendCopy = (
-  tx: Transaction,
-  into: string,
-  data: Buffer | null,
-): Effect.Effect<Effect.Effect<void, StorageFailure>> =>
-  data === null ? Effect.succeed(Effect.void) : tx.copy(`copy ${into} from stdin with (format binary)`, data);
+/** Inserts an acceptance's observations (each new, decision 0029) by one binary COPY, streamed. */
+export const sendObservations = (tx: Transaction, observations: ReadonlyArray<SourceObservation>) =>
+  observations.length === 0
+    ? Effect.succeed(Effect.void)
+    : tx.copyFrom(
+        "copy observations (id, dataset_id, run_id, document) from stdin with (format binary)",
+        observationsAsCopy(observations),
+      );
 
 const appendRevisions = (tx: Transaction, datasetId: string, revisions: ReadonlyArray<NewRevision>) =>
   Effect.gen(function* () {
     const first = yield* Effect.flatten(sendSequenceAllocation(tx, datasetId, revisions.length));
-    yield* Effect.flatten(sendRevisions(tx, yield* encodeRevisions(datasetId, first, revisions)));
+    const [appended] = yield* sendRevisions(tx, datasetId, first, revisions);
+    yield* appended;
     return first;
   });
 

@@ -32,7 +32,7 @@ export const writeRun = (tx: Transaction, run: RunRecord) => Effect.flatten(send
 /**
  * A run's evidence as its statements send it: every part but the trace, which an acceptance's stamp
  * still changes, encoded once, so an acceptance can encode them while its rows are being written.
- * `bodies` are stored apart (`storeMissingBodies`).
+ * Page bodies are stored apart (`sendBodies`, `storeMissingBodies`).
  */
 export interface EncodedEvidence {
   readonly facts: string;

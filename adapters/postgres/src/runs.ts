@@ -4,7 +4,6 @@ import * as Option from "effect/Option";
 import { acceptRun } from "./accept.js";
 import { prefixedDatasetColumns, toPrefixedDatasetRecord } from "./datasets.js";
 import { acceptedReads } from "./page-reads.js";
-import { storeBody } from "./page-bodies.js";
 import { allDecoded, conflictsOn, type Db, firstDecoded, isUuid, runInProgress } from "./db.js";
 import { type RunRow, runColumns, runValues, toRun } from "./records.js";
 import {
@@ -144,7 +143,6 @@ export const makeRunMethods = (db: Db): RunStorage => ({
           .pipe(Effect.flatMap(firstDecoded((row) => toTrace(runId, row.trace)))),
 
   acceptedReads: (datasetId) => acceptedReads(db, datasetId),
-  storePageBodyAhead: (sha256, body) => storeBody(db, { sha256, body }),
 
   getArtifact: (runId, artifactId) =>
     !isUuid(runId)

@@ -38,7 +38,8 @@ await whenPostgresReachable("postgres store: binary COPY", (url) => {
         { u: null, n: 0, i: 0, t: null, j: null, at: "1999-12-31T23:59:59.999Z", tags: [] },
       ];
       const copy = copyBinaryWriter(16);
-      for (const row of rows) {
+      // One chunk per tuple (take), as an acceptance streams its COPY: the server reads them as one.
+      const chunks = rows.map((row, i) => {
         copy.tuple(7);
         copy.uuid(row.u);
         copy.int8(row.n);
@@ -47,11 +48,12 @@ await whenPostgresReachable("postgres store: binary COPY", (url) => {
         copy.json(row.j);
         copy.timestamptz(row.at);
         copy.textArray(row.tags);
-      }
+        return i < rows.length - 1 ? copy.take() : copy.end();
+      });
       await Effect.runPromise(
         makeDb(pool).transaction((tx) =>
           Effect.flatten(
-            tx.copy(`copy ${table} (u, n, i, t, j, at, tags) from stdin with (format binary)`, copy.end()),
+            tx.copyFrom(`copy ${table} (u, n, i, t, j, at, tags) from stdin with (format binary)`, chunks),
           ),
         ),
       );

@@ -60,7 +60,7 @@ await whenPostgresReachable("postgres store: statements sent ahead in one transa
         db.transaction((tx) =>
           Effect.gen(function* () {
             const before = yield* tx.send(insert, [10]);
-            const copied = yield* tx.copy(copy, Buffer.from("11\nnot a number\n"));
+            const copied = yield* tx.copyFrom(copy, [Buffer.from("11\n"), Buffer.from("not a number\n")]);
             const after = yield* tx.send(insert, [12]);
             yield* before;
             yield* copied;
@@ -75,7 +75,7 @@ await whenPostgresReachable("postgres store: statements sent ahead in one transa
           Effect.gen(function* () {
             const sent = [
               yield* tx.send(insert, [1]),
-              yield* tx.copy(copy, Buffer.from("2\n3\n")),
+              yield* tx.copyFrom(copy, [Buffer.from("2\n"), Buffer.from("3\n")]),
               yield* tx.send(insert, [4]),
             ];
             yield* Effect.all(sent);
@@ -84,6 +84,76 @@ await whenPostgresReachable("postgres store: statements sent ahead in one transa
       );
       expect(Exit.isSuccess(committed)).to.equal(true);
       expect(await count("sent_probe")).to.equal(4);
+    });
+
+    it("fails the transaction when a streamed COPY's chunk fails to encode, ends the COPY, and leaves the connection usable", async () => {
+      const db = makeDb(pool);
+      const copy = `copy "${schema}".sent_probe (n) from stdin`;
+      await pool.query(`delete from "${schema}".sent_probe`);
+      function* chunks() {
+        yield Buffer.from("1\n2\n");
+        throw new Error("COPY: 3 is not a uuid.");
+      }
+      const exit = await Effect.runPromiseExit(db.transaction((tx) => Effect.flatten(tx.copyFrom(copy, chunks()))));
+      expect(Exit.isFailure(exit)).to.equal(true);
+      expect(String(Exit.isFailure(exit) && exit.cause)).to.match(
+        /StorageFailure[\s\S]*encoding copy[\s\S]*not a uuid/,
+      );
+      expect(await count("sent_probe"), "the chunk already sent is rolled back").to.equal(0);
+      // The pool's connections are not left inside a COPY: a transaction on each of them works.
+      const both = await Effect.runPromiseExit(
+        Effect.all(
+          [1, 2].map((n) =>
+            db.transaction((tx) => tx.query(`insert into "${schema}".sent_probe (n) values ($1)`, [n])),
+          ),
+          { concurrency: 2 },
+        ),
+      );
+      expect(Exit.isSuccess(both)).to.equal(true);
+      expect(await count("sent_probe")).to.equal(2);
+    });
+
+    it("streams a COPY: the server has read its first chunks while the host still encodes the last", async () => {
+      const db = makeDb(pool);
+      const table = `"${schema}".sent_probe`;
+      await pool.query(`delete from ${table}`);
+      const watcher = new pg.Client({ connectionString: url });
+      await watcher.connect();
+      // What the server reports of COPYs in progress (pg_stat_progress_copy, PostgreSQL 14+), polled
+      // from another connection while the chunks are produced.
+      let serverRead = 0;
+      let polling = true;
+      const poll = (async () => {
+        while (polling) {
+          const { rows } = await watcher.query<{ n: string }>(
+            "select coalesce(max(tuples_processed), 0)::text as n from pg_stat_progress_copy where command = 'COPY FROM'",
+          );
+          serverRead = Math.max(serverRead, Number(rows[0]!.n));
+          await new Promise((resolve) => setTimeout(resolve, 2));
+        }
+      })();
+      const chunkCount = 200;
+      let seenBeforeLast = 0;
+      function* chunks() {
+        for (let chunk = 0; chunk < chunkCount; chunk++) {
+          // Encoding takes time: 1 ms of work per chunk.
+          const until = performance.now() + 1;
+          while (performance.now() < until);
+          if (chunk === chunkCount - 1) seenBeforeLast = serverRead;
+          yield Buffer.from(`${chunk}\n`);
+        }
+      }
+      try {
+        await Effect.runPromise(
+          db.transaction((tx) => Effect.flatten(tx.copyFrom(`copy ${table} (n) from stdin`, chunks()))),
+        );
+      } finally {
+        polling = false;
+        await poll;
+        await watcher.end();
+      }
+      expect(await count("sent_probe")).to.equal(chunkCount);
+      expect(seenBeforeLast, "tuples the server had read before the last chunk was encoded").to.be.greaterThan(0);
     });
 
     it("answers a COPY sent behind a failed statement at once, failed with it: nothing waits for data never sent", async () => {
@@ -97,7 +167,7 @@ await whenPostgresReachable("postgres store: statements sent ahead in one transa
           Effect.gen(function* () {
             const duplicate = yield* tx.send(insert, [1]);
             // Answers once the statement before it has failed (it is never dispatched), not never.
-            const copied = yield* tx.copy(copy, Buffer.from("5\n6\n"));
+            const copied = yield* tx.copyFrom(copy, [Buffer.from("5\n6\n")]);
             yield* duplicate;
             yield* copied;
           }),

@@ -1,5 +1,13 @@
 import { createHash } from "node:crypto";
-import { Credits, newId, type OwnerId, type RevisionId, Storage, type StorageService } from "@gleaner/core";
+import {
+  Credits,
+  newId,
+  type OwnerId,
+  type RevisionId,
+  type RunAcceptance,
+  Storage,
+  type StorageService,
+} from "@gleaner/core";
 import { expect } from "chai";
 import * as Effect from "effect/Effect";
 import * as Either from "effect/Either";
@@ -246,21 +254,35 @@ export const storeContract = (store: StoreUnderTest): void => {
       expect(artifact.body).to.equal("<p>a\u0000b</p>");
     });
 
-    it("serves a page body handed over ahead (twice, at once) with the accepted run's artifact, as it was read", async () => {
-      const { running } = await runningRun(10);
-      const base = anAcceptance(running, 1, []);
-      const body = `<p>é\u0000 ahead ${newId()}</p>`;
+    it("serves the same page body with every run's artifact, stored once by two acceptances at once or named as held already", async () => {
+      const body = `<p>é\u0000 shared ${newId()}</p>`;
       const sha256 = createHash("sha256").update(body).digest("hex");
-      const [page] = base.evidence.artifacts;
-      const artifact = { ...page!, sha256, size: Buffer.byteLength(body), body };
-      await Promise.all([
-        run((s) => s.storePageBodyAhead(sha256, body)),
-        run((s) => s.storePageBodyAhead(sha256, body)),
-      ]);
-      // A run that never finishes exposes nothing of what it handed over.
-      expect(Option.getOrNull(await run((s) => s.getArtifact(running.id, artifact.id)))).to.equal(null);
-      await run((s) => s.acceptRun({ ...base, evidence: { ...base.evidence, artifacts: [artifact] } }));
-      expect(Option.getOrThrow(await run((s) => s.getArtifact(running.id, artifact.id))).body).to.equal(body);
+      const withBody = (base: RunAcceptance, bodiesStored?: ReadonlyArray<string>): RunAcceptance => {
+        const [page] = base.evidence.artifacts;
+        const artifact = { ...page!, sha256, size: Buffer.byteLength(body), body };
+        return {
+          ...base,
+          evidence: { ...base.evidence, artifacts: [artifact] },
+          ...(bodiesStored ? { bodiesStored } : {}),
+        };
+      };
+      // Two runs (of two owners, so nothing else serializes them) store the same bytes at once.
+      const [one, two] = await Promise.all([runningRun(10), runningRun(10)]);
+      const accepted = [withBody(anAcceptance(one.running, 1, [])), withBody(anAcceptance(two.running, 1, []))];
+      const outcomes = await Promise.all(accepted.map((acceptance) => run((s) => s.acceptRun(acceptance))));
+      expect(outcomes.map((o) => o._tag)).to.deep.equal(["Accepted", "Accepted"]);
+      // A later run names the body as held by the store already (a reused page's kept read carried it).
+      const three = await runningRun(10);
+      const named = withBody(anAcceptance(three.running, 1, []), [sha256]);
+      expect((await run((s) => s.acceptRun(named)))._tag).to.equal("Accepted");
+      for (const [acceptance, running] of [
+        [accepted[0]!, one.running],
+        [accepted[1]!, two.running],
+        [named, three.running],
+      ] as const) {
+        const artifact = acceptance.evidence.artifacts[0]!;
+        expect(Option.getOrThrow(await run((s) => s.getArtifact(running.id, artifact.id))).body).to.equal(body);
+      }
     });
 
     it("stamps the run's completedAt and the trace's accept step when it writes them, in the same write", async () => {

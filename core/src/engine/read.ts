@@ -27,8 +27,6 @@ import {
   toStoredExtraction,
 } from "./reuse.js";
 import type { TraceRecorder } from "./trace.js";
-import { bodiesAhead } from "./bodies-ahead.js";
-import { truncatedAt } from "./evidence.js";
 
 /** A page that was read and extracted. */
 export interface ReadPage {
@@ -58,7 +56,10 @@ export interface ReadOutcome {
     readonly stepId: string;
   }>;
   readonly coverage: Coverage;
-  /** Digests of the bodies the store took while the run read (Storage.storePageBodyAhead). */
+  /**
+   * Digests of the bodies the store served the run with its kept reads (reused pages): stored
+   * already, so the acceptance need not send them again (RunAcceptance.bodiesStored).
+   */
   readonly bodiesStored: ReadonlyArray<string>;
 }
 
@@ -152,7 +153,7 @@ export const readSource = Effect.fn("run.read")(function* (
   let lookIn: ReadonlyMap<string, AcceptedRead> | null = yield* keptReads(reuseFrom);
   let url: string | null = source.url;
   let coverage: Coverage = { complete: true };
-  const bodies = bodiesAhead();
+  const bodiesStored = new Set<string>();
 
   while (url !== null) {
     if (pages.length >= source.maxPages) {
@@ -199,11 +200,8 @@ export const readSource = Effect.fn("run.read")(function* (
           : yield* sha256HexAndSize(fetched.page.body);
     const reuse =
       fetched !== null && kept !== null && (keptBytes || sameBytes(kept, fetched.page, sha256)) ? kept : null;
-    // A body new to the dataset goes to the store now, while the next pages are read (decision 0029);
-    // one the kept read had (reused, or equal text) is stored already, and a truncated artifact keeps none.
-    if (reuseFrom !== null && fetched !== null && reuse === null && !truncatedAt(size)) {
-      yield* bodies.hand(sha256, fetched.page.body);
-    }
+    // A reused page whose kept read came with its body: the store has those bytes (decision 0034).
+    if (reuse !== null && reuse.body !== null && reuse.sha256 === sha256) bodiesStored.add(sha256);
     const remaining = source.maxItems - records.length;
     // A page that fetched but cannot be parsed (over the document limits) fails its read alike; its
     // read step then spans the parse too. A page that parses has its parse in its extract step.
@@ -295,6 +293,5 @@ export const readSource = Effect.fn("run.read")(function* (
     const next: string | null = stored.next;
     url = next !== null && !visited.has(next) ? next : null;
   }
-  const bodiesStored = yield* bodies.settle;
-  return { recipe, pages, records, failures, coverage, bodiesStored } satisfies ReadOutcome;
+  return { recipe, pages, records, failures, coverage, bodiesStored: [...bodiesStored] } satisfies ReadOutcome;
 });

@@ -17,13 +17,4 @@ export interface PageReadStorage {
    * page (decision 0032).
    */
   readonly acceptedReads: (datasetId: DatasetId) => Effect.Effect<ReadonlyArray<AcceptedRead>, StorageFailure>;
-  /**
-   * A page body a run has just read, by its hex SHA-256, handed over while the run reads on
-   * (decision 0029). A store that keeps bodies apart from the artifacts citing them (PostgreSQL's
-   * page_bodies) may write it at once, off the acceptance's path: nothing reads a body but through
-   * an artifact citing its digest, and only a finished run's evidence writes artifacts, so a run
-   * that never finishes exposes nothing. A store that keeps each body with its artifact does
-   * nothing: every body still reaches the store with its run's evidence, whatever happened here.
-   */
-  readonly storePageBodyAhead: (sha256: string, body: string) => Effect.Effect<void, StorageFailure>;
 }

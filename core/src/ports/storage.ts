@@ -236,7 +236,6 @@ export type RunStorage = Pick<
   | "saveTraceProgress"
   | "getTraceProgress"
   | "acceptedReads"
-  | "storePageBodyAhead"
 >;
 export type RowStorage = Pick<
   StorageService,

@@ -131,12 +131,9 @@ const twoRuns = async (options: {
   tamper?: (read: AcceptedRead) => Effect.Effect<Option.Option<AcceptedRead>, StorageFailure>;
   /** The fetcher answers 304 to every conditional request. */
   notModified?: boolean;
-  /** The store fails every body handed over ahead. */
-  aheadFails?: boolean;
 }) => {
   const requests: FetchRequest[] = [];
   const lookups: string[] = [];
-  const handed: string[] = [];
   const bodiesStored: Array<ReadonlyArray<string> | undefined> = [];
   let tampering = false;
   const store = Layer.effect(
@@ -158,13 +155,6 @@ const twoRuns = async (options: {
         Effect.andThen(
           Effect.sync(() => bodiesStored.push(acceptance.bodiesStored)),
           storage.acceptRun(acceptance),
-        ),
-      storePageBodyAhead: (sha256: string, body: string) =>
-        Effect.andThen(
-          Effect.sync(() => handed.push(sha256)),
-          options.aheadFails
-            ? Effect.fail(new StorageFailure({ message: "page_bodies is away" }))
-            : storage.storePageBodyAhead(sha256, body),
         ),
     })),
   ).pipe(Layer.provideMerge(MemoryStoreLive));
@@ -200,7 +190,6 @@ const twoRuns = async (options: {
   };
   const first = await execute();
   const firstLookups = lookups.splice(0);
-  const firstHanded = handed.splice(0);
   tampering = true;
   requests.length = 0;
   const second = await execute();
@@ -211,8 +200,6 @@ const twoRuns = async (options: {
     requests,
     firstLookups,
     secondLookups: lookups,
-    firstHanded,
-    secondHanded: handed,
     bodiesStored,
   };
 };
@@ -225,21 +212,24 @@ describe("reuse of a page's extraction: the engine", () => {
     expect(secondLookups).to.deep.equal([first.stored.datasetId]);
   });
 
-  it("hands each body new to the dataset to the store as it is read, none of an unchanged re-run (decision 0029)", async () => {
-    const { first, firstHanded, secondHanded, bodiesStored } = await twoRuns({});
-    expect(firstHanded).to.deep.equal(first.evidence.artifacts.map((a) => a.sha256));
-    expect(firstHanded).to.have.length(2);
-    expect(secondHanded).to.deep.equal([]);
-    // The acceptance says which bodies the store took, so it need not be sent them again.
-    expect(bodiesStored).to.deep.equal([firstHanded, []]);
+  it("names the bodies the store served a re-run as stored, none of a first run (decision 0034)", async () => {
+    const { first, second, bodiesStored } = await twoRuns({});
+    // The acceptance says which bodies the store holds already, so a store that keeps bodies apart
+    // (PostgreSQL) is not sent them again: a first run's are all new to the dataset.
+    expect(bodiesStored[0]).to.deep.equal([]);
+    expect(bodiesStored[1]).to.deep.equal(second.evidence.artifacts.map((a) => a.sha256));
+    expect(bodiesStored[1]).to.have.members(first.evidence.artifacts.map((a) => a.sha256));
+    expect(bodiesStored[1]).to.have.length(2);
   });
 
-  it("a store that cannot keep bodies ahead changes nothing: the run succeeds and its artifacts keep their bodies", async () => {
-    const { first, firstHanded, bodiesStored } = await twoRuns({ aheadFails: true });
-    expect(firstHanded).to.have.length(2);
-    expect(bodiesStored[0]).to.deep.equal([]);
-    expect(first.stored.status).to.equal("succeeded");
-    expect(first.evidence.artifacts.map((a) => a.body)).to.deep.equal(
+  it("does not name a reused page's body as stored when its kept read came without one", async () => {
+    const { second, bodiesStored } = await twoRuns({
+      tamper: (read) => Effect.succeed(Option.some({ ...read, body: null })),
+    });
+    // Still reused (same digest), but nothing says the store has the bytes: the acceptance stores them.
+    expect(second.evidence.plan?.reused).to.have.length(2);
+    expect(bodiesStored[1]).to.deep.equal([]);
+    expect(second.evidence.artifacts.map((a) => a.body)).to.deep.equal(
       [`${site}/p1`, `${site}/p2`].map((u) => pages[u]),
     );
   });
