@@ -11,7 +11,7 @@ import {
 } from "@gleaner/core";
 import * as Clock from "effect/Clock";
 import * as Effect from "effect/Effect";
-import type { Db, Transaction } from "./db.js";
+import { type Db, isUuid, type Transaction } from "./db.js";
 import { artifactBodies, sendBodies } from "./page-bodies.js";
 import { pageReadsParameter, sendPageReads } from "./page-reads.js";
 import { type RunRow, runColumns, toRun } from "./records.js";
@@ -71,6 +71,13 @@ export const acceptRun = (db: Db, acceptance: RunAcceptance): Effect.Effect<Acce
     }),
   );
 
+/**
+ * Ids as a uuid[] parameter's text: uuids need no quoting, and pg's own array encoding escapes each
+ * of a first run's 1000 ids (~4 ms). Anything that is not a canonical uuid goes through pg's encoding.
+ */
+const uuidArray = (ids: ReadonlyArray<string>): string | ReadonlyArray<string> =>
+  ids.every(isUuid) ? `{${ids.join(",")}}` : ids;
+
 const readFacts = (
   tx: Transaction,
   { run, charge, rows }: RunAcceptance,
@@ -85,7 +92,7 @@ const readFacts = (
         ? []
         : yield* tx.query<{ id: string; revision_id: string | null }>(
             "select id, revision_id from rows where dataset_id = $1 and id = any($2::uuid[]) for no key update",
-            [run.datasetId, rows.map(({ row }) => row.id)],
+            [run.datasetId, uuidArray(rows.map(({ row }) => row.id))],
           );
     // The owner's lock and balance (kept on its row, migration 0014) in one statement.
     const [charged] = yield* tx.query<{ already: boolean; balance: string }>(

@@ -8,15 +8,21 @@
 const signature = Buffer.from("PGCOPY\n\xff\r\n\0", "latin1");
 /** Milliseconds from the Unix epoch to PostgreSQL's (2000-01-01T00:00:00Z). */
 const epochOffsetMs = 946_684_800_000;
-const uuidHex = /^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$/i;
 const textOid = 25;
-/** Each hex digit's value by character code (Buffer's "hex" write cost ~1.4 µs per uuid, 6 per revision). */
-const hexDigit = new Uint8Array(128);
+/**
+ * Each hex digit's value by character code, 255 for any other character below 128 (Buffer's "hex"
+ * write cost ~1.4 µs per uuid, 6 per revision, and a regular expression checking it first ~0.2 µs).
+ */
+const notHex = 255;
+const hexDigit = new Uint8Array(128).fill(notHex);
 for (let digit = 0; digit < 16; digit++) {
   hexDigit["0123456789abcdef".charCodeAt(digit)] = digit;
   hexDigit["0123456789ABCDEF".charCodeAt(digit)] = digit;
 }
 const dash = 45;
+/** 1 at each count of hex digits a uuid may have a dash after (8, 12, 16, 20). */
+const dashMayFollow = new Uint8Array(33);
+for (const digits of [8, 12, 16, 20]) dashMayFollow[digits] = 1;
 
 export interface CopyBinaryWriter {
   /** Starts a tuple of `fields` fields; each field is then written in the table's column order. */
@@ -76,20 +82,38 @@ export const copyBinaryWriter = (sizeHint = 64 * 1024): CopyBinaryWriter => {
     at = buffer.writeInt32BE(8, at);
     at = buffer.writeBigInt64BE(value, at);
   };
+  let lastTime: string | null = null;
+  let lastTimeMicros = 0n;
   room(signature.length + 8);
   at += signature.copy(buffer, at);
   int32(0); // flags: no OIDs
   int32(0); // header extension length
   return {
     tuple: int16,
+    // A uuid's 32 hex digits, in either case, each group of them but the last followed by at most one
+    // dash (what PostgreSQL's uuid input takes in its common forms), as its 16 bytes: checked while
+    // they are written.
     uuid: (value) => {
       if (value === null) return nullField();
-      if (!uuidHex.test(value)) throw new Error(`COPY: ${JSON.stringify(value)} is not a uuid.`);
       room(20);
+      const start = at;
       at = buffer.writeInt32BE(16, at);
-      for (let i = 0; i < value.length; i += 2) {
-        if (value.charCodeAt(i) === dash) i++;
-        buffer[at++] = (hexDigit[value.charCodeAt(i)]! << 4) | hexDigit[value.charCodeAt(i + 1)]!;
+      let digits = 0;
+      for (let i = 0; i < value.length; i++) {
+        const code = value.charCodeAt(i);
+        if (code === dash && dashMayFollow[digits] === 1 && value.charCodeAt(i - 1) !== dash) continue;
+        const digit = code < 128 ? hexDigit[code]! : notHex;
+        if (digit === notHex || digits === 32) {
+          at = start;
+          throw new Error(`COPY: ${JSON.stringify(value)} is not a uuid.`);
+        }
+        if (digits % 2 === 0) buffer[at] = digit << 4;
+        else buffer[at++]! |= digit;
+        digits++;
+      }
+      if (digits !== 32) {
+        at = start;
+        throw new Error(`COPY: ${JSON.stringify(value)} is not a uuid.`);
       }
     },
     int4: (value) => {
@@ -101,12 +125,17 @@ export const copyBinaryWriter = (sizeHint = 64 * 1024): CopyBinaryWriter => {
     json: (value) => (value === null || value === undefined ? nullField() : string(JSON.stringify(value))),
     timestamptz: (iso) => {
       if (iso === null) return nullField();
-      // Date.parse keeps milliseconds only: the fraction is read here, to the microsecond.
-      const fraction = /\.(\d+)/.exec(iso);
-      const seconds = Date.parse(fraction ? iso.replace(fraction[0], "") : iso);
-      if (Number.isNaN(seconds)) throw new Error(`COPY: ${JSON.stringify(iso)} is not an ISO 8601 time.`);
-      const micros = Number((fraction?.[1] ?? "").padEnd(6, "0").slice(0, 6));
-      int64(BigInt(seconds - epochOffsetMs) * 1000n + BigInt(micros));
+      // A run's revisions and rows share a handful of times: each distinct one is read once.
+      if (iso !== lastTime) {
+        // Date.parse keeps milliseconds only: the fraction is read here, to the microsecond.
+        const fraction = /\.(\d+)/.exec(iso);
+        const seconds = Date.parse(fraction ? iso.replace(fraction[0], "") : iso);
+        if (Number.isNaN(seconds)) throw new Error(`COPY: ${JSON.stringify(iso)} is not an ISO 8601 time.`);
+        const micros = Number((fraction?.[1] ?? "").padEnd(6, "0").slice(0, 6));
+        lastTimeMicros = BigInt(seconds - epochOffsetMs) * 1000n + BigInt(micros);
+        lastTime = iso;
+      }
+      int64(lastTimeMicros);
     },
     textArray: (values) => {
       // One dimension (none when empty), no NULL elements, elements of type text, lower bound 1.

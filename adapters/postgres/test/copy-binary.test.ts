@@ -75,6 +75,34 @@ await whenPostgresReachable("postgres store: binary COPY", (url) => {
       expect(stored[1]).to.deep.equal({ u: null, n: "0", i: 0, t: null, j: null, at1: false, at2: true, tags: [] });
     });
 
+    it("takes as a uuid exactly what PostgreSQL's common uuid forms are, and writes its 16 bytes", () => {
+      const form = /^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$/i;
+      const canonical = globalThis.crypto.randomUUID();
+      const hex = canonical.replaceAll("-", "");
+      const variants = new Set([canonical, canonical.toUpperCase(), hex, `{${canonical}}`, "", "-", "x".repeat(32)]);
+      // Every one-character change of the canonical and the bare form, and a dash at every place.
+      for (const base of [canonical, hex]) {
+        for (let i = 0; i <= base.length; i++) {
+          for (const c of ["-", "g", "A", "0", "é", " "]) {
+            variants.add(base.slice(0, i) + c + base.slice(i));
+            variants.add(base.slice(0, i) + c + base.slice(i + 1));
+          }
+          variants.add(base.slice(0, i) + base.slice(i + 1));
+        }
+      }
+      for (const value of variants) {
+        const copy = copyBinaryWriter(16);
+        copy.tuple(1);
+        if (form.test(value)) {
+          copy.uuid(value);
+          const field = copy.end().subarray(19 + 2, 19 + 2 + 20);
+          expect(field.readInt32BE(0), value).to.equal(16);
+          expect(field.subarray(4).toString("hex"), value).to.equal(value.replaceAll("-", "").toLowerCase());
+        } else expect(() => copy.uuid(value), value).to.throw(/not a uuid/);
+      }
+      expect(variants.size).to.be.greaterThan(800);
+    });
+
     it("throws on a value its column cannot hold, before anything is sent", () => {
       const copy = copyBinaryWriter();
       copy.tuple(1);
