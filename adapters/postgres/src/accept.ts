@@ -13,7 +13,8 @@ import * as Clock from "effect/Clock";
 import * as Effect from "effect/Effect";
 import { type Db, isUuid, type Transaction } from "./db.js";
 import { artifactBodies, sendBodies } from "./page-bodies.js";
-import { pageReadsParameter, sendPageReads } from "./page-reads.js";
+import { pageReadsToWrite, sendPageReads } from "./page-reads.js";
+import { factsByPage, sendPageRecords } from "./page-records.js";
 import { type RunRow, runColumns, toRun } from "./records.js";
 import {
   lastVersions,
@@ -168,15 +169,19 @@ const writeAccepted = (
       ),
     );
     const sighted = yield* sendSighting(tx, acceptance);
-    const pagesRead = yield* sendPageReads(tx, acceptance, pageReadsParameter(acceptance));
+    // A page's records go to page_records once; the page read and the run's facts name them.
+    const pages = pageReadsToWrite(acceptance);
+    const recordsStored = yield* sendPageRecords(tx, pages?.records ?? []);
+    const pagesRead = yield* sendPageReads(tx, acceptance, pages);
     // Everything of the evidence but its trace is the same before and after the stamp: encoded
     // while the server works on what was sent.
-    const evidence = encodeEvidence(acceptance.evidence);
+    const evidence = encodeEvidence(acceptance.evidence, pages && factsByPage(acceptance, pages.keys));
     yield* revised;
     yield* observed;
     yield* rowsAdded;
     yield* rowsWritten;
     yield* sighted;
+    yield* recordsStored;
     yield* pagesRead;
     const stamped = stampAcceptance(acceptance, yield* Clock.currentTimeMillis);
     const ran = yield* sendRun(tx, stamped.run);

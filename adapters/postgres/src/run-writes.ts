@@ -10,6 +10,7 @@ import {
 import * as Effect from "effect/Effect";
 import { iso, type Transaction } from "./db.js";
 import { artifactBodies, storeMissingBodies } from "./page-bodies.js";
+import type { FactsByPage } from "./page-records.js";
 import { runValues } from "./records.js";
 
 // Writes shared by finishRun and acceptRun, and the artifact mapping.
@@ -32,6 +33,8 @@ export const writeRun = (tx: Transaction, run: RunRecord) => Effect.flatten(send
 /**
  * A run's evidence as its statements send it: every part but the trace, which an acceptance's stamp
  * still changes, encoded once, so an acceptance can encode them while its rows are being written.
+ * Facts that are exactly the run's pages' records are stored as those pages' keys (`factsAs`,
+ * page-records.ts) when the same transaction stores the records.
  * Page bodies are stored apart (`sendBodies`, `storeMissingBodies`).
  */
 export interface EncodedEvidence {
@@ -42,8 +45,11 @@ export interface EncodedEvidence {
   readonly artifacts: string;
 }
 
-export const encodeEvidence = (evidence: Omit<RunEvidence, "trace">): EncodedEvidence => ({
-  facts: JSON.stringify(evidence.facts),
+export const encodeEvidence = (
+  evidence: Omit<RunEvidence, "trace">,
+  factsAs: FactsByPage | null = null,
+): EncodedEvidence => ({
+  facts: JSON.stringify(factsAs ?? evidence.facts),
   failures: JSON.stringify(evidence.failures),
   plan: JSON.stringify(evidence.plan ?? null),
   recipe: evidence.recipe ? JSON.stringify(evidence.recipe) : null,

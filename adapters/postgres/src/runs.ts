@@ -4,6 +4,7 @@ import * as Option from "effect/Option";
 import { acceptRun } from "./accept.js";
 import { prefixedDatasetColumns, toPrefixedDatasetRecord } from "./datasets.js";
 import { acceptedReads } from "./page-reads.js";
+import { storedFacts } from "./page-records.js";
 import { allDecoded, conflictsOn, type Db, firstDecoded, isUuid, runInProgress } from "./db.js";
 import { type RunRow, runColumns, runValues, toRun } from "./records.js";
 import {
@@ -113,7 +114,7 @@ export const makeRunMethods = (db: Db): RunStorage => ({
             [runId],
           );
           if (!row) return Option.none();
-          const evidence = yield* toEvidence(runId, row);
+          const evidence = yield* toEvidence(runId, { ...row, facts: yield* storedFacts(db, row.facts) });
           const artifacts = yield* db.query<ArtifactRow>(
             `select ${artifactColumns} from run_artifacts a where a.run_id = $1 order by a.position`,
             [runId],

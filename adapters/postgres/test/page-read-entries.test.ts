@@ -124,8 +124,9 @@ await whenPostgresReachable("postgres store: page reads share their observation'
       await accept(dataset, "first", { entries, reused: false });
       const [row] = (
         await client.query<PageReadRow>(
-          `select r.extraction, o.document as observation
+          `select r.extraction, o.document as observation, r.records_key, k.records
              from "${schema}".page_reads r join "${schema}".observations o on o.id = r.entries_observation_id
+             join "${schema}".page_records k on k.key = r.records_key
             where r.dataset_id = $1`,
           [dataset.id],
         )
