@@ -9,23 +9,15 @@ import {
   storedDecoder,
 } from "@gleaner/core";
 import { expect } from "chai";
-import * as Effect from "effect/Effect";
 import * as Either from "effect/Either";
-import pg from "pg";
 import { type PageReadRow, storedExtraction } from "../src/page-reads.js";
-import { aClaimedRun, aStoreOnItsOwnSchema, whenPostgresReachable } from "./support.js";
+import { aClaimedRun, aStoreAndClientOnItsOwnSchema, whenPostgresReachable } from "./support.js";
 
 // A page read's extraction repeats its observation's entries (the excerpts); when the acceptance
 // stores that observation, the extraction is kept without them (decision 0025) and read whole.
 await whenPostgresReachable("postgres store: page reads share their observation's entries", (url) => {
   describe("postgres store: page reads share their observation's entries", () => {
-    const { schema, run } = aStoreOnItsOwnSchema(url);
-    const client = new pg.Client({ connectionString: url });
-    before(async () => {
-      await run(Effect.void);
-      await client.connect();
-    });
-    after(() => client.end());
+    const { schema, run, client } = aStoreAndClientOnItsOwnSchema(url);
 
     const pageUrl = "http://127.0.0.1/page-1";
     const entries = [{ id: "0", excerpt: "<article>A Light in the Attic</article>", truncated: false }];

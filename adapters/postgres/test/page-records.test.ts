@@ -3,21 +3,14 @@ import { type AcceptedRead, type RecordFact, type RunAcceptance, Storage, type S
 import { expect } from "chai";
 import * as Effect from "effect/Effect";
 import * as Option from "effect/Option";
-import pg from "pg";
-import { aClaimedRun, aStoreOnItsOwnSchema, whenPostgresReachable } from "./support.js";
+import { aClaimedRun, aStoreAndClientOnItsOwnSchema, sentDuring, whenPostgresReachable } from "./support.js";
 
 // Decision 0034: a page's records are stored once (page_records, by the digest of their JSON); the
 // page read and the facts of every run that read them name them. The facts read back are the facts
 // accepted, whichever way they were stored.
 await whenPostgresReachable("postgres store: a page's records stored once for its page read and run facts", (url) => {
   describe("postgres store: a page's records stored once for its page read and run facts", () => {
-    const { schema, run } = aStoreOnItsOwnSchema(url);
-    const client = new pg.Client({ connectionString: url });
-    before(async () => {
-      await run(Effect.void);
-      await client.connect();
-    });
-    after(() => client.end());
+    const { schema, run, client } = aStoreAndClientOnItsOwnSchema(url);
 
     const site = "http://127.0.0.1/books";
     const fieldIds = [globalThis.crypto.randomUUID(), globalThis.crypto.randomUUID()];
@@ -102,23 +95,6 @@ await whenPostgresReachable("postgres store: a page's records stored once for it
       [...(await run(Effect.flatMap(Storage, (s) => s.acceptedReads(datasetId as never))))].sort((a, b) =>
         a.url < b.url ? -1 : 1,
       );
-    /** Statements' first words sent by the store's clients while `work` runs. */
-    const sentDuring = async (work: () => Promise<void>) => {
-      const sent: string[] = [];
-      const query = pg.Client.prototype.query;
-      pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
-        const [first] = args as [unknown];
-        const text = typeof first === "string" ? first : (first as { text?: unknown } | null)?.text;
-        if (typeof text === "string") sent.push(text.trim().split(/\s+/).slice(0, 3).join(" ").toLowerCase());
-        return (query as (...a: unknown[]) => unknown).apply(this, args);
-      } as typeof query;
-      try {
-        await work();
-      } finally {
-        pg.Client.prototype.query = query;
-      }
-      return sent;
-    };
 
     it("stores each page's records once, names them from the page read and the run's facts, and reads both back as accepted", async () => {
       const { dataset } = await run(seedOwnerWithDataset(10));

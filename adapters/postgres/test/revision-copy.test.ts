@@ -5,8 +5,13 @@ import * as Cause from "effect/Cause";
 import * as Effect from "effect/Effect";
 import * as Exit from "effect/Exit";
 import * as Option from "effect/Option";
-import pg from "pg";
-import { aClaimedRun, aStoreOnItsOwnSchema, carryingItsRevision, whenPostgresReachable } from "./support.js";
+import {
+  aClaimedRun,
+  aStoreOnItsOwnSchema,
+  carryingItsRevision,
+  sentDuring,
+  whenPostgresReachable,
+} from "./support.js";
 
 // An acceptance's revisions go to the server with COPY (decision 0025), in COPY's binary format
 // since decision 0029 (copy-binary.ts): each field its byte length and bytes, uuids as 16 bytes,
@@ -16,24 +21,6 @@ import { aClaimedRun, aStoreOnItsOwnSchema, carryingItsRevision, whenPostgresRea
 await whenPostgresReachable("postgres store: revisions written with COPY", (url) => {
   describe("postgres store: revisions written with COPY", () => {
     const { run } = aStoreOnItsOwnSchema(url);
-
-    /** What the store hands pg's clients while `work` runs: COPY streams and statements' first words. */
-    const sentDuring = async (work: () => Promise<void>) => {
-      const sent: string[] = [];
-      const query = pg.Client.prototype.query;
-      pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
-        const [first] = args as [unknown];
-        const text = typeof first === "string" ? first : (first as { text?: unknown } | null)?.text;
-        if (typeof text === "string") sent.push(text.trim().split(/\s+/).slice(0, 3).join(" ").toLowerCase());
-        return (query as (...a: unknown[]) => unknown).apply(this, args);
-      } as typeof query;
-      try {
-        await work();
-      } finally {
-        pg.Client.prototype.query = query;
-      }
-      return sent;
-    };
 
     it("writes an acceptance's revisions with one COPY and reads awkward values back as written", async () => {
       const storage = await run(Storage);

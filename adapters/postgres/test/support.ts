@@ -3,7 +3,7 @@ import { type DatasetRecord, type NewRevision, type RowRecord, Storage } from "@
 import * as Effect from "effect/Effect";
 import * as ManagedRuntime from "effect/ManagedRuntime";
 import * as Option from "effect/Option";
-import { after, describe, it } from "mocha";
+import { after, before, describe, it } from "mocha";
 import pg from "pg";
 import { PostgresStoreLive } from "../src/index.js";
 
@@ -113,3 +113,33 @@ export const carryingItsRevision = (row: RowRecord, revision: NewRevision): RowR
   presence: revision.presence,
   revisionId: revision.id,
 });
+
+/** What the store hands pg's clients while `work` runs: COPY streams and statements' first words. */
+export const sentDuring = async (work: () => Promise<void>) => {
+  const sent: string[] = [];
+  const query = pg.Client.prototype.query;
+  pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
+    const [first] = args as [unknown];
+    const text = typeof first === "string" ? first : (first as { text?: unknown } | null)?.text;
+    if (typeof text === "string") sent.push(text.trim().split(/\s+/).slice(0, 3).join(" ").toLowerCase());
+    return (query as (...a: unknown[]) => unknown).apply(this, args);
+  } as typeof query;
+  try {
+    await work();
+  } finally {
+    pg.Client.prototype.query = query;
+  }
+  return sent;
+};
+
+/** A store on a schema of its own and a client of its own on the same server, for one describe block. */
+export const aStoreAndClientOnItsOwnSchema = (url: string) => {
+  const store = aStoreOnItsOwnSchema(url);
+  const client = new pg.Client({ connectionString: url });
+  before(async () => {
+    await store.run(Effect.void);
+    await client.connect();
+  });
+  after(() => client.end());
+  return { ...store, client };
+};
