@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { anAcceptance, aQueuedRun, seedOwnerWithDataset } from "@gleaner/conformance";
 import { Storage } from "@gleaner/core";
 import { expect } from "chai";
@@ -84,6 +85,48 @@ await whenPostgresReachable("postgres store: an unchanged re-run writes no row a
         // Said stored (and here, on purpose, not): not sent again; not said stored: sent.
         expect(await stored(sha256), key).to.equal(claimed ? 0 : 1);
       }
+    });
+
+    it("answers a kept read with its body as it was read, NUL bytes and all", async () => {
+      const storage = await runtime.runPromise(Storage);
+      const run = <A, E>(effect: Effect.Effect<A, E>) => runtime.runPromise(effect);
+      const { dataset } = await runtime.runPromise(seedOwnerWithDataset(10));
+      const bodies = ["<p>ünï ✓ \u{1F600} plain</p>", "<p>a\u0000b ünï</p>", ""];
+      const queued = aQueuedRun(dataset);
+      await run(storage.insertRun(queued));
+      const running = Option.getOrThrow(await run(storage.claimRun(queued.id, new Date().toISOString(), false))).run;
+      const base = anAcceptance(running, 1, ["kept"]);
+      const [page] = base.evidence.artifacts;
+      const sha256Of = (body: string) => createHash("sha256").update(body).digest("hex");
+      const url = (i: number) => `http://127.0.0.1/kept-${i}`;
+      const outcome = await run(
+        storage.acceptRun({
+          ...base,
+          evidence: {
+            ...base.evidence,
+            artifacts: bodies.map((body, i) => ({ ...page!, id: `page-${i}`, sha256: sha256Of(body), body })),
+          },
+          pageReads: {
+            recipe: "recipe-1",
+            pages: bodies.map((body, i) => ({
+              url: url(i),
+              finalUrl: url(i),
+              sha256: sha256Of(body),
+              contentType: "text/html",
+              etag: null,
+              lastModified: null,
+              extraction: { records: [], entries: [], next: null },
+              reused: false,
+              body,
+            })),
+          },
+        }),
+      );
+      expect(outcome._tag).to.equal("Accepted");
+      const kept = await run(storage.acceptedReads(dataset.id));
+      expect(new Map(kept.map((read) => [read.url, read.body]))).to.deep.equal(
+        new Map(bodies.map((body, i) => [url(i), body])),
+      );
     });
 
     it("leaves every row record untouched when a run saw them unchanged (one sighting instead)", async () => {
