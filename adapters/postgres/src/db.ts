@@ -3,7 +3,7 @@ import * as Effect from "effect/Effect";
 import * as Exit from "effect/Exit";
 import type * as Option from "effect/Option";
 import type pg from "pg";
-import { from as copyFrom } from "pg-copy-streams";
+import { streamCopy } from "./copy-stream.js";
 
 /** Something that runs SQL: the pool, or one client inside a transaction. */
 export interface Sql {
@@ -90,34 +90,6 @@ export const storageFailure =
       unavailable: isUnavailable(cause),
     });
 
-/** A turn of the event loop: what the socket took meanwhile is sent, what the server said is read. */
-const nextTurn = Effect.async<void>((resume) => {
-  const turn = setImmediate(() => resume(Effect.void));
-  return Effect.sync(() => clearImmediate(turn));
-});
-
-/**
- * Writes `chunks` into `stream` one at a time with a turn of I/O after each, then ends it; ends it
- * too when a chunk fails to encode or the writer is interrupted (the COPY then ends early, and the
- * transaction around it fails and rolls back).
- */
-const pump = (text: string, stream: ReturnType<typeof copyFrom>, chunks: Iterable<Buffer>) =>
-  Effect.suspend(() => {
-    const iterator = chunks[Symbol.iterator]();
-    const encodeNext = Effect.try({
-      try: () => iterator.next(),
-      catch: storageFailure(`encoding ${firstWords(text)}`),
-    });
-    return Effect.gen(function* () {
-      for (;;) {
-        const next = yield* encodeNext;
-        if (next.done) return;
-        stream.write(next.value);
-        yield* nextTurn;
-      }
-    }).pipe(Effect.ensuring(Effect.sync(() => stream.end())));
-  });
-
 const sqlOf = (client: pg.Pool): Sql => ({
   query: <R extends pg.QueryResultRow>(text: string, values?: ReadonlyArray<unknown>) =>
     Effect.tryPromise({
@@ -165,21 +137,10 @@ const sqlOfTransaction = (client: pg.PoolClient): Transaction & { readonly settl
     send: <R extends pg.QueryResultRow>(text: string, values?: ReadonlyArray<unknown>) =>
       Effect.sync(() => awaitRows<R>(text, dispatch(statement<R>(text, values)))),
     copyFrom: (text: string, chunks: Iterable<Buffer>) =>
-      Effect.suspend(() => {
-        // pg-copy-streams keeps what is written until the server answers the COPY statement.
-        const stream = copyFrom(text);
-        const done = dispatch(
-          () =>
-            new Promise<void>((resolve, reject) => {
-              stream.on("error", reject);
-              // 'finish' comes once the server has acknowledged the data and is ready for more.
-              stream.on("finish", resolve);
-              client.query(stream);
-            }),
-        );
-        const acknowledged = awaitSent(text, done);
-        return Effect.as(pump(text, stream, chunks), acknowledged);
-      }),
+      Effect.map(
+        streamCopy(client, dispatch, text, chunks, storageFailure(`encoding ${firstWords(text)}`)),
+        (answered) => awaitSent(text, answered),
+      ),
     settled: () => last.then(ignoreDropped, ignoreDropped),
   };
 };

@@ -40,7 +40,9 @@ export const pageRecordsOf = (records: Records): { readonly key: string; readonl
 /**
  * Stores records page_records may lack (ON CONFLICT adds nothing for those it has), in one statement
  * whose parameter embeds each page's records JSON as it is: nothing is escaped or encoded twice.
- * Sent; answers the Effect awaiting the server.
+ * Each key once, in key order, so two acceptances storing some of the same records wait for each
+ * other in one order, never in a cycle (as page bodies, page-bodies.ts). Sent; answers the Effect
+ * awaiting the server.
  */
 export const sendPageRecords = (
   tx: Transaction,
@@ -53,7 +55,12 @@ export const sendPageRecords = (
           `insert into page_records (key, records)
            select p.key, p.records from json_to_recordset($1::json) as p(key text, records json)
            on conflict (key) do nothing`,
-          [`[${records.map((r) => `{"key":${JSON.stringify(r.key)},"records":${r.json}}`).join(",")}]`],
+          [
+            `[${[...new Map(records.map((r) => [r.key, r])).values()]
+              .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
+              .map((r) => `{"key":${JSON.stringify(r.key)},"records":${r.json}}`)
+              .join(",")}]`,
+          ],
         ),
         Effect.asVoid,
       );

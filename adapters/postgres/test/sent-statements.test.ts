@@ -20,6 +20,19 @@ await whenPostgresReachable("postgres store: statements sent ahead in one transa
       await dropSchema(url, schema);
     });
 
+    /** A transaction on each of the pool's two connections at once: each inserts a row and commits. */
+    const expectEveryConnectionUsable = async (db: ReturnType<typeof makeDb>) => {
+      const both = await Effect.runPromiseExit(
+        Effect.all(
+          [1, 2].map((n) =>
+            db.transaction((tx) => tx.query(`insert into "${schema}".sent_probe (n) values ($1)`, [n])),
+          ),
+          { concurrency: 2 },
+        ),
+      );
+      expect(Exit.isSuccess(both)).to.equal(true);
+    };
+
     it("rolls back every statement of a transaction when one sent ahead fails, and runs none after it", async () => {
       const db = makeDb(pool);
       const insert = `insert into "${schema}".sent_probe (n) values ($1)`;
@@ -101,15 +114,36 @@ await whenPostgresReachable("postgres store: statements sent ahead in one transa
       );
       expect(await count("sent_probe"), "the chunk already sent is rolled back").to.equal(0);
       // The pool's connections are not left inside a COPY: a transaction on each of them works.
-      const both = await Effect.runPromiseExit(
-        Effect.all(
-          [1, 2].map((n) =>
-            db.transaction((tx) => tx.query(`insert into "${schema}".sent_probe (n) values ($1)`, [n])),
-          ),
-          { concurrency: 2 },
+      await expectEveryConnectionUsable(makeDb(pool));
+      expect(await count("sent_probe")).to.equal(2);
+    });
+
+    it("fails the transaction with the server's reason when it refuses a streamed COPY's first chunk while more are still written", async () => {
+      const db = makeDb(pool);
+      const copy = `copy "${schema}".sent_probe (n) from stdin`;
+      await pool.query(`delete from "${schema}".sent_probe`);
+      // ~20 MB behind the refused line, written while a statement before the COPY still runs: once the
+      // COPY starts they fill the socket, and the server refuses the COPY while they wait to be sent.
+      const filler = Buffer.from("7\n".repeat(32 * 1024));
+      function* chunks() {
+        yield Buffer.from("1\nnot a number\n");
+        for (let i = 0; i < 300; i++) yield filler;
+      }
+      const exit = await Effect.runPromiseExit(
+        db.transaction((tx) =>
+          Effect.gen(function* () {
+            const slow = yield* tx.send("select pg_sleep(0.3)");
+            const copied = yield* tx.copyFrom(copy, chunks());
+            yield* slow;
+            yield* copied;
+          }),
         ),
       );
-      expect(Exit.isSuccess(both)).to.equal(true);
+      expect(Exit.isFailure(exit)).to.equal(true);
+      expect(String(Exit.isFailure(exit) && exit.cause)).to.match(/StorageFailure[\s\S]*invalid input syntax/);
+      expect(await count("sent_probe")).to.equal(0);
+      // The process is still here, and so is every connection of the pool.
+      await expectEveryConnectionUsable(makeDb(pool));
       expect(await count("sent_probe")).to.equal(2);
     });
 
