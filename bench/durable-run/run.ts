@@ -90,6 +90,8 @@ const figures: ReadonlyArray<readonly [string, (s: Sample) => number]> = [
   ["    trace: extract phase", (s) => s.phases.extract ?? 0],
   ["    trace: accept step (the write)", (s) => s.phases.accept ?? 0],
   ["unchanged re-run, POST → succeeded", (s) => s.again.settledMs],
+  ["  queuedAt → startedAt", (s) => s.again.pickupMs],
+  ["  startedAt → completedAt", (s) => s.again.engineMs],
 ];
 console.log(
   `\n${"figure (medians)".padEnd(36)} ${"memory ms".padStart(10)} ${"pg+agenda ms".padStart(13)} ${"ratio".padStart(6)}  per round`,
