@@ -1,23 +1,13 @@
-import { Htmlparser2ParserLive } from "@gleaner/htmlparser2";
-import { MemoryRunQueueLive, MemoryStoreLive } from "@gleaner/memory";
 import { expect } from "chai";
 import * as Effect from "effect/Effect";
 import * as Layer from "effect/Layer";
-import * as Logger from "effect/Logger";
-import * as LogLevel from "effect/LogLevel";
-import * as ManagedRuntime from "effect/ManagedRuntime";
 import * as Option from "effect/Option";
 import {
   type AcceptedRead,
-  createApiKey,
-  createDataset,
-  createRun,
   type DatasetColumn,
-  executeRun,
   Fetcher,
   type FetchRequest,
   getTrace,
-  type OwnerId,
   type RunEvidence,
   type RunId,
   type Source,
@@ -26,7 +16,8 @@ import {
 } from "../../src/index.js";
 import { conditionalFor, fromStoredExtraction, recipeDigest, toStoredExtraction } from "../../src/engine/reuse.js";
 import { fetchedPage } from "./fetched-page.js";
-import { body, goodPages as pages, site } from "./shop-site.js";
+import { shopEngine } from "./shop-engine.js";
+import { goodPages as pages, site } from "./shop-site.js";
 
 describe("reuse of a page's extraction: the rule", () => {
   const columns = [
@@ -136,28 +127,24 @@ const twoRuns = async (options: {
   const lookups: string[] = [];
   const bodiesStored: Array<ReadonlyArray<string> | undefined> = [];
   let tampering = false;
-  const store = Layer.effect(
-    Storage,
-    Effect.map(Storage, (storage) => ({
-      ...storage,
-      acceptedReads: (datasetId: Parameters<typeof storage.acceptedReads>[0]) =>
-        Effect.flatMap(
-          Effect.andThen(
-            Effect.sync(() => lookups.push(datasetId)),
-            storage.acceptedReads(datasetId),
-          ),
-          (found) =>
-            tampering && options.tamper
-              ? Effect.map(Effect.forEach(found, options.tamper), (reads) => reads.flatMap(Option.toArray))
-              : Effect.succeed(found),
-        ),
-      acceptRun: (acceptance: Parameters<typeof storage.acceptRun>[0]) =>
+  const wrap = (storage: StorageService): Partial<StorageService> => ({
+    acceptedReads: (datasetId) =>
+      Effect.flatMap(
         Effect.andThen(
-          Effect.sync(() => bodiesStored.push(acceptance.bodiesStored)),
-          storage.acceptRun(acceptance),
+          Effect.sync(() => lookups.push(datasetId)),
+          storage.acceptedReads(datasetId),
         ),
-    })),
-  ).pipe(Layer.provideMerge(MemoryStoreLive));
+        (found) =>
+          tampering && options.tamper
+            ? Effect.map(Effect.forEach(found, options.tamper), (reads) => reads.flatMap(Option.toArray))
+            : Effect.succeed(found),
+      ),
+    acceptRun: (acceptance) =>
+      Effect.andThen(
+        Effect.sync(() => bodiesStored.push(acceptance.bodiesStored)),
+        storage.acceptRun(acceptance),
+      ),
+  });
   const fetcher = Layer.succeed(Fetcher, {
     read: (request) => {
       requests.push(request);
@@ -171,16 +158,10 @@ const twoRuns = async (options: {
       );
     },
   });
-  const quiet = Logger.minimumLogLevel(LogLevel.None);
-  const layers = Layer.mergeAll(store, MemoryRunQueueLive(), Htmlparser2ParserLive, fetcher, quiet);
-  const runtime = ManagedRuntime.make(layers);
-  const run = <A, E>(effect: Effect.Effect<A, E, any>) => runtime.runPromise(effect as Effect.Effect<A, E, never>);
-  const { owner } = await run(createApiKey(`owner-${globalThis.crypto.randomUUID()}`, 100));
-  const dataset = await run(createDataset(owner.id, body));
+  const { run, owner, execute: executeOne, dispose } = await shopEngine(wrap, fetcher);
   const execute = async () => {
-    const { runId } = await run(createRun(owner.id, dataset.id));
-    await run(executeRun({ runId: runId as RunId, datasetId: dataset.id as never }, false));
-    const stored = Option.getOrThrow(await run(Effect.flatMap(Storage, (s) => s.getRun(owner.id as OwnerId, runId))));
+    const stored = await executeOne();
+    const runId = stored.id;
     const { trace } = await run(getTrace(owner.id, runId));
     const evidence: RunEvidence = Option.getOrThrow(
       await run(Effect.flatMap(Storage, (s) => s.getRunEvidence(runId as RunId))),
@@ -193,7 +174,7 @@ const twoRuns = async (options: {
   tampering = true;
   requests.length = 0;
   const second = await execute();
-  await runtime.dispose();
+  await dispose();
   return {
     first,
     second,
