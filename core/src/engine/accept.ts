@@ -2,8 +2,7 @@ import * as Clock from "effect/Clock";
 import * as Effect from "effect/Effect";
 import type { PageReadsToKeep } from "../page-reads.js";
 import { Storage } from "../ports/storage.js";
-import type { StorageFailure } from "../errors.js";
-import type { AcceptanceOutcome, RowRecord, RunEvidence, RunPlanRecord, RunRecord } from "../run-domain.js";
+import type { AcceptanceOutcome, RunEvidence, RunPlanRecord, RunRecord } from "../run-domain.js";
 import { observationsToStore } from "../rules/cited-observations.js";
 import type { DatasetColumn } from "../schema/column.js";
 import { newId } from "../schema/ids.js";
@@ -42,11 +41,6 @@ export interface AcceptInput {
   readonly pageReads?: PageReadsToKeep;
   /** Deterministic runs: the page bodies the store served the run with its kept reads (decision 0034). */
   readonly bodiesStored?: ReadonlyArray<string>;
-  /**
-   * The dataset's rows as loaded while the run read (decision 0034), for the first attempt; later
-   * attempts (after RowsChanged) load them again.
-   */
-  readonly rowsAhead?: Effect.Effect<ReadonlyArray<RowRecord>, StorageFailure>;
 }
 
 /**
@@ -66,7 +60,7 @@ export const acceptPhase = Effect.fn("run.accept")(function* (input: AcceptInput
     const started = yield* Clock.currentTimeMillis;
     const completedAt = isoAt(started);
     const observations = input.observe(completedAt);
-    const current = attempt === 1 && input.rowsAhead ? yield* input.rowsAhead : yield* storage.loadRows(run.datasetId);
+    const current = yield* storage.loadRows(run.datasetId);
     const reconciliation = yield* reconcilePhase({
       datasetId: run.datasetId,
       runId: run.id,

@@ -1,14 +1,12 @@
 import * as Cause from "effect/Cause";
 import * as Effect from "effect/Effect";
-import * as Fiber from "effect/Fiber";
 import * as Option from "effect/Option";
 import { isStorageUnavailable } from "../errors.js";
 import type { DocumentParser } from "../ports/document-parser.js";
 import type { Fetcher } from "../ports/fetcher.js";
 import type { RunJob } from "../ports/run-queue.js";
 import { type ClaimedRun, Storage } from "../ports/storage.js";
-import type { RowRecord, RunPlanRecord, RunRecord } from "../run-domain.js";
-import type { StorageFailure } from "../errors.js";
+import type { RunPlanRecord, RunRecord } from "../run-domain.js";
 import { blockingReasons } from "../reading/refusals.js";
 import { newId } from "../schema/ids.js";
 import type { CheckResult } from "../schema/run.js";
@@ -54,12 +52,9 @@ const finishPhase = Effect.fn("run.finish")(function* (
 });
 
 /** The ids of existing rows whose keys the run read (diagnostics name them beside lost cells). */
-const rowIdsOfKeys = Effect.fn("run.rowIdsOfKeys")(function* (
-  read: ReadOutcome,
-  current: Effect.Effect<ReadonlyArray<RowRecord>, StorageFailure>,
-) {
+const rowIdsOfKeys = Effect.fn("run.rowIdsOfKeys")(function* (run: RunRecord, read: ReadOutcome) {
   const keys = new Set(read.records.flatMap((r) => (r.rowKey === null ? [] : [r.rowKey])));
-  const rows = yield* current;
+  const rows = yield* (yield* Storage).loadRows(run.datasetId);
   return Object.fromEntries(rows.filter((row) => keys.has(row.rowKey)).map((row) => [row.rowKey, row.id as string]));
 });
 
@@ -70,7 +65,6 @@ const runPhases = Effect.fn("run.phases")(function* (
   recorder: TraceRecorder,
 ) {
   const finish = (ending: Parameters<typeof finishPhase>[2]) => finishPhase(run, recorder, ending);
-  const storage = yield* Storage;
 
   const pinned = yield* pinPhase(dataset, recorder);
   if (Option.isNone(pinned)) {
@@ -85,11 +79,6 @@ const runPhases = Effect.fn("run.phases")(function* (
   const { source } = recipe;
   const pinnedPlan: RunPlanRecord = { ...emptyPlan, recipe: pinnedRecipe(pinned.value, source) };
 
-  // The dataset's rows are loaded while the pages are read (decision 0034). The acceptance checks the
-  // head of every row it relies on, so an edit landing meanwhile is caught (RowsChanged) and the
-  // rows are loaded again; a load that failed here is tried again there.
-  const loading = yield* Effect.fork(storage.loadRows(run.datasetId));
-  const rowsAhead = Effect.orElse(Fiber.join(loading), () => storage.loadRows(run.datasetId));
   const read = yield* readSource(source, columns, recorder, run.datasetId);
   const outcome = yield* validatePhase(source, columns, read, recorder);
   const checks = outcome.results;
@@ -105,7 +94,7 @@ const runPhases = Effect.fn("run.phases")(function* (
   const failed = checks.filter((c) => !c.passed);
   if (failed.length > 0) {
     const error = failed.map((c) => `${c.checkId}: ${c.message ?? "failed"}`).join(" | ");
-    const knownRowIds = yield* rowIdsOfKeys(read, rowsAhead);
+    const knownRowIds = yield* rowIdsOfKeys(run, read);
     return yield* finish({ status: "failed", checks, error, read, plan: { ...plan, knownRowIds } });
   }
 
@@ -122,7 +111,6 @@ const runPhases = Effect.fn("run.phases")(function* (
     evidence: (at, trace, accepted) => runEvidence(read, run.id, at, trace, accepted),
     pageReads: pageReadsToKeep(read),
     bodiesStored: read.bodiesStored,
-    rowsAhead,
   });
   if (accepted !== "exhausted") return accepted;
   const error = "Rows kept changing while the run was accepted; run it again.";
