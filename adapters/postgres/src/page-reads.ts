@@ -94,7 +94,7 @@ const toAcceptedRead = (row: PageReadRow): AcceptedRead => {
  * re-run's 2 MB). A body is the UTF-8 of a JavaScript string, so it converts unless it holds a NUL
  * byte, which text cannot hold; and only a UTF8 database takes it without converting.
  */
-const asText = `(current_setting('server_encoding') = 'UTF8' and position('\\x00'::bytea in b.body) = 0)`;
+const asText = `(current_setting('server_encoding') = 'UTF8' and position(decode('00', 'hex') in b.body) = 0)`;
 
 /**
  * The newest accepted run's reads of the dataset, each with its body from page_bodies (when one
