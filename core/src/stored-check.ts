@@ -53,6 +53,9 @@ const compileNode = (ast: AST.AST, options: ParseOptions, memo: Map<AST.AST, Che
       return (u) => typeof u === "number";
     case "BooleanKeyword":
       return (u) => typeof u === "boolean";
+    // Effect decodes any value as Unknown to the value itself (a trace's `discovery`).
+    case "UnknownKeyword":
+      return () => true;
     case "Refinement": {
       // Decoding gives the input back, so the filter sees what Effect's would.
       const from = compile(ast.from, options, memo);

@@ -4,7 +4,7 @@ import * as Either from "effect/Either";
 import * as Schema from "effect/Schema";
 import { storedDecoder } from "../src/decode.js";
 import { StoredExtraction } from "../src/page-reads.js";
-import { RowRecord, RunRecord, StoredRevision } from "../src/run-domain.js";
+import { RowRecord, RunEvidenceRecord, RunRecord, StoredRevision } from "../src/run-domain.js";
 import { SourceObservation } from "../src/schema/row.js";
 import { identityCheck } from "../src/stored-check.js";
 
@@ -120,6 +120,61 @@ const samples: ReadonlyArray<[string, Schema.Schema<any, any, never>, unknown]> 
       entries: [{ id: "0", excerpt: "A book", truncated: false }],
       runId: uuid(2),
       method: "deterministic",
+    },
+  ],
+  [
+    "run evidence",
+    RunEvidenceRecord,
+    {
+      trace: {
+        runId: uuid(1),
+        datasetId: uuid(2),
+        queueMs: 3,
+        wallMs: 120,
+        truncated: false,
+        phases: [{ phase: "read", count: 1, totalMs: 5, maxMs: 5 }],
+        steps: [
+          {
+            stepId: uuid(3),
+            attemptId: uuid(4),
+            phase: "read",
+            status: "succeeded",
+            startedAt: at,
+            durationMs: 5,
+            candidateRows: 20,
+            matchedRows: 20,
+            sourceUrl: "http://books.test/page-1",
+          },
+        ],
+        discovery: null,
+        harnessVersion: null,
+      },
+      facts: [
+        {
+          rowKey: "isbn:1",
+          pageUrl: "http://books.test/page-1",
+          index: 0,
+          cells: [{ fieldId: uuid(5), value: 12.5, missingReason: null, raw: "£12.50" }],
+        },
+      ],
+      failures: [],
+      plan: {
+        recipe: null,
+        checks: [{ checkId: "coverage", records: [] }],
+        reconciliation: {
+          new: 1,
+          changed: 0,
+          unchanged: 0,
+          gone: 0,
+          rowIds: { "isbn:1": uuid(6) },
+          created: ["isbn:1"],
+          goneKeys: [],
+          changedKeys: [],
+          returnedKeys: [],
+          overridesKept: [],
+        },
+        pagesToCharge: 1,
+      },
     },
   ],
 ];

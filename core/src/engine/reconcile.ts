@@ -222,7 +222,19 @@ export const reconcile = (input: ReconcileInput): Reconciliation => {
     rows,
     revisions,
     rowDeltas: deltas,
-    record: { ...deltas, unchanged, rowIds, created, goneKeys, changedKeys, returnedKeys, overridesKept },
+    // In ReconciliationRecord's key order: a stored plan then decodes as it is (storedDecoder).
+    record: {
+      new: deltas.new,
+      changed: deltas.changed,
+      unchanged,
+      gone: deltas.gone,
+      rowIds,
+      created,
+      goneKeys,
+      changedKeys,
+      returnedKeys,
+      overridesKept,
+    },
   };
 };
 

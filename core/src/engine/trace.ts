@@ -2,7 +2,7 @@ import * as Clock from "effect/Clock";
 import * as Effect from "effect/Effect";
 import { newId } from "../schema/ids.js";
 import { isoAt } from "../time.js";
-import type { ResearchPhase, RunTracePhase, RunTraceStep } from "../schema/run.js";
+import { type ResearchPhase, type RunTracePhase, RunTraceStep } from "../schema/run.js";
 
 const maxSteps = 1000;
 /**
@@ -21,6 +21,18 @@ export type TraceSnapshot = { steps: RunTraceStep[]; phases: RunTracePhase[]; tr
  * Steps in progress are part of the snapshot with status `running`; when a publisher is given,
  * snapshots are handed to it as the run works (throttled), so the trace can be watched live.
  */
+/**
+ * A step with its keys in RunTraceStep's order and no undefined ones, however the engine spread it:
+ * a stored trace then decodes as it is (storedDecoder's fast path, decision 0032), and reads of a
+ * run's trace or diagnostics skip Effect's decoder.
+ */
+const stepKeys = Object.keys(RunTraceStep.fields) as ReadonlyArray<keyof RunTraceStep>;
+const inStepOrder = (step: RunTraceStep): RunTraceStep => {
+  const ordered: Record<string, unknown> = {};
+  for (const key of stepKeys) if (step[key] !== undefined) ordered[key] = step[key];
+  return ordered as RunTraceStep;
+};
+
 export class TraceRecorder {
   private readonly steps: RunTraceStep[] = [];
   private readonly inFlight = new Map<string, RunTraceStep>();
@@ -50,7 +62,7 @@ export class TraceRecorder {
   /** Records a finished step; returns its id (diagnostics cite it as evidence). */
   add(step: Omit<RunTraceStep, "stepId" | "attemptId">): string {
     const stepId = newId();
-    this.steps.push({ stepId, attemptId: this.attemptId, ...step });
+    this.steps.push(inStepOrder({ stepId, attemptId: this.attemptId, ...step }));
     if (this.steps.length > maxSteps) {
       this.steps.shift();
       this.dropped++;
@@ -64,7 +76,10 @@ export class TraceRecorder {
     return Effect.gen(this, function* () {
       const startedAt = isoAt(yield* Clock.currentTimeMillis);
       const key = newId();
-      this.inFlight.set(key, { stepId: key, attemptId: this.attemptId, phase, status: "running", startedAt, ...extra });
+      this.inFlight.set(
+        key,
+        inStepOrder({ stepId: key, attemptId: this.attemptId, phase, status: "running", startedAt, ...extra }),
+      );
       yield* this.progress(phase);
       return key;
     });
@@ -104,7 +119,7 @@ export class TraceRecorder {
    * the store decides (accepted or held).
    */
   snapshot(last?: Omit<RunTraceStep, "stepId" | "attemptId">): TraceSnapshot {
-    const final = last ? [{ stepId: newId(), attemptId: this.attemptId, ...last }] : [];
+    const final = last ? [inStepOrder({ stepId: newId(), attemptId: this.attemptId, ...last })] : [];
     const steps = [...this.steps, ...this.inFlight.values(), ...final].slice(-maxSteps);
     const phases = new Map<ResearchPhase, RunTracePhase>();
     for (const step of steps) {
