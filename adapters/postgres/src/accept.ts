@@ -40,10 +40,11 @@ import { writeOutbox } from "./webhooks.js";
  * 3. each row's head revision, locked, for core's RowsChanged check;
  * 4. the owner row, so two runs of one owner cannot both spend the same credits; whether the run
  *    is already charged (the unique charge per run id) and the balance;
- * 5. then, as decided: the held run and its evidence, or the charge, observations, revisions
- *    (sequences from the counter), rows (those seen unchanged only as the run's sighting), run, evidence
- *    and the run's webhook messages (outbox); the run and evidence stamped (`stampAcceptance`)
- *    after the rows are written.
+ * 5. then, as decided: the evidence's page bodies (those the store did not serve the run), and the
+ *    held run and its evidence, or the charge, revisions (sequences from the counter), observations,
+ *    rows (those seen unchanged only as the run's sighting), page records and page reads, run,
+ *    evidence and the run's webhook messages (outbox); the run and evidence stamped
+ *    (`stampAcceptance`) after the rows are written.
  */
 export const acceptRun = (db: Db, acceptance: RunAcceptance): Effect.Effect<AcceptanceOutcome, StorageFailure> =>
   db.transaction((tx) =>

@@ -37,8 +37,8 @@ export interface Transaction extends Sql {
    * while the host encodes the rest, and a statement sent before it still runs first. Chunks written
    * before the server is ready for them wait in the stream. Answers, once every chunk is written,
    * the Effect awaiting the server's acknowledgement, like `send`. A chunk that fails to encode is a
-   * StorageFailure: the COPY is ended at once (never left waiting for data) and the transaction
-   * fails with it.
+   * StorageFailure: the COPY is failed at the server (never left waiting for data) and the
+   * transaction with it (copy-stream.ts).
    */
   readonly copyFrom: (
     text: string,
@@ -163,6 +163,16 @@ const prepared = (text: string, values?: ReadonlyArray<unknown>): pg.QueryConfig
     ? { text, values: values as unknown[] | undefined }
     : { name, text, values: values as unknown[] | undefined };
 };
+
+/**
+ * `items` once per key, in key order: content-addressed rows (page bodies, page records) are inserted
+ * in this order inside acceptances, so two transactions inserting some of the same keys at once
+ * (ON CONFLICT waits for the other's insert of a key) wait for each other in one order, never in a cycle.
+ */
+export const distinctInKeyOrder = <T>(items: ReadonlyArray<T>, keyOf: (item: T) => string): T[] =>
+  [...new Map(items.map((item) => [keyOf(item), item])).entries()]
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([, item]) => item);
 
 /** "insert into rows" from a statement, to say which one failed without echoing parameters. */
 const firstWords = (text: string): string => text.trim().split(/\s+/).slice(0, 3).join(" ");

@@ -1,6 +1,6 @@
 import type { RunArtifact, StorageFailure } from "@gleaner/core";
 import * as Effect from "effect/Effect";
-import type { Transaction } from "./db.js";
+import { distinctInKeyOrder, type Transaction } from "./db.js";
 
 // page_bodies (migration 0008): one body per content digest, shared by every run and dataset that
 // read the same bytes. Nothing reads a body but through an artifact citing its digest, and a body
@@ -44,8 +44,7 @@ export const storeMissingBodies = (tx: Transaction, bodies: ReadonlyArray<PageBo
  * acceptance sends this once its locks are held, and the server stores them while the host encodes
  * the rest (decision 0034). Sent (`Transaction.send`); answers the Effect awaiting the server.
  *
- * In digest order: two transactions storing some of the same bodies at once (ON CONFLICT waits for
- * the other's insert of the same digest) then wait for each other in one order, never in a cycle.
+ * In digest order (`distinctInKeyOrder`: no cycle of waits between acceptances storing the same bodies).
  * Bodies travel as bytes (a body may hold NUL bytes, which a text parameter cannot carry), each a
  * bytea parameter of its own: pg sends a Buffer as binary, neither escaped nor parsed on the way.
  */
@@ -54,7 +53,7 @@ export const sendBodies = (
   bodies: ReadonlyArray<PageBody>,
 ): Effect.Effect<Effect.Effect<void, StorageFailure>> =>
   Effect.gen(function* () {
-    const sorted = [...bodies].sort((a, b) => (a.sha256 < b.sha256 ? -1 : a.sha256 > b.sha256 ? 1 : 0));
+    const sorted = distinctInKeyOrder(bodies, (b) => b.sha256);
     const sent: Array<Effect.Effect<unknown, StorageFailure>> = [];
     // Batches of 1000 keep a statement far under PostgreSQL's 65,535 parameters.
     for (let at = 0; at < sorted.length; at += 1000) {

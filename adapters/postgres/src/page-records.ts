@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import type { RecordFact, RunAcceptance, StorageFailure, StoredExtraction } from "@gleaner/core";
 import * as Effect from "effect/Effect";
-import type { Sql, Transaction } from "./db.js";
+import { distinctInKeyOrder, type Sql, type Transaction } from "./db.js";
 
 // page_records (migration 0016, decision 0034): each page's records once, by the digest of their
 // JSON, named by the page reads that keep them and by the facts of every run that read them.
@@ -40,8 +40,7 @@ export const pageRecordsOf = (records: Records): { readonly key: string; readonl
 /**
  * Stores records page_records may lack (ON CONFLICT adds nothing for those it has), in one statement
  * whose parameter embeds each page's records JSON as it is: nothing is escaped or encoded twice.
- * Each key once, in key order, so two acceptances storing some of the same records wait for each
- * other in one order, never in a cycle (as page bodies, page-bodies.ts). Sent; answers the Effect
+ * Each key once, in key order (`distinctInKeyOrder`, as page bodies). Sent; answers the Effect
  * awaiting the server.
  */
 export const sendPageRecords = (
@@ -56,8 +55,7 @@ export const sendPageRecords = (
            select p.key, p.records from json_to_recordset($1::json) as p(key text, records json)
            on conflict (key) do nothing`,
           [
-            `[${[...new Map(records.map((r) => [r.key, r])).values()]
-              .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
+            `[${distinctInKeyOrder(records, (r) => r.key)
               .map((r) => `{"key":${JSON.stringify(r.key)},"records":${r.json}}`)
               .join(",")}]`,
           ],

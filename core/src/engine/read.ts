@@ -201,7 +201,7 @@ export const readSource = Effect.fn("run.read")(function* (
     const reuse =
       fetched !== null && kept !== null && (keptBytes || sameBytes(kept, fetched.page, sha256)) ? kept : null;
     // A reused page whose kept read came with its body: the store has those bytes (decision 0034).
-    if (reuse !== null && reuse.body !== null && reuse.sha256 === sha256) bodiesStored.add(sha256);
+    if (reuse !== null && reuse.body !== null) bodiesStored.add(sha256);
     const remaining = source.maxItems - records.length;
     // A page that fetched but cannot be parsed (over the document limits) fails its read alike; its
     // read step then spans the parse too. A page that parses has its parse in its extract step.

@@ -16,12 +16,6 @@ export const publishEveryMs = 250;
 export type TraceSnapshot = { steps: RunTraceStep[]; phases: RunTracePhase[]; truncated: boolean };
 
 /**
- * Collects a run's timing events. Each step is recorded once when it finishes (start and finish
- * collapse into one step); the trace keeps the latest 1000 and says when it dropped older ones.
- * Steps in progress are part of the snapshot with status `running`; when a publisher is given,
- * snapshots are handed to it as the run works (throttled), so the trace can be watched live.
- */
-/**
  * A step with its keys in RunTraceStep's order and no undefined ones, however the engine spread it:
  * a stored trace then decodes as it is (storedDecoder's fast path, decision 0032), and reads of a
  * run's trace or diagnostics skip Effect's decoder.
@@ -33,6 +27,12 @@ const inStepOrder = (step: RunTraceStep): RunTraceStep => {
   return ordered as RunTraceStep;
 };
 
+/**
+ * Collects a run's timing events. Each step is recorded once when it finishes (start and finish
+ * collapse into one step); the trace keeps the latest 1000 and says when it dropped older ones.
+ * Steps in progress are part of the snapshot with status `running`; when a publisher is given,
+ * snapshots are handed to it as the run works (throttled), so the trace can be watched live.
+ */
 export class TraceRecorder {
   private readonly steps: RunTraceStep[] = [];
   private readonly inFlight = new Map<string, RunTraceStep>();
