@@ -26,6 +26,8 @@ import {
   sendSequenceAllocation,
   sendSighting,
 } from "./rows.js";
+import { type RowsCache, rowsVersion } from "./rows-cache.js";
+import { rowsVersionColumns } from "./rows-read.js";
 import { encodeEvidence, sendEvidence, sendRun, writeRun } from "./run-writes.js";
 import { writeOutbox } from "./webhooks.js";
 
@@ -46,32 +48,54 @@ import { writeOutbox } from "./webhooks.js";
  *    evidence and the run's webhook messages (outbox); the run and evidence stamped
  *    (`stampAcceptance`) after the rows are written.
  */
-export const acceptRun = (db: Db, acceptance: RunAcceptance): Effect.Effect<AcceptanceOutcome, StorageFailure> =>
-  db.transaction((tx) =>
-    Effect.gen(function* () {
-      const decision = decideAcceptance(acceptance, yield* readFacts(tx, acceptance));
-      if (decision._tag !== "Held" && decision._tag !== "Accepted") return acceptanceOutcome(decision);
-      // The evidence's page bodies go first, once the locks are held: the server stores them while
-      // the host encodes the rest (decision 0034). Those the store served the run (bodiesStored) are
-      // not sent again.
-      const stored = new Set(acceptance.bodiesStored);
-      const bodiesSent = yield* sendBodies(
-        tx,
-        artifactBodies(acceptance.evidence.artifacts).filter((b) => !stored.has(b.sha256)),
-      );
-      if (decision._tag === "Held") {
-        const stamped = stampAcceptance(acceptance, yield* Clock.currentTimeMillis);
-        yield* writeRun(tx, stamped.heldRun);
-        const { trace } = stamped.heldEvidence;
-        yield* Effect.flatten(sendEvidence(tx, stamped.heldRun.id, trace, encodeEvidence(stamped.heldEvidence)));
+export const acceptRun = (
+  db: Db,
+  cache: RowsCache,
+  acceptance: RunAcceptance,
+): Effect.Effect<AcceptanceOutcome, StorageFailure> => {
+  let rowsBefore: { readonly lastSequence: number; readonly sightingRunId: string | null } | null = null;
+  return db
+    .transaction((tx) =>
+      Effect.gen(function* () {
+        const { facts, lastSequence, sightingRunId } = yield* readFacts(tx, acceptance);
+        const decision = decideAcceptance(acceptance, facts);
+        if (decision._tag !== "Held" && decision._tag !== "Accepted") return acceptanceOutcome(decision);
+        if (lastSequence !== null) rowsBefore = { lastSequence, sightingRunId };
+        // The evidence's page bodies go first, once the locks are held: the server stores them while
+        // the host encodes the rest (decision 0034). Those the store served the run (bodiesStored) are
+        // not sent again.
+        const stored = new Set(acceptance.bodiesStored);
+        const bodiesSent = yield* sendBodies(
+          tx,
+          artifactBodies(acceptance.evidence.artifacts).filter((b) => !stored.has(b.sha256)),
+        );
+        if (decision._tag === "Held") {
+          const stamped = stampAcceptance(acceptance, yield* Clock.currentTimeMillis);
+          yield* writeRun(tx, stamped.heldRun);
+          const { trace } = stamped.heldEvidence;
+          yield* Effect.flatten(sendEvidence(tx, stamped.heldRun.id, trace, encodeEvidence(stamped.heldEvidence)));
+          yield* bodiesSent;
+          return { _tag: "Held", run: stamped.heldRun } as const;
+        }
+        const run = yield* writeAccepted(tx, acceptance, decision.charge);
         yield* bodiesSent;
-        return { _tag: "Held", run: stamped.heldRun } as const;
-      }
-      const run = yield* writeAccepted(tx, acceptance, decision.charge);
-      yield* bodiesSent;
-      return { _tag: "Accepted", run } as const;
-    }),
-  );
+        return { _tag: "Accepted", run } as const;
+      }),
+    )
+    .pipe(
+      // Committed: the rows kept for the dataset become the acceptance's (its sequences allocated
+      // after the version read, its run the sighting). Held wrote no row.
+      Effect.tap((outcome) => {
+        if (outcome._tag !== "Accepted" || rowsBefore === null || !cache.enabled) return;
+        const { lastSequence, sightingRunId } = rowsBefore;
+        cache.accepted(
+          acceptance,
+          rowsVersion(lastSequence, sightingRunId),
+          rowsVersion(lastSequence + acceptance.revisions.length, acceptance.run.id),
+        );
+      }),
+    );
+};
 
 /**
  * Ids as a uuid[] parameter's text: uuids need no quoting, and pg's own array encoding escapes each
@@ -83,12 +107,24 @@ const uuidArray = (ids: ReadonlyArray<string>): string | ReadonlyArray<string> =
 const readFacts = (
   tx: Transaction,
   { run, charge, rows }: RunAcceptance,
-): Effect.Effect<AcceptanceFacts, StorageFailure> =>
+): Effect.Effect<
+  {
+    readonly facts: AcceptanceFacts;
+    /** The dataset's rows version before the acceptance (null: no such dataset). */
+    readonly lastSequence: number | null;
+    readonly sightingRunId: string | null;
+  },
+  StorageFailure
+> =>
   Effect.gen(function* () {
     const [stored] = yield* tx.query<RunRow>(`select ${runColumns} from runs where id = $1 for no key update`, [
       run.id,
     ]);
-    yield* tx.query("select 1 from datasets where id = $1 for no key update", [run.datasetId]);
+    // The dataset's lock, and the version of its rows before this acceptance (rows-cache.ts).
+    const [dataset] = yield* tx.query<{ last_sequence: string; sighting_run_id: string | null }>(
+      `select ${rowsVersionColumns} from datasets d where d.id = $1 for no key update`,
+      [run.datasetId],
+    );
     const heads =
       rows.length === 0
         ? []
@@ -104,10 +140,14 @@ const readFacts = (
       [run.id, charge.ownerId],
     );
     return {
-      storedRun: stored ? yield* toRun(stored) : null,
-      rowHeads: new Map(heads.map((row) => [row.id, row.revision_id])),
-      alreadyCharged: charged?.already ?? false,
-      balance: Number(charged?.balance ?? 0),
+      facts: {
+        storedRun: stored ? yield* toRun(stored) : null,
+        rowHeads: new Map(heads.map((row) => [row.id, row.revision_id])),
+        alreadyCharged: charged?.already ?? false,
+        balance: Number(charged?.balance ?? 0),
+      },
+      lastSequence: dataset === undefined ? null : Number(dataset.last_sequence),
+      sightingRunId: dataset?.sighting_run_id ?? null,
     };
   });
 

@@ -8,6 +8,7 @@ import { makeDatasetMethods } from "./datasets.js";
 import { makeDb, storageFailure } from "./db.js";
 import { applyMigrations, assertSchemaName, loadMigrations } from "./migrate.js";
 import { makeRowMethods } from "./rows.js";
+import { makeRowsCache, type RowsCacheConfig } from "./rows-cache.js";
 import { makeRunMethods } from "./runs.js";
 import { makeWebhookMethods } from "./webhooks.js";
 
@@ -18,7 +19,16 @@ export interface PostgresConfig {
   readonly poolSize?: number;
   /** The PostgreSQL schema holding Gleaner's tables (default "gleaner"); created when missing. */
   readonly schema?: string;
+  /**
+   * Decoded rows kept in this process between runs (decision 0035): at most `rows` across datasets
+   * (default 20 000; 0 keeps none), each used only while the database says its rows are unchanged.
+   * `verify` reads them again on every use and fails on a difference (for tests).
+   */
+  readonly rowCache?: RowsCacheConfig;
 }
+
+/** Rows a process keeps by default (~2-3 KB of heap each on the books dataset). */
+export const defaultRowCacheRows = 20_000;
 
 /** Where a URL points, for error messages: never the password. */
 const describeTarget = (url: string): string => {
@@ -67,10 +77,11 @@ export const PostgresStoreLive = (config: PostgresConfig): Layer.Layer<Storage |
         catch: storageFailure(`migrating ${describeTarget(config.url)} (schema ${schema})`),
       });
       const db = makeDb(pool);
+      const cache = makeRowsCache(config.rowCache ?? { rows: defaultRowCacheRows });
       const storage: StorageService = {
         ...makeDatasetMethods(db),
-        ...makeRunMethods(db),
-        ...makeRowMethods(db),
+        ...makeRunMethods(db, cache),
+        ...makeRowMethods(db, cache),
         ...makeWebhookMethods(db),
       };
       return Context.make(Storage, storage).pipe(Context.add(Credits, makeCredits(db)));

@@ -35,6 +35,8 @@ import {
   toRow,
 } from "./records.js";
 import { newRowsAsCopy, observationsAsCopy, type RevisionsCopy, revisionsAsCopy } from "./acceptance-copy.js";
+import { cachedRows } from "./rows-read.js";
+import type { RowsCache } from "./rows-cache.js";
 
 /**
  * Inserts or replaces rows of a dataset in one statement. A row listed twice keeps its last
@@ -210,13 +212,15 @@ const toPageState = (row: PageStateRow) =>
     newestRun: row.run_id === null ? null : { id: row.run_id, status: row.run_status },
   });
 
-export const makeRowMethods = (db: Db): RowStorage => ({
+export const makeRowMethods = (db: Db, cache: RowsCache): RowStorage => ({
   loadRows: (datasetId) =>
     !isUuid(datasetId)
       ? Effect.succeed([])
-      : db
-          .query<RowTableRow>(`select ${seenRowColumns} from ${rowsSeen} where r.dataset_id = $1`, [datasetId])
-          .pipe(Effect.flatMap(allDecoded(toRow))),
+      : cache.enabled
+        ? cachedRows(db, cache, datasetId)
+        : db
+            .query<RowTableRow>(`select ${seenRowColumns} from ${rowsSeen} where r.dataset_id = $1`, [datasetId])
+            .pipe(Effect.flatMap(allDecoded(toRow))),
 
   listRows: (datasetId, { after, since, statuses, limit }) =>
     !isUuid(datasetId)

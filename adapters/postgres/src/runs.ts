@@ -2,6 +2,7 @@ import type { RunEvidence, RunStorage } from "@gleaner/core";
 import * as Effect from "effect/Effect";
 import * as Option from "effect/Option";
 import { acceptRun } from "./accept.js";
+import type { RowsCache } from "./rows-cache.js";
 import { prefixedDatasetColumns, toPrefixedDatasetRecord } from "./datasets.js";
 import { acceptedReads } from "./page-reads.js";
 import { storedFacts } from "./page-records.js";
@@ -19,7 +20,7 @@ import {
 } from "./run-writes.js";
 import { writeOutbox } from "./webhooks.js";
 
-export const makeRunMethods = (db: Db): RunStorage => ({
+export const makeRunMethods = (db: Db, cache: RowsCache): RunStorage => ({
   // The partial unique index runs_one_active_per_dataset is the guard: no read-then-insert race.
   insertRun: (run) =>
     db
@@ -81,7 +82,7 @@ export const makeRunMethods = (db: Db): RunStorage => ({
       }),
     ),
 
-  acceptRun: (acceptance) => acceptRun(db, acceptance),
+  acceptRun: (acceptance) => acceptRun(db, cache, acceptance),
 
   // runs_owner_recent (migration 0002) serves both run counts; datasets_owner_newest the other.
   ownerActivity: (ownerId, since) =>

@@ -55,6 +55,17 @@ const extraSchemes = (example: string): ReadonlyArray<string> =>
 const postgresUrl = () => urlOf("GLEANER_POSTGRES_URL", "postgres://user:password@host:5432/database");
 const mongodbUrl = () => urlOf("GLEANER_MONGODB_URL", "mongodb://host1,host2/gleaner?replicaSet=rs0");
 
+/** Rows the PostgreSQL store keeps decoded between runs (its default when unset; 0 keeps none). */
+const rowCacheRows = () =>
+  Config.option(
+    Config.integer("GLEANER_POSTGRES_ROW_CACHE_ROWS").pipe(
+      Config.validate({
+        message: "must be a whole number from 0 to 10000000",
+        validation: (rows) => rows >= 0 && rows <= 10_000_000,
+      }),
+    ),
+  );
+
 /** A store that fails to start names its variable: "GLEANER_POSTGRES_URL: ... ECONNREFUSED ...". */
 const namingVariable = <Provides>(variable: string, layer: Layer.Layer<Provides, unknown>) =>
   Layer.catchAll(layer, (cause) => Layer.fail(startupError(variable, cause)));
@@ -69,11 +80,16 @@ export const storePlugins = [
   withoutSettings("memory", async () => (await import("@gleaner/memory")).MemoryStoreLive),
   plugin({
     name: "postgres",
-    config: Config.all({ url: postgresUrl() }),
-    layer: ({ url }) =>
+    config: Config.all({ url: postgresUrl(), rowCacheRows: rowCacheRows() }),
+    layer: ({ url, rowCacheRows }) =>
       namingVariable(
         "GLEANER_POSTGRES_URL",
-        lazily(async () => (await import("@gleaner/postgres")).PostgresStoreLive({ url: Redacted.value(url) })),
+        lazily(async () =>
+          (await import("@gleaner/postgres")).PostgresStoreLive({
+            url: Redacted.value(url),
+            ...(rowCacheRows._tag === "Some" ? { rowCache: { rows: rowCacheRows.value } } : {}),
+          }),
+        ),
       ),
   }),
   plugin({

@@ -68,6 +68,17 @@ describe("host start-up", function () {
     expect(stderr).to.match(/^ {2}GLEANER_STORAGE: .*memory, postgres, mongodb.*oracle/m);
   });
 
+  it("refuses a PostgreSQL row cache that is not a whole number from 0 to 10000000, naming it", async () => {
+    for (const value of ["-1", "lots", "10000001"]) {
+      const stderr = await refusal(["serve"], {
+        GLEANER_STORAGE: "postgres",
+        GLEANER_POSTGRES_URL: "postgres://postgres@127.0.0.1:5432/test",
+        GLEANER_POSTGRES_ROW_CACHE_ROWS: value,
+      });
+      expect(stderr, value).to.match(/^ {2}GLEANER_POSTGRES_ROW_CACHE_ROWS: /m);
+    }
+  });
+
   it("names a missing or malformed store URL in one line, never echoing it", async () => {
     expect(await refusal(["keys", "create", "--owner", "a"], { GLEANER_STORAGE: "postgres" })).to.match(
       /^ {2}GLEANER_POSTGRES_URL: must be set$/m,
