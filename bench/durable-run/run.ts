@@ -82,6 +82,7 @@ const med = (config: Config, pick: (s: Sample) => number) => median(samples[conf
 const perRound = (pick: (s: Sample) => number) => samples.postgres.map((p, i) => pick(p) / pick(samples.memory[i]!));
 const figures: ReadonlyArray<readonly [string, (s: Sample) => number]> = [
   ["first run, POST → succeeded", (s) => s.first.settledMs],
+  ["  POST → completedAt", (s) => s.first.acceptedMs],
   ["  POST → the poll that saw it", (s) => s.first.wallMs],
   ["  POST /runs answered 202", (s) => s.first.postMs],
   ["  queuedAt → startedAt", (s) => s.first.pickupMs],
@@ -90,6 +91,7 @@ const figures: ReadonlyArray<readonly [string, (s: Sample) => number]> = [
   ["    trace: extract phase", (s) => s.phases.extract ?? 0],
   ["    trace: accept step (the write)", (s) => s.phases.accept ?? 0],
   ["unchanged re-run, POST → succeeded", (s) => s.again.settledMs],
+  ["  POST → completedAt", (s) => s.again.acceptedMs],
   ["  queuedAt → startedAt", (s) => s.again.pickupMs],
   ["  startedAt → completedAt", (s) => s.again.engineMs],
 ];
@@ -114,4 +116,14 @@ const ratio = med("postgres", (s) => s.first.settledMs) / med("memory", (s) => s
 console.log(
   `\nTarget: PostgreSQL + Agenda run ≤ 1.2× the memory run: ${ratio.toFixed(2)}× — ${ratio <= 1.2 ? "MET" : "NOT MET"}`,
 );
+// A re-run (~100 ms) is shorter than two polls: its span is POST → completedAt (the host stamps it
+// after its write; one machine clock), which no poll blurs. The first run's is taken the same way.
+const rerun = (config: Config) =>
+  med(config, (s) => s.again.acceptedMs) / med(config, (s) => s.first.acceptedMs);
+for (const config of ["memory", "postgres"] as const) {
+  const r = rerun(config);
+  console.log(
+    `Target: unchanged re-run ≤ 0.3× the first run (${config}, POST → completedAt): ${r.toFixed(2)}× — ${r <= 0.3 ? "MET" : "NOT MET"}`,
+  );
+}
 process.exit(0);

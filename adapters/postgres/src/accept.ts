@@ -61,15 +61,22 @@ export const acceptRun = (
         const decision = decideAcceptance(acceptance, facts);
         if (decision._tag !== "Held" && decision._tag !== "Accepted") return acceptanceOutcome(decision);
         if (lastSequence !== null) rowsBefore = { lastSequence, sightingRunId };
-        // The evidence's page bodies go first, once the locks are held: the server stores them while
-        // the host encodes the rest (decision 0034). Those the store served the run (bodiesStored) are
-        // not sent again.
+        // An accepted run's sequences are allocated first: its revisions' COPY is encoded with them,
+        // and statements run one after the other, so asked behind the bodies the host would wait for
+        // the bodies' insert to learn them (~10 ms of a cold first run, decision 0035).
+        const allocated =
+          decision._tag === "Accepted"
+            ? yield* sendSequenceAllocation(tx, acceptance.run.datasetId, acceptance.revisions.length)
+            : null;
+        // Then the evidence's page bodies, once the locks are held: the server stores them while the
+        // host encodes the rest (decision 0034). Those the store served the run (bodiesStored) are not
+        // sent again.
         const stored = new Set(acceptance.bodiesStored);
         const bodiesSent = yield* sendBodies(
           tx,
           artifactBodies(acceptance.evidence.artifacts).filter((b) => !stored.has(b.sha256)),
         );
-        if (decision._tag === "Held") {
+        if (decision._tag === "Held" || allocated === null) {
           const stamped = stampAcceptance(acceptance, yield* Clock.currentTimeMillis);
           yield* writeRun(tx, stamped.heldRun);
           const { trace } = stamped.heldEvidence;
@@ -77,7 +84,7 @@ export const acceptRun = (
           yield* bodiesSent;
           return { _tag: "Held", run: stamped.heldRun } as const;
         }
-        const run = yield* writeAccepted(tx, acceptance, decision.charge);
+        const run = yield* writeAccepted(tx, acceptance, decision.charge, allocated);
         yield* bodiesSent;
         return { _tag: "Accepted", run } as const;
       }),
@@ -162,6 +169,7 @@ const writeAccepted = (
   tx: Transaction,
   acceptance: RunAcceptance,
   charge: LedgerEntry | null,
+  allocated: Effect.Effect<number, StorageFailure>,
 ): Effect.Effect<RunRecord, StorageFailure> =>
   Effect.gen(function* () {
     const { run } = acceptance;
@@ -182,11 +190,9 @@ const writeAccepted = (
           ],
         )
       : Effect.void;
-    // The revisions' sequences are allocated first, so their COPY lines can be encoded whole. Each
-    // COPY then streams as it is encoded (Transaction.copyFrom): the server writes the revisions
-    // while the host encodes the rest of them and everything after (decision 0034).
-    const allocated = yield* sendSequenceAllocation(tx, run.datasetId, acceptance.revisions.length);
-    yield* charged;
+    // The revisions' sequences (allocated before the bodies were sent) let their COPY lines be
+    // encoded whole. Each COPY streams as it is encoded (Transaction.copyFrom): the server writes the
+    // revisions while the host encodes the rest of them and everything after (decision 0034).
     const first = yield* allocated;
     const [revised, revisions] = yield* sendRevisions(tx, run.datasetId, first, acceptance.revisions);
     const observed = yield* sendObservations(tx, acceptance.observations);
@@ -217,6 +223,7 @@ const writeAccepted = (
     // Everything of the evidence but its trace is the same before and after the stamp: encoded
     // while the server works on what was sent.
     const evidence = encodeEvidence(acceptance.evidence, pages && factsByPage(acceptance, pages.keys));
+    yield* charged;
     yield* revised;
     yield* observed;
     yield* rowsAdded;

@@ -36,6 +36,8 @@ await whenPostgresReachable("postgres store: binary COPY", (url) => {
           tags: [awkward, "", "{x,y}"],
         },
         { u: null, n: 0, i: 0, t: null, j: null, at: "1999-12-31T23:59:59.999Z", tags: [] },
+        // Negative 64-bit values: an int8 and a time before PostgreSQL's epoch, to the microsecond.
+        { u: null, n: -9_007_199_254_740_991, i: 1, t: "", j: [], at: "1969-07-20T20:17:40.000001Z", tags: [""] },
       ];
       const copy = copyBinaryWriter(16);
       // One chunk per tuple (take), as an acceptance streams its COPY: the server reads them as one.
@@ -58,9 +60,10 @@ await whenPostgresReachable("postgres store: binary COPY", (url) => {
         ),
       );
       const { rows: stored } = await pool.query(
-        `select u::text, n::text, i, t, j::text as j, (at = $1::timestamptz) as at1, (at = $2::timestamptz) as at2, tags
+        `select u::text, n::text, i, t, j::text as j, (at = $1::timestamptz) as at1, (at = $2::timestamptz) as at2,
+                (at = $3::timestamptz) as at3, tags
            from ${table} order by n desc`,
-        [rows[0]!.at, rows[1]!.at],
+        [rows[0]!.at, rows[1]!.at, rows[2]!.at],
       );
       expect(stored[0]).to.deep.equal({
         u: rows[0]!.u,
@@ -70,9 +73,31 @@ await whenPostgresReachable("postgres store: binary COPY", (url) => {
         j: JSON.stringify(rows[0]!.j),
         at1: true,
         at2: false,
+        at3: false,
         tags: rows[0]!.tags,
       });
-      expect(stored[1]).to.deep.equal({ u: null, n: "0", i: 0, t: null, j: null, at1: false, at2: true, tags: [] });
+      expect(stored[1]).to.deep.equal({
+        u: null,
+        n: "0",
+        i: 0,
+        t: null,
+        j: null,
+        at1: false,
+        at2: true,
+        at3: false,
+        tags: [],
+      });
+      expect(stored[2]).to.deep.equal({
+        u: null,
+        n: "-9007199254740991",
+        i: 1,
+        t: "",
+        j: "[]",
+        at1: false,
+        at2: false,
+        at3: true,
+        tags: [""],
+      });
     });
 
     it("takes as a uuid exactly what PostgreSQL's common uuid forms are, and writes its 16 bytes", () => {
