@@ -26,6 +26,7 @@ import {
   sendSequenceAllocation,
   sendSighting,
 } from "./rows.js";
+import { bodyKey, type ContentCache, isWellFormed, observationKey, recordsKey } from "./content-cache.js";
 import { type RowsCache, rowsVersion } from "./rows-cache.js";
 import { rowsVersionColumns } from "./rows-read.js";
 import { encodeEvidence, sendEvidence, sendRun, writeRun } from "./run-writes.js";
@@ -51,9 +52,12 @@ import { writeOutbox } from "./webhooks.js";
 export const acceptRun = (
   db: Db,
   cache: RowsCache,
+  content: ContentCache,
   acceptance: RunAcceptance,
 ): Effect.Effect<AcceptanceOutcome, StorageFailure> => {
   let rowsBefore: { readonly lastSequence: number; readonly sightingRunId: string | null } | null = null;
+  // The content this acceptance stores, kept for re-runs once it is committed (content-cache.ts).
+  const stored: Array<readonly [string, string]> = [];
   return db
     .transaction((tx) =>
       Effect.gen(function* () {
@@ -71,10 +75,11 @@ export const acceptRun = (
         // Then the evidence's page bodies, once the locks are held: the server stores them while the
         // host encodes the rest (decision 0034). Those the store served the run (bodiesStored) are not
         // sent again.
-        const stored = new Set(acceptance.bodiesStored);
+        const served = new Set(acceptance.bodiesStored);
+        const bodies = artifactBodies(acceptance.evidence.artifacts);
         const bodiesSent = yield* sendBodies(
           tx,
-          artifactBodies(acceptance.evidence.artifacts).filter((b) => !stored.has(b.sha256)),
+          bodies.filter((b) => !served.has(b.sha256)),
         );
         if (decision._tag === "Held" || allocated === null) {
           const stamped = stampAcceptance(acceptance, yield* Clock.currentTimeMillis);
@@ -84,8 +89,12 @@ export const acceptRun = (
           yield* bodiesSent;
           return { _tag: "Held", run: stamped.heldRun } as const;
         }
-        const run = yield* writeAccepted(tx, acceptance, decision.charge, allocated);
+        const run = yield* writeAccepted(tx, acceptance, decision.charge, allocated, (key, text) =>
+          stored.push([key, text]),
+        );
         yield* bodiesSent;
+        // A body reads back as the string it was only when that string is well-formed UTF-16.
+        for (const b of bodies) if (isWellFormed(b.body)) stored.push([bodyKey(b.sha256), b.body]);
         return { _tag: "Accepted", run } as const;
       }),
     )
@@ -93,7 +102,9 @@ export const acceptRun = (
       // Committed: the rows kept for the dataset become the acceptance's (its sequences allocated
       // after the version read, its run the sighting). Held wrote no row.
       Effect.tap((outcome) => {
-        if (outcome._tag !== "Accepted" || rowsBefore === null || !cache.enabled) return;
+        if (outcome._tag !== "Accepted") return;
+        for (const [key, text] of stored) content.keep(key, text);
+        if (rowsBefore === null || !cache.enabled) return;
         const { lastSequence, sightingRunId } = rowsBefore;
         cache.accepted(
           acceptance,
@@ -170,6 +181,7 @@ const writeAccepted = (
   acceptance: RunAcceptance,
   charge: LedgerEntry | null,
   allocated: Effect.Effect<number, StorageFailure>,
+  stored: (key: string, text: string) => void,
 ): Effect.Effect<RunRecord, StorageFailure> =>
   Effect.gen(function* () {
     const { run } = acceptance;
@@ -195,7 +207,9 @@ const writeAccepted = (
     // revisions while the host encodes the rest of them and everything after (decision 0034).
     const first = yield* allocated;
     const [revised, revisions] = yield* sendRevisions(tx, run.datasetId, first, acceptance.revisions);
-    const observed = yield* sendObservations(tx, acceptance.observations);
+    const observed = yield* sendObservations(tx, acceptance.observations, (id, text) =>
+      stored(observationKey(id), text),
+    );
     // Rows seen unchanged are not rewritten: the run's sighting stands for their seen-markers. Rows
     // expected absent (core checked that against the locked heads) are copied in; the others upserted.
     const written = acceptance.rows.filter((r) => !r.seenOnly);
@@ -219,6 +233,7 @@ const writeAccepted = (
     // A page's records go to page_records once; the page read and the run's facts name them.
     const pages = pageReadsToWrite(acceptance);
     const recordsStored = yield* sendPageRecords(tx, pages?.records ?? []);
+    for (const { key, json } of pages?.records ?? []) stored(recordsKey(key), json);
     const pagesRead = yield* sendPageReads(tx, acceptance, pages);
     // Everything of the evidence but its trace is the same before and after the stamp: encoded
     // while the server works on what was sent.

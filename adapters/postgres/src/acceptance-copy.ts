@@ -103,9 +103,13 @@ export const revisionsAsCopy = (
 /**
  * Observations as the data of `copy observations (id, dataset_id, run_id, document) from stdin with
  * (format binary)`: each observation is new (its id made by the run that read it, decision 0029),
- * and its document the json text of the whole observation. Ten pages a chunk (~26 KB each on books).
+ * and its document the json text of the whole observation, which `written` hears. Ten pages a chunk
+ * (~26 KB each on books).
  */
-export const observationsAsCopy = (observations: ReadonlyArray<SourceObservation>): CopyChunks =>
+export const observationsAsCopy = (
+  observations: ReadonlyArray<SourceObservation>,
+  written: (id: string, document: string) => void = () => {},
+): CopyChunks =>
   chunksOf(
     observations,
     32 * 1024,
@@ -114,7 +118,10 @@ export const observationsAsCopy = (observations: ReadonlyArray<SourceObservation
       copy.uuid(o.id);
       copy.uuid(o.datasetId ?? null);
       copy.uuid(o.runId ?? null);
-      copy.json(o);
+      // A json column's binary form is its text.
+      const document = JSON.stringify(o);
+      copy.text(document);
+      written(o.id, document);
     },
     undefined,
     10,

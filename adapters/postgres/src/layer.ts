@@ -9,6 +9,7 @@ import { makeDb, storageFailure } from "./db.js";
 import { applyMigrations, assertSchemaName, loadMigrations } from "./migrate.js";
 import { makeRowMethods } from "./rows.js";
 import { makeRowsCache, type RowsCacheConfig } from "./rows-cache.js";
+import { makeContentCache } from "./content-cache.js";
 import { makeRunMethods } from "./runs.js";
 import { makeWebhookMethods } from "./webhooks.js";
 
@@ -25,10 +26,17 @@ export interface PostgresConfig {
    * `verify` reads them again on every use and fails on a difference (for tests).
    */
   readonly rowCache?: RowsCacheConfig;
+  /**
+   * Megabytes of page bodies, observations and page records kept in this process for re-runs to
+   * reuse (decision 0035; default 32, 0 keeps none). Each is immutable under its key.
+   */
+  readonly pageCacheMegabytes?: number;
 }
 
 /** Rows a process keeps by default (~2-3 KB of heap each on the books dataset). */
 export const defaultRowCacheRows = 20_000;
+/** Megabytes of kept-read content a process keeps by default (~4 MB per 50-page books run). */
+export const defaultPageCacheMegabytes = 32;
 
 /** Where a URL points, for error messages: never the password. */
 const describeTarget = (url: string): string => {
@@ -78,9 +86,10 @@ export const PostgresStoreLive = (config: PostgresConfig): Layer.Layer<Storage |
       });
       const db = makeDb(pool);
       const cache = makeRowsCache(config.rowCache ?? { rows: defaultRowCacheRows });
+      const content = makeContentCache(config.pageCacheMegabytes ?? defaultPageCacheMegabytes);
       const storage: StorageService = {
         ...makeDatasetMethods(db),
-        ...makeRunMethods(db, cache),
+        ...makeRunMethods(db, cache, content),
         ...makeRowMethods(db, cache),
         ...makeWebhookMethods(db),
       };

@@ -9,6 +9,7 @@ import * as Effect from "effect/Effect";
 import * as Either from "effect/Either";
 import type { Db, Transaction } from "./db.js";
 import { isUuid } from "./db.js";
+import { bodyKey, type ContentCache, observationKey, recordsKey } from "./content-cache.js";
 import { type PageRecords, pageRecordsOf, readFromPageRecords } from "./page-records.js";
 
 export interface PageReadRow {
@@ -96,27 +97,104 @@ const toAcceptedRead = (row: PageReadRow): AcceptedRead => {
  */
 const asText = `(current_setting('server_encoding') = 'UTF8' and position(decode('00', 'hex') in b.body) = 0)`;
 
+/** A page read without its content: the keys of its body, entries and records. */
+type KeptReadRow = Omit<PageReadRow, "observation" | "records" | "body_text" | "body"> & {
+  readonly entries_observation_id: string | null;
+  readonly has_body: boolean;
+};
+
+interface ContentRow {
+  readonly key: string;
+  readonly text: string | null;
+  readonly bytes: Buffer | null;
+}
+
 /**
- * The newest accepted run's reads of the dataset, each with its body from page_bodies (when one
- * was kept), in one statement (decision 0032). An extraction that no longer decodes (written by
- * another version) answers as none: core parses that page.
+ * The newest accepted run's reads of the dataset (decision 0032), in two statements at most: the
+ * page reads, then the content of theirs this process does not keep (`ContentCache`, decision 0035):
+ * bodies from page_bodies, entries from observations, records from page_records. An extraction
+ * that no longer decodes (written by another version) answers as none: core parses that page.
  */
-export const acceptedReads = (db: Db, datasetId: string): Effect.Effect<ReadonlyArray<AcceptedRead>, StorageFailure> =>
+export const acceptedReads = (
+  db: Db,
+  cache: ContentCache,
+  datasetId: string,
+): Effect.Effect<ReadonlyArray<AcceptedRead>, StorageFailure> =>
   !isUuid(datasetId)
     ? Effect.succeed([])
-    : db
-        .query<PageReadRow>(
+    : Effect.gen(function* () {
+        const reads = yield* db.query<KeptReadRow>(
           `select r.run_id, r.recipe, r.url, r.final_url, r.sha256, r.content_type, r.etag, r.last_modified,
-                  r.extraction, o.document as observation, r.records_key, k.records,
-                  case when ${asText} then convert_from(b.body, 'UTF8') end as body_text,
-                  case when not ${asText} then b.body end as body
-             from page_reads r left join page_bodies b on b.sha256 = r.sha256
-             left join observations o on o.id = r.entries_observation_id
-             left join page_records k on k.key = r.records_key
-            where r.dataset_id = $1`,
+                  r.extraction, r.entries_observation_id, r.records_key,
+                  exists (select 1 from page_bodies b where b.sha256 = r.sha256) as has_body
+             from page_reads r where r.dataset_id = $1`,
           [datasetId],
-        )
-        .pipe(Effect.map((rows) => rows.map(toAcceptedRead)));
+        );
+        // What the cache has is taken now, before anything fetched below makes room in it.
+        const texts = new Map<string, string>();
+        const values = new Map<string, unknown>();
+        const wanted = { bodies: new Set<string>(), observations: new Set<string>(), records: new Set<string>() };
+        const want = (set: Set<string>, key: string, cached: string, json: boolean) => {
+          if (!cache.has(cached)) set.add(key);
+          else if (json) values.set(cached, cache.json(cached));
+          else texts.set(cached, cache.text(cached)!);
+        };
+        for (const read of reads) {
+          if (read.has_body) want(wanted.bodies, read.sha256, bodyKey(read.sha256), false);
+          const observation = read.entries_observation_id;
+          if (observation !== null) want(wanted.observations, observation, observationKey(observation), true);
+          if (read.records_key !== null) want(wanted.records, read.records_key, recordsKey(read.records_key), true);
+        }
+        if (wanted.bodies.size + wanted.observations.size + wanted.records.size > 0) {
+          const content = (kind: string, sql: string, keys: Set<string>) =>
+            keys.size === 0
+              ? Effect.succeed([])
+              : db
+                  .query<ContentRow>(sql, [[...keys]])
+                  .pipe(Effect.map((rows) => rows.map((row) => [kind, row] as const)));
+          const fetched = yield* Effect.all(
+            [
+              content(
+                "b",
+                `select b.sha256 as key, case when ${asText} then convert_from(b.body, 'UTF8') end as text,
+                        case when not ${asText} then b.body end as bytes
+                   from page_bodies b where b.sha256 = any($1::text[])`,
+                wanted.bodies,
+              ),
+              content(
+                "o",
+                "select o.id::text as key, o.document::text as text, null as bytes from observations o where o.id = any($1::uuid[])",
+                wanted.observations,
+              ),
+              content(
+                "r",
+                "select k.key, k.records::text as text, null as bytes from page_records k where k.key = any($1::text[])",
+                wanted.records,
+              ),
+            ],
+            { concurrency: "unbounded" },
+          );
+          for (const [kind, row] of fetched.flat()) {
+            const key = `${kind}:${row.key}`;
+            const text = row.text ?? row.bytes?.toString("utf8") ?? "";
+            if (kind === "b") texts.set(key, text);
+            else values.set(key, JSON.parse(text));
+            cache.keep(key, text);
+          }
+        }
+        return reads.map((read) =>
+          toAcceptedRead({
+            ...read,
+            observation:
+              read.entries_observation_id === null
+                ? null
+                : (values.get(observationKey(read.entries_observation_id)) ?? null),
+            records: read.records_key === null ? null : (values.get(recordsKey(read.records_key)) ?? null),
+            body_text: read.has_body ? (texts.get(bodyKey(read.sha256)) ?? null) : null,
+            body: null,
+          }),
+        );
+      });
 
 /**
  * Replaces the dataset's page reads with the accepted run's, inside the acceptance transaction. A

@@ -177,13 +177,20 @@ export const sendNewRows = (
         newRowsAsCopy(datasetId, rows, written, revisions),
       );
 
-/** Inserts an acceptance's observations (each new, decision 0029) by one binary COPY, streamed. */
-export const sendObservations = (tx: Transaction, observations: ReadonlyArray<SourceObservation>) =>
+/**
+ * Inserts an acceptance's observations (each new, decision 0029) by one binary COPY, streamed;
+ * `written` hears each document's JSON text as it is encoded.
+ */
+export const sendObservations = (
+  tx: Transaction,
+  observations: ReadonlyArray<SourceObservation>,
+  written?: (id: string, document: string) => void,
+) =>
   observations.length === 0
     ? Effect.succeed(Effect.void)
     : tx.copyFrom(
         "copy observations (id, dataset_id, run_id, document) from stdin with (format binary)",
-        observationsAsCopy(observations),
+        observationsAsCopy(observations, written),
       );
 
 const appendRevisions = (tx: Transaction, datasetId: string, revisions: ReadonlyArray<NewRevision>) =>

@@ -2,6 +2,7 @@ import type { RunEvidence, RunStorage } from "@gleaner/core";
 import * as Effect from "effect/Effect";
 import * as Option from "effect/Option";
 import { acceptRun } from "./accept.js";
+import type { ContentCache } from "./content-cache.js";
 import type { RowsCache } from "./rows-cache.js";
 import { prefixedDatasetColumns, toPrefixedDatasetRecord } from "./datasets.js";
 import { acceptedReads } from "./page-reads.js";
@@ -20,7 +21,7 @@ import {
 } from "./run-writes.js";
 import { writeOutbox } from "./webhooks.js";
 
-export const makeRunMethods = (db: Db, cache: RowsCache): RunStorage => ({
+export const makeRunMethods = (db: Db, cache: RowsCache, content: ContentCache): RunStorage => ({
   // The partial unique index runs_one_active_per_dataset is the guard: no read-then-insert race.
   insertRun: (run) =>
     db
@@ -82,7 +83,7 @@ export const makeRunMethods = (db: Db, cache: RowsCache): RunStorage => ({
       }),
     ),
 
-  acceptRun: (acceptance) => acceptRun(db, cache, acceptance),
+  acceptRun: (acceptance) => acceptRun(db, cache, content, acceptance),
 
   // runs_owner_recent (migration 0002) serves both run counts; datasets_owner_newest the other.
   ownerActivity: (ownerId, since) =>
@@ -144,7 +145,7 @@ export const makeRunMethods = (db: Db, cache: RowsCache): RunStorage => ({
           )
           .pipe(Effect.flatMap(firstDecoded((row) => toTrace(runId, row.trace)))),
 
-  acceptedReads: (datasetId) => acceptedReads(db, datasetId),
+  acceptedReads: (datasetId) => acceptedReads(db, content, datasetId),
 
   getArtifact: (runId, artifactId) =>
     !isUuid(runId)

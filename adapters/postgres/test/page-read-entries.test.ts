@@ -17,7 +17,8 @@ import { aClaimedRun, aStoreAndClientOnItsOwnSchema, whenPostgresReachable } fro
 // stores that observation, the extraction is kept without them (decision 0025) and read whole.
 await whenPostgresReachable("postgres store: page reads share their observation's entries", (url) => {
   describe("postgres store: page reads share their observation's entries", () => {
-    const { schema, run, client } = aStoreAndClientOnItsOwnSchema(url);
+    // Stored observations are rewritten behind the store's back here: it keeps none (decision 0035).
+    const { schema, run, client } = aStoreAndClientOnItsOwnSchema(url, { pageCacheMegabytes: 0 });
 
     const pageUrl = "http://127.0.0.1/page-1";
     const entries = [{ id: "0", excerpt: "<article>A Light in the Attic</article>", truncated: false }];

@@ -5,7 +5,7 @@ import * as ManagedRuntime from "effect/ManagedRuntime";
 import * as Option from "effect/Option";
 import { after, before, describe, it } from "mocha";
 import pg from "pg";
-import { PostgresStoreLive } from "../src/index.js";
+import { type PostgresConfig, PostgresStoreLive } from "../src/index.js";
 
 /**
  * Where the PostgreSQL tests connect: GLEANER_POSTGRES_URL, else the local trust-auth server as
@@ -93,9 +93,9 @@ export const aClaimedRun = (dataset: DatasetRecord) =>
   });
 
 /** A store on a schema of its own for one describe block: disposed and the schema dropped after it. */
-export const aStoreOnItsOwnSchema = (url: string) => {
+export const aStoreOnItsOwnSchema = (url: string, config: Partial<PostgresConfig> = {}) => {
   const schema = freshSchema();
-  const runtime = ManagedRuntime.make(PostgresStoreLive({ url, schema, poolSize: 4 }));
+  const runtime = ManagedRuntime.make(PostgresStoreLive({ url, schema, poolSize: 4, ...config }));
   after(async () => {
     await runtime.dispose();
     await dropSchema(url, schema);
@@ -133,8 +133,8 @@ export const sentDuring = async (work: () => Promise<void>) => {
 };
 
 /** A store on a schema of its own and a client of its own on the same server, for one describe block. */
-export const aStoreAndClientOnItsOwnSchema = (url: string) => {
-  const store = aStoreOnItsOwnSchema(url);
+export const aStoreAndClientOnItsOwnSchema = (url: string, config: Partial<PostgresConfig> = {}) => {
+  const store = aStoreOnItsOwnSchema(url, config);
   const client = new pg.Client({ connectionString: url });
   before(async () => {
     await store.run(Effect.void);

@@ -1,4 +1,4 @@
-import type * as Config from "effect/Config";
+import * as Config from "effect/Config";
 import type * as ConfigError from "effect/ConfigError";
 import * as ConfigProvider from "effect/ConfigProvider";
 import * as Effect from "effect/Effect";
@@ -59,3 +59,12 @@ export const startupError = (variable: string, cause: unknown): ConfigurationErr
   const message = cause instanceof Error ? cause.message : String(cause);
   return new ConfigurationError(`${variable}: ${message.replace(/\s+/g, " ").trim()}`);
 };
+
+/** A whole number from `min` to `max`, refused naming the range (config.ts and plugins.ts read such settings). */
+export const wholeNumberIn = (variable: string, min: number, max: number) =>
+  Config.integer(variable).pipe(
+    Config.validate({
+      message: `must be a whole number from ${min} to ${max}`,
+      validation: (n) => n >= min && n <= max,
+    }),
+  );

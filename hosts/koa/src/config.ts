@@ -1,5 +1,5 @@
 import * as Config from "effect/Config";
-import { ConfigurationError, gleanerVariables, readFrom } from "./config-errors.js";
+import { ConfigurationError, gleanerVariables, readFrom, wholeNumberIn } from "./config-errors.js";
 import {
   namesOf,
   type ParserName,
@@ -53,13 +53,7 @@ const list = (text: string): string[] =>
     .filter(Boolean);
 
 const wholeNumber = (variable: string, min: number, max: number, fallback: number) =>
-  Config.integer(variable).pipe(
-    Config.validate({
-      message: `must be a whole number from ${min} to ${max}`,
-      validation: (n) => n >= min && n <= max,
-    }),
-    Config.withDefault(fallback),
-  );
+  wholeNumberIn(variable, min, max).pipe(Config.withDefault(fallback));
 
 const listOf = (variable: string) => Config.string(variable).pipe(Config.withDefault(""), Config.map(list));
 

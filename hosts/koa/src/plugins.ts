@@ -5,7 +5,7 @@ import * as Effect from "effect/Effect";
 import * as Either from "effect/Either";
 import * as Layer from "effect/Layer";
 import * as Redacted from "effect/Redacted";
-import { readFrom, startupError } from "./config-errors.js";
+import { readFrom, startupError, wholeNumberIn } from "./config-errors.js";
 
 /**
  * An adapter as the host knows it: the name a GLEANER_* variable selects it by, the settings it
@@ -56,15 +56,10 @@ const postgresUrl = () => urlOf("GLEANER_POSTGRES_URL", "postgres://user:passwor
 const mongodbUrl = () => urlOf("GLEANER_MONGODB_URL", "mongodb://host1,host2/gleaner?replicaSet=rs0");
 
 /** Rows the PostgreSQL store keeps decoded between runs (its default when unset; 0 keeps none). */
-const rowCacheRows = () =>
-  Config.option(
-    Config.integer("GLEANER_POSTGRES_ROW_CACHE_ROWS").pipe(
-      Config.validate({
-        message: "must be a whole number from 0 to 10000000",
-        validation: (rows) => rows >= 0 && rows <= 10_000_000,
-      }),
-    ),
-  );
+const rowCacheRows = () => Config.option(wholeNumberIn("GLEANER_POSTGRES_ROW_CACHE_ROWS", 0, 10_000_000));
+
+/** Megabytes of kept-read content the PostgreSQL store keeps (its default when unset; 0 keeps none). */
+const pageCacheMegabytes = () => Config.option(wholeNumberIn("GLEANER_POSTGRES_PAGE_CACHE_MB", 0, 65_536));
 
 /** A store that fails to start names its variable: "GLEANER_POSTGRES_URL: ... ECONNREFUSED ...". */
 const namingVariable = <Provides>(variable: string, layer: Layer.Layer<Provides, unknown>) =>
@@ -80,14 +75,15 @@ export const storePlugins = [
   withoutSettings("memory", async () => (await import("@gleaner/memory")).MemoryStoreLive),
   plugin({
     name: "postgres",
-    config: Config.all({ url: postgresUrl(), rowCacheRows: rowCacheRows() }),
-    layer: ({ url, rowCacheRows }) =>
+    config: Config.all({ url: postgresUrl(), rowCacheRows: rowCacheRows(), pageCacheMegabytes: pageCacheMegabytes() }),
+    layer: ({ url, rowCacheRows, pageCacheMegabytes }) =>
       namingVariable(
         "GLEANER_POSTGRES_URL",
         lazily(async () =>
           (await import("@gleaner/postgres")).PostgresStoreLive({
             url: Redacted.value(url),
             ...(rowCacheRows._tag === "Some" ? { rowCache: { rows: rowCacheRows.value } } : {}),
+            ...(pageCacheMegabytes._tag === "Some" ? { pageCacheMegabytes: pageCacheMegabytes.value } : {}),
           }),
         ),
       ),

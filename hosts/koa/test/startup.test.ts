@@ -68,14 +68,21 @@ describe("host start-up", function () {
     expect(stderr).to.match(/^ {2}GLEANER_STORAGE: .*memory, postgres, mongodb.*oracle/m);
   });
 
-  it("refuses a PostgreSQL row cache that is not a whole number from 0 to 10000000, naming it", async () => {
-    for (const value of ["-1", "lots", "10000001"]) {
+  it("refuses PostgreSQL cache sizes that are not whole numbers in range, naming each", async () => {
+    for (const [variable, value] of [
+      ["GLEANER_POSTGRES_ROW_CACHE_ROWS", "-1"],
+      ["GLEANER_POSTGRES_ROW_CACHE_ROWS", "lots"],
+      ["GLEANER_POSTGRES_ROW_CACHE_ROWS", "10000001"],
+      ["GLEANER_POSTGRES_PAGE_CACHE_MB", "-1"],
+      ["GLEANER_POSTGRES_PAGE_CACHE_MB", "1.5"],
+      ["GLEANER_POSTGRES_PAGE_CACHE_MB", "65537"],
+    ] as const) {
       const stderr = await refusal(["serve"], {
         GLEANER_STORAGE: "postgres",
         GLEANER_POSTGRES_URL: "postgres://postgres@127.0.0.1:5432/test",
-        GLEANER_POSTGRES_ROW_CACHE_ROWS: value,
+        [variable]: value,
       });
-      expect(stderr, value).to.match(/^ {2}GLEANER_POSTGRES_ROW_CACHE_ROWS: /m);
+      expect(stderr, `${variable}=${value}`).to.match(new RegExp(`^ {2}${variable}: `, "m"));
     }
   });
 
