@@ -118,8 +118,7 @@ console.log(
 );
 // A re-run (~100 ms) is shorter than two polls: its span is POST → completedAt (the host stamps it
 // after its write; one machine clock), which no poll blurs. The first run's is taken the same way.
-const rerun = (config: Config) =>
-  med(config, (s) => s.again.acceptedMs) / med(config, (s) => s.first.acceptedMs);
+const rerun = (config: Config) => med(config, (s) => s.again.acceptedMs) / med(config, (s) => s.first.acceptedMs);
 for (const config of ["memory", "postgres"] as const) {
   const r = rerun(config);
   console.log(
