@@ -1,3 +1,5 @@
+import { parsedJson } from "./text-documents.js";
+
 // What a process keeps of the content its runs' kept reads are made of (decision 0035): page bodies
 // by digest, observation documents by id, page records by key. Each is immutable under its key
 // (inserted once, never updated), so a kept copy is right for as long as it is kept, whatever other
@@ -59,7 +61,7 @@ export const makeContentCache = (megabytes: number): ContentCache => {
       const entry = touch(key);
       if (entry === undefined) return undefined;
       if (entry.parsed === undefined) {
-        entry.parsed = { value: JSON.parse(entry.text) };
+        entry.parsed = { value: parsedJson(entry.text) };
         held += entry.text.length;
         entry.size += entry.text.length;
         makeRoom();

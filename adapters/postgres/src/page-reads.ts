@@ -11,6 +11,7 @@ import type { Db, Transaction } from "./db.js";
 import { isUuid } from "./db.js";
 import { bodyKey, type ContentCache, observationKey, recordsKey } from "./content-cache.js";
 import { type PageRecords, pageRecordsOf, readFromPageRecords } from "./page-records.js";
+import { observationDocument, pageRecordsText, parsedJson } from "./text-documents.js";
 
 export interface PageReadRow {
   readonly run_id: string;
@@ -163,12 +164,12 @@ export const acceptedReads = (
               ),
               content(
                 "o",
-                "select o.id::text as key, o.document::text as text, null as bytes from observations o where o.id = any($1::uuid[])",
+                `select o.id::text as key, ${observationDocument} as text, null as bytes from observations o where o.id = any($1::uuid[])`,
                 wanted.observations,
               ),
               content(
                 "r",
-                "select k.key, k.records::text as text, null as bytes from page_records k where k.key = any($1::text[])",
+                `select k.key, ${pageRecordsText} as text, null as bytes from page_records k where k.key = any($1::text[])`,
                 wanted.records,
               ),
             ],
@@ -178,7 +179,7 @@ export const acceptedReads = (
             const key = `${kind}:${row.key}`;
             const text = row.text ?? row.bytes?.toString("utf8") ?? "";
             if (kind === "b") texts.set(key, text);
-            else values.set(key, JSON.parse(text));
+            else values.set(key, parsedJson(text));
             cache.keep(key, text);
           }
         }

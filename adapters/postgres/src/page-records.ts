@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import type { RecordFact, RunAcceptance, StorageFailure, StoredExtraction } from "@gleaner/core";
 import * as Effect from "effect/Effect";
 import { distinctInKeyOrder, type Sql, type Transaction } from "./db.js";
+import { pageRecordsText, parsedJson } from "./text-documents.js";
 
 // page_records (migration 0016, decision 0034): each page's records once, by the digest of their
 // JSON, named by the page reads that keep them and by the facts of every run that read them.
@@ -38,30 +39,31 @@ export const pageRecordsOf = (records: Records): { readonly key: string; readonl
 };
 
 /**
- * Stores records page_records may lack (ON CONFLICT adds nothing for those it has), in one statement
- * whose parameter embeds each page's records JSON as it is: nothing is escaped or encoded twice.
- * Each key once, in key order (`distinctInKeyOrder`, as page bodies). Sent; answers the Effect
- * awaiting the server.
+ * Stores records page_records may lack (ON CONFLICT adds nothing for those it has): each page's
+ * key and records JSON as text parameters of one statement (per 1000 pages), kept as text
+ * (migration 0017): the server neither parses nor checks them. Each key once, in key order
+ * (`distinctInKeyOrder`, as page bodies). Sent; answers the Effect awaiting the server.
  */
 export const sendPageRecords = (
   tx: Transaction,
   records: ReadonlyArray<PageRecords>,
 ): Effect.Effect<Effect.Effect<void, StorageFailure>> =>
-  records.length === 0
-    ? Effect.succeed(Effect.void)
-    : Effect.map(
-        tx.send(
-          `insert into page_records (key, records)
-           select p.key, p.records from json_to_recordset($1::json) as p(key text, records json)
+  Effect.gen(function* () {
+    const sorted = distinctInKeyOrder(records, (r) => r.key);
+    const sent: Array<Effect.Effect<unknown, StorageFailure>> = [];
+    for (let at = 0; at < sorted.length; at += 1000) {
+      const batch = sorted.slice(at, at + 1000);
+      sent.push(
+        yield* tx.send(
+          `insert into page_records (key, records_text)
+           values ${batch.map((_, i) => `($${2 * i + 1}, $${2 * i + 2})`).join(", ")}
            on conflict (key) do nothing`,
-          [
-            `[${distinctInKeyOrder(records, (r) => r.key)
-              .map((r) => `{"key":${JSON.stringify(r.key)},"records":${r.json}}`)
-              .join(",")}]`,
-          ],
+          batch.flatMap((r) => [r.key, r.json]),
         ),
-        Effect.asVoid,
       );
+    }
+    return Effect.all(sent, { discard: true });
+  });
 
 /** How a run's facts are stored when they are exactly its pages' records, in page order. */
 export interface FactsByPage {
@@ -119,11 +121,12 @@ export const storedFacts = (sql: Sql, facts: unknown): Effect.Effect<unknown, St
   const { pages } = facts as FactsByPage;
   if (!Array.isArray(pages)) return Effect.succeed(facts);
   return Effect.map(
-    sql.query<{ key: string; records: Records }>("select key, records from page_records where key = any($1::text[])", [
-      [...new Set(pages.map((p) => p.records))],
-    ]),
+    sql.query<{ key: string; records: string }>(
+      `select k.key, ${pageRecordsText} as records from page_records k where k.key = any($1::text[])`,
+      [[...new Set(pages.map((p) => p.records))]],
+    ),
     (rows) => {
-      const byKey = new Map(rows.map((row) => [row.key, row.records]));
+      const byKey = new Map(rows.map((row) => [row.key, parsedJson(row.records) as Records]));
       // A page whose records are gone leaves the facts as they are stored: the decoder refuses them.
       if (!pages.every((p) => byKey.has(p.records))) return facts;
       return pages.flatMap((p) => factsOf(p.url, byKey.get(p.records)!));

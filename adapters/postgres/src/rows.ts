@@ -35,6 +35,7 @@ import {
   toRow,
 } from "./records.js";
 import { newRowsAsCopy, observationsAsCopy, type RevisionsCopy, revisionsAsCopy } from "./acceptance-copy.js";
+import { observationDocument, parsedJson } from "./text-documents.js";
 import { cachedRows } from "./rows-read.js";
 import type { RowsCache } from "./rows-cache.js";
 
@@ -189,7 +190,7 @@ export const sendObservations = (
   observations.length === 0
     ? Effect.succeed(Effect.void)
     : tx.copyFrom(
-        "copy observations (id, dataset_id, run_id, document) from stdin with (format binary)",
+        "copy observations (id, dataset_id, run_id, document_text) from stdin with (format binary)",
         observationsAsCopy(observations, written),
       );
 
@@ -362,12 +363,12 @@ export const makeRowMethods = (db: Db, cache: RowsCache): RowStorage => ({
     return wanted.length === 0
       ? Effect.succeed([])
       : db
-          .query<{ document: unknown }>(
-            `select o.document from unnest($1::uuid[]) with ordinality as wanted(id, position)
+          .query<{ document: string }>(
+            `select ${observationDocument} as document from unnest($1::uuid[]) with ordinality as wanted(id, position)
                join observations o on o.id = wanted.id
               order by wanted.position`,
             [wanted],
           )
-          .pipe(Effect.flatMap((rows) => Effect.forEach(rows, (row) => decodeObservation(row.document))));
+          .pipe(Effect.flatMap((rows) => Effect.forEach(rows, (row) => decodeObservation(parsedJson(row.document)))));
   },
 });

@@ -10,6 +10,7 @@ import {
 import { expect } from "chai";
 import * as Effect from "effect/Effect";
 import * as ManagedRuntime from "effect/ManagedRuntime";
+import pg from "pg";
 import { PostgresStoreLive } from "../src/index.js";
 import { makeContentCache } from "../src/content-cache.js";
 import { aClaimedRun, dropSchema, freshSchema, sentDuring, whenPostgresReachable } from "./support.js";
@@ -69,11 +70,14 @@ await whenPostgresReachable("postgres store: the content of kept reads, kept in 
     const keeping = ManagedRuntime.make(PostgresStoreLive({ url, schema, poolSize: 3 }));
     // Another process on the same database that keeps nothing: it answers from the database alone.
     const reading = ManagedRuntime.make(PostgresStoreLive({ url, schema, poolSize: 3, pageCacheMegabytes: 0 }));
+    const client = new pg.Client({ connectionString: url });
     before(async () => {
       await keeping.runPromise(Effect.void);
       await reading.runPromise(Effect.void);
+      await client.connect();
     });
     after(async () => {
+      await client.end();
       await keeping.dispose();
       await reading.dispose();
       await dropSchema(url, schema);
@@ -124,6 +128,39 @@ await whenPostgresReachable("postgres store: the content of kept reads, kept in 
       } finally {
         await fresh.dispose();
       }
+    });
+
+    // Migration 0017: documents and records written before it sit in json columns and read the same.
+    it("reads observations and page records kept as json (before migration 0017) as it reads text ones", async () => {
+      const dataset = await accepted("<p>kept as json</p>");
+      const [{ id }] = (
+        await client.query(
+          `select o.id from "${schema}".observations o join "${schema}".page_reads r on r.entries_observation_id = o.id
+            where r.dataset_id = $1`,
+          [dataset.id],
+        )
+      ).rows;
+      const read = () =>
+        reading.runPromise(
+          Effect.gen(function* () {
+            const storage = yield* Storage;
+            const reads = yield* storage.acceptedReads(dataset.id);
+            const evidence = yield* storage.getRunEvidence(reads[0]!.runId as never);
+            const observations = yield* storage.getObservations([id]);
+            return { reads, evidence, observations };
+          }),
+        );
+      const asText = await read();
+      expect(asText.observations).to.have.length(1);
+      expect(asText.reads[0]?.extraction?.records).to.have.length(1);
+      await client.query(
+        `update "${schema}".observations set document = document_text::json, document_text = null where id = $1`,
+        [id],
+      );
+      await client.query(
+        `update "${schema}".page_records set records = records_text::json, records_text = null where records_text is not null`,
+      );
+      expect(await read()).to.deep.equal(asText);
     });
 
     it("does not keep a body that would not read back as it was (a lone surrogate)", async () => {

@@ -103,7 +103,7 @@ await whenPostgresReachable("postgres store: page reads share their observation'
       const { dataset } = await run(seedOwnerWithDataset(10));
       const observation = await accept(dataset, "first", { entries, reused: false });
       for (const document of [{ id: observation.id }, { id: observation.id, entries: null }, [entries]]) {
-        await client.query(`update "${schema}".observations set document = $2::json where id = $1`, [
+        await client.query(`update "${schema}".observations set document_text = $2 where id = $1`, [
           observation.id,
           JSON.stringify(document),
         ]);
@@ -117,7 +117,8 @@ await whenPostgresReachable("postgres store: page reads share their observation'
       await accept(dataset, "first", { entries, reused: false });
       const [row] = (
         await client.query<PageReadRow>(
-          `select r.extraction, o.document as observation, r.records_key, k.records
+          `select r.extraction, coalesce(o.document_text, o.document::text)::json as observation, r.records_key,
+                  coalesce(k.records_text, k.records::text)::json as records
              from "${schema}".page_reads r join "${schema}".observations o on o.id = r.entries_observation_id
              join "${schema}".page_records k on k.key = r.records_key
             where r.dataset_id = $1`,

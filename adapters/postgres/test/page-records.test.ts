@@ -170,7 +170,7 @@ await whenPostgresReachable("postgres store: a page's records stored once for it
       const { dataset } = await run(seedOwnerWithDataset(10));
       const first = await accepted(dataset, (running) => acceptance(running, parsed(), false));
       await client.query(
-        `update "${schema}".page_reads r set extraction = json_build_object('records', k.records, 'entries', '[]'::json,
+        `update "${schema}".page_reads r set extraction = json_build_object('records', coalesce(k.records_text, k.records::text)::json, 'entries', '[]'::json,
                                                'next', r.extraction->'next'), records_key = null
            from "${schema}".page_records k where k.key = r.records_key and r.dataset_id = $1`,
         [dataset.id],
