@@ -204,8 +204,8 @@ export const acceptedReads = (
  * which page_records keeps by `records_key` (decision 0034), and, when its entries are those of an
  * observation this acceptance stores (the very array, as the engine builds both), without them too,
  * naming that observation (migration 0013). `written` is `pageReadsToWrite`'s, encoded apart so the
- * host can encode it while the server works (decision 0033). Sends both statements
- * (`Transaction.send`) and answers the Effect awaiting them.
+ * host can encode it while the server works (decision 0033). Sends one statement (`Transaction.send`),
+ * which also deletes the reads of URLs the run did not read, and answers the Effect awaiting it.
  */
 export const sendPageReads = (
   tx: Transaction,
@@ -215,33 +215,29 @@ export const sendPageReads = (
   pageReads === undefined || written === null
     ? Effect.succeed(Effect.void)
     : Effect.map(
-        Effect.all([
-          tx.send("delete from page_reads where dataset_id = $1 and url <> all($2::text[])", [
-            run.datasetId,
-            pageReads.pages.map((p) => p.url),
-          ]),
-          tx.send(
-            `insert into page_reads (dataset_id, url, run_id, recipe, final_url, sha256, content_type, etag,
-                                     last_modified, extraction, entries_observation_id, records_key)
-             select $1, p.url, $2, $3, p.final_url, p.sha256, p.content_type, p.etag, p.last_modified, p.extraction,
-                    p.entries_observation_id, p.records_key
-               from json_to_recordset($4::json) as p(url text, final_url text, sha256 text, content_type text,
-                    etag text, last_modified text, extraction json, entries_observation_id uuid, records_key text)
-             on conflict (dataset_id, url) do update
-             set run_id = excluded.run_id, recipe = excluded.recipe, final_url = excluded.final_url,
-                 sha256 = excluded.sha256, content_type = excluded.content_type, etag = excluded.etag,
-                 last_modified = excluded.last_modified,
-                 extraction = coalesce(excluded.extraction, page_reads.extraction),
-                 entries_observation_id = case when excluded.extraction is null
-                                               then page_reads.entries_observation_id
-                                               else excluded.entries_observation_id end,
-                 records_key = case when excluded.extraction is null
-                                    then page_reads.records_key
-                                    else excluded.records_key end`,
-            [run.datasetId, run.id, pageReads.recipe, written.parameter],
-          ),
-        ]),
-        (sent) => Effect.all(sent, { discard: true }),
+        // The dataset's other URLs' reads go, in the same statement (they are not the rows written).
+        tx.send(
+          `with gone as (delete from page_reads where dataset_id = $1 and url <> all($5::text[]))
+           insert into page_reads (dataset_id, url, run_id, recipe, final_url, sha256, content_type, etag,
+                                   last_modified, extraction, entries_observation_id, records_key)
+           select $1, p.url, $2, $3, p.final_url, p.sha256, p.content_type, p.etag, p.last_modified, p.extraction,
+                  p.entries_observation_id, p.records_key
+             from json_to_recordset($4::json) as p(url text, final_url text, sha256 text, content_type text,
+                  etag text, last_modified text, extraction json, entries_observation_id uuid, records_key text)
+           on conflict (dataset_id, url) do update
+           set run_id = excluded.run_id, recipe = excluded.recipe, final_url = excluded.final_url,
+               sha256 = excluded.sha256, content_type = excluded.content_type, etag = excluded.etag,
+               last_modified = excluded.last_modified,
+               extraction = coalesce(excluded.extraction, page_reads.extraction),
+               entries_observation_id = case when excluded.extraction is null
+                                             then page_reads.entries_observation_id
+                                             else excluded.entries_observation_id end,
+               records_key = case when excluded.extraction is null
+                                  then page_reads.records_key
+                                  else excluded.records_key end`,
+          [run.datasetId, run.id, pageReads.recipe, written.parameter, pageReads.pages.map((p) => p.url)],
+        ),
+        Effect.asVoid,
       );
 
 /** What an acceptance writes of its page reads, encoded before anything is sent. */

@@ -195,6 +195,18 @@ await whenPostgresReachable("postgres store: a page's records stored once for it
       expect(await evidenceFacts(again.runId)).to.deep.equal(first.given.evidence.facts);
     });
 
+    it("keeps only the newest accepted run's page reads: a page it did not read is no longer kept", async () => {
+      const { dataset } = await run(seedOwnerWithDataset(10));
+      await accepted(dataset, (running) => acceptance(running, parsed(), false));
+      expect((await keptReads(dataset.id)).map((read) => read.url)).to.deep.equal(pageUrls);
+      const first = parsed()[0]!;
+      const second = await accepted(dataset, (running) =>
+        acceptance(running, [{ ...first, next: null }], false, factsOf([first])),
+      );
+      const kept = await keptReads(dataset.id);
+      expect(kept.map((read) => [read.url, read.runId])).to.deep.equal([[pageUrls[0], second.runId]]);
+    });
+
     it("fails to read facts whose records are gone, naming the run, instead of answering others", async () => {
       const { dataset } = await run(seedOwnerWithDataset(10));
       const { runId } = await accepted(dataset, (running) => acceptance(running, parsed(), false));
