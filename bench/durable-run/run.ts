@@ -116,6 +116,10 @@ const ratio = med("postgres", (s) => s.first.settledMs) / med("memory", (s) => s
 console.log(
   `\nTarget: PostgreSQL + Agenda run ≤ 1.2× the memory run: ${ratio.toFixed(2)}× — ${ratio <= 1.2 ? "MET" : "NOT MET"}`,
 );
+const exact = med("postgres", (s) => s.first.acceptedMs) / med("memory", (s) => s.first.acceptedMs);
+console.log(
+  `Target: the same, POST → completedAt (no poll in the span): ${exact.toFixed(2)}× — ${exact <= 1.2 ? "MET" : "NOT MET"}`,
+);
 // A re-run (~100 ms) is shorter than two polls: its span is POST → completedAt (the host stamps it
 // after its write; one machine clock), which no poll blurs. The first run's is taken the same way.
 const rerun = (config: Config) => med(config, (s) => s.again.acceptedMs) / med(config, (s) => s.first.acceptedMs);
