@@ -17,6 +17,10 @@ describe("cell coercion", () => {
   ] as const) {
     it(`reads ${JSON.stringify(text)} as ${value}`, () => expect(parseNumber(text)).to.equal(value));
   }
+  it("reads a negative zero as zero, which every store answers alike", () => {
+    for (const text of ["-0", "(0.00)", "−0,00 €"]) expect(Object.is(parseNumber(text), 0), text).to.equal(true);
+  });
+
   it("refuses text without a number", () => {
     expect(coerce("In stock", "number")).to.deep.equal({
       value: null,

@@ -28,7 +28,6 @@ import {
 } from "./rows.js";
 import { bodyKey, type ContentCache, isWellFormed, observationKey, recordsKey } from "./content-cache.js";
 import { type RowsCache, rowsVersion } from "./rows-cache.js";
-import { rowsVersionColumns } from "./rows-read.js";
 import { encodeEvidence, sendEvidence, sendRun, writeRun } from "./run-writes.js";
 import { writeOutbox } from "./webhooks.js";
 
@@ -93,8 +92,11 @@ export const acceptRun = (
           stored.push([key, text]),
         );
         yield* bodiesSent;
-        // A body reads back as the string it was only when that string is well-formed UTF-16.
-        for (const b of bodies) if (isWellFormed(b.body)) stored.push([bodyKey(b.sha256), b.body]);
+        // Kept: what the next run's kept reads name (a run without page reads keeps nothing). A body
+        // reads back as the string it was only when that string is well-formed UTF-16.
+        const read = new Set(acceptance.pageReads?.pages.map((p) => p.sha256));
+        for (const b of bodies)
+          if (read.has(b.sha256) && isWellFormed(b.body)) stored.push([bodyKey(b.sha256), b.body]);
         return { _tag: "Accepted", run } as const;
       }),
     )
@@ -138,9 +140,10 @@ const readFacts = (
     const [stored] = yield* tx.query<RunRow>(`select ${runColumns} from runs where id = $1 for no key update`, [
       run.id,
     ]);
-    // The dataset's lock, and the version of its rows before this acceptance (rows-cache.ts).
-    const [dataset] = yield* tx.query<{ last_sequence: string; sighting_run_id: string | null }>(
-      `select ${rowsVersionColumns} from datasets d where d.id = $1 for no key update`,
+    // The dataset's lock, and its revision counter before this acceptance: a row waited for is read
+    // again once it is locked (rows-cache.ts: the rows version).
+    const [dataset] = yield* tx.query<{ last_sequence: string }>(
+      "select last_sequence::text as last_sequence from datasets where id = $1 for no key update",
       [run.datasetId],
     );
     const heads =
@@ -150,12 +153,15 @@ const readFacts = (
             "select id, revision_id from rows where dataset_id = $1 and id = any($2::uuid[]) for no key update",
             [run.datasetId, uuidArray(rows.map(({ row }) => row.id))],
           );
-    // The owner's lock and balance (kept on its row, migration 0014) in one statement.
-    const [charged] = yield* tx.query<{ already: boolean; balance: string }>(
+    // The owner's lock and balance (kept on its row, migration 0014) in one statement, and the
+    // dataset's sighting: read by a statement that starts once the dataset is locked, so no other
+    // acceptance of it can have changed it since (the other half of the rows version).
+    const [charged] = yield* tx.query<{ already: boolean; balance: string; sighting_run_id: string | null }>(
       `select exists (select 1 from ledger_entries where run_id = $1 and kind = 'charge') as already,
-              o.balance::text as balance
+              o.balance::text as balance,
+              (select run_id from row_sightings where dataset_id = $3) as sighting_run_id
          from owners o where o.id = $2 for no key update of o`,
-      [run.id, charge.ownerId],
+      [run.id, charge.ownerId, run.datasetId],
     );
     return {
       facts: {
@@ -165,7 +171,7 @@ const readFacts = (
         balance: Number(charged?.balance ?? 0),
       },
       lastSequence: dataset === undefined ? null : Number(dataset.last_sequence),
-      sightingRunId: dataset?.sighting_run_id ?? null,
+      sightingRunId: charged?.sighting_run_id ?? null,
     };
   });
 
@@ -207,9 +213,8 @@ const writeAccepted = (
     // revisions while the host encodes the rest of them and everything after (decision 0034).
     const first = yield* allocated;
     const [revised, revisions] = yield* sendRevisions(tx, run.datasetId, first, acceptance.revisions);
-    const observed = yield* sendObservations(tx, acceptance.observations, (id, text) =>
-      stored(observationKey(id), text),
-    );
+    const documents = new Map<string, string>();
+    const observed = yield* sendObservations(tx, acceptance.observations, (id, text) => documents.set(id, text));
     // Rows seen unchanged are not rewritten: the run's sighting stands for their seen-markers. Rows
     // expected absent (core checked that against the locked heads) are copied in; the others upserted.
     const written = acceptance.rows.filter((r) => !r.seenOnly);
@@ -234,6 +239,10 @@ const writeAccepted = (
     const pages = pageReadsToWrite(acceptance);
     const recordsStored = yield* sendPageRecords(tx, pages?.records ?? []);
     for (const { key, json } of pages?.records ?? []) stored(recordsKey(key), json);
+    for (const id of pages?.observationIds ?? []) {
+      const document = documents.get(id);
+      if (document !== undefined) stored(observationKey(id), document);
+    }
     const pagesRead = yield* sendPageReads(tx, acceptance, pages);
     // Everything of the evidence but its trace is the same before and after the stamp: encoded
     // while the server works on what was sent.

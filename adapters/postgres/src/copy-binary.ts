@@ -135,6 +135,9 @@ export const copyBinaryWriter = (sizeHint = 64 * 1024): CopyBinaryWriter => {
       }
     },
     int4: (value) => {
+      if (!Number.isInteger(value) || value < -2147483648 || value > 2147483647) {
+        throw new Error(`COPY: ${value} is not a 32-bit integer.`);
+      }
       int32(4);
       int32(value);
     },

@@ -165,6 +165,27 @@ const prepared = (text: string, values?: ReadonlyArray<unknown>): pg.QueryConfig
 };
 
 /**
+ * `items` as the rows of a VALUES list, each `types.length` typed parameters, padded with rows of
+ * nulls up to a power of two: every statement text is a prepared statement (`prepared`), so a list
+ * of any length from 1 to 1024 makes at most 11 texts, not one per length. The statement must skip
+ * the padding (`where <first column> is not null`).
+ */
+export const paddedValues = <T>(
+  items: ReadonlyArray<T>,
+  types: ReadonlyArray<string>,
+  fields: (item: T) => ReadonlyArray<unknown>,
+): { readonly sql: string; readonly values: ReadonlyArray<unknown> } => {
+  const size = items.length <= 1 ? 1 : 2 ** Math.ceil(Math.log2(items.length));
+  const rows: string[] = [];
+  const values: unknown[] = [];
+  for (let i = 0; i < size; i++) {
+    rows.push(`(${types.map((type, j) => `$${i * types.length + j + 1}::${type}`).join(", ")})`);
+    values.push(...(i < items.length ? fields(items[i]!) : types.map(() => null)));
+  }
+  return { sql: `values ${rows.join(", ")}`, values };
+};
+
+/**
  * `items` once per key, in key order: content-addressed rows (page bodies, page records) are inserted
  * in this order inside acceptances, so two transactions inserting some of the same keys at once
  * (ON CONFLICT waits for the other's insert of a key) wait for each other in one order, never in a cycle.

@@ -1,6 +1,6 @@
 import type { RunArtifact, StorageFailure } from "@gleaner/core";
 import * as Effect from "effect/Effect";
-import { distinctInKeyOrder, type Transaction } from "./db.js";
+import { distinctInKeyOrder, paddedValues, type Transaction } from "./db.js";
 
 // page_bodies (migration 0008): one body per content digest, shared by every run and dataset that
 // read the same bytes. Nothing reads a body but through an artifact citing its digest, and a body
@@ -47,6 +47,7 @@ export const storeMissingBodies = (tx: Transaction, bodies: ReadonlyArray<PageBo
  * In digest order (`distinctInKeyOrder`: no cycle of waits between acceptances storing the same bodies).
  * Bodies travel as bytes (a body may hold NUL bytes, which a text parameter cannot carry), each a
  * bytea parameter of its own: pg sends a Buffer as binary, neither escaped nor parsed on the way.
+ * Batches of 1000, padded (`paddedValues`) so that few statement texts are prepared.
  */
 export const sendBodies = (
   tx: Transaction,
@@ -57,13 +58,16 @@ export const sendBodies = (
     const sent: Array<Effect.Effect<unknown, StorageFailure>> = [];
     // Batches of 1000 keep a statement far under PostgreSQL's 65,535 parameters.
     for (let at = 0; at < sorted.length; at += 1000) {
-      const batch = sorted.slice(at, at + 1000);
+      const rows = paddedValues(sorted.slice(at, at + 1000), ["text", "bytea"], (b) => [
+        b.sha256,
+        Buffer.from(b.body, "utf8"),
+      ]);
       sent.push(
         yield* tx.send(
           `insert into page_bodies (sha256, body)
-           values ${batch.map((_, i) => `($${2 * i + 1}, $${2 * i + 2}::bytea)`).join(", ")}
+           select v.sha256, v.body from (${rows.sql}) as v(sha256, body) where v.sha256 is not null
            on conflict (sha256) do nothing`,
-          batch.flatMap((b) => [b.sha256, Buffer.from(b.body, "utf8")]),
+          rows.values,
         ),
       );
     }

@@ -248,6 +248,8 @@ export interface PageReadsWrite {
   readonly keys: ReadonlyArray<string>;
   /** The records page_records may lack: those of every page whose key was not read from it. */
   readonly records: ReadonlyArray<PageRecords>;
+  /** The observations whose entries the written extractions name (`entries_observation_id`). */
+  readonly observationIds: ReadonlyArray<string>;
 }
 
 /**
@@ -259,12 +261,14 @@ export const pageReadsToWrite = ({ pageReads, observations }: RunAcceptance): Pa
   const observationOf = new Map(observations.map((o) => [o.entries, o.id]));
   const keys: string[] = [];
   const records: PageRecords[] = [];
+  const observationIds: string[] = [];
   const parameter = JSON.stringify(
     pageReads.pages.map((p) => {
       const { key, json } = pageRecordsOf(p.extraction.records);
       keys.push(key);
       if (json !== null) records.push({ key, json });
       const observationId = p.reused ? undefined : observationOf.get(p.extraction.entries);
+      if (observationId !== undefined) observationIds.push(observationId);
       const { next, entries } = p.extraction;
       return {
         url: p.url,
@@ -279,5 +283,5 @@ export const pageReadsToWrite = ({ pageReads, observations }: RunAcceptance): Pa
       };
     }),
   );
-  return { parameter, keys, records };
+  return { parameter, keys, records, observationIds };
 };

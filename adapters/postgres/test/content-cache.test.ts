@@ -163,6 +163,14 @@ await whenPostgresReachable("postgres store: the content of kept reads, kept in 
       expect(await read()).to.deep.equal(asText);
     });
 
+    it("answers a kept body with a NUL byte (stored as bytea, read back as bytes) as the database does", async () => {
+      const dataset = await accepted("<p>a\u0000b</p>");
+      const [kept] = await acceptedReads(keeping, dataset);
+      const [read] = await acceptedReads(reading, dataset);
+      expect(read?.body).to.equal("<p>a\u0000b</p>");
+      expect(kept).to.deep.equal(read);
+    });
+
     it("does not keep a body that would not read back as it was (a lone surrogate)", async () => {
       const dataset = await accepted("<p>\uD800 lone</p>");
       const [kept] = await acceptedReads(keeping, dataset);

@@ -133,6 +133,8 @@ await whenPostgresReachable("postgres store: binary COPY", (url) => {
       copy.tuple(1);
       expect(() => copy.uuid("not-a-uuid")).to.throw(/not a uuid/);
       expect(() => copy.timestamptz("yesterday")).to.throw(/not an ISO 8601 time/);
+      for (const value of [2 ** 31, -(2 ** 31) - 1, 1.5]) expect(() => copy.int4(value)).to.throw(/32-bit integer/);
+      for (const value of [2 ** 53, 0.5]) expect(() => copy.int8(value)).to.throw(/safe integer/);
     });
   });
 });

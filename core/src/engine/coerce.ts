@@ -33,7 +33,8 @@ export const parseNumber = (text: string): number | null => {
   if (!/^\d*\.?\d+$|^\d+\.?$/.test(digits)) return null;
   const value = Number(digits);
   if (!Number.isFinite(value)) return null;
-  return negative ? -value : value;
+  // A negative zero is zero: JSON has no -0, so a store would answer 0 for it and another -0.
+  return negative && value !== 0 ? -value : value;
 };
 
 const booleans: Record<string, boolean> = { true: true, false: false, yes: true, no: false, "1": true, "0": false };
