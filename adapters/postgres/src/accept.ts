@@ -41,12 +41,15 @@ import { writeOutbox } from "./webhooks.js";
  * 2. the dataset row (its revision counter), so no edit slips in between the row check and the write;
  * 3. each row's head revision, locked, for core's RowsChanged check;
  * 4. the owner row, so two runs of one owner cannot both spend the same credits; whether the run
- *    is already charged (the unique charge per run id) and the balance;
- * 5. then, as decided: the evidence's page bodies (those the store did not serve the run), and the
- *    held run and its evidence, or the charge, revisions (sequences from the counter), observations,
- *    rows (those seen unchanged only as the run's sighting), page records and page reads, run,
- *    evidence and the run's webhook messages (outbox); the run and evidence stamped
- *    (`stampAcceptance`) after the rows are written.
+ *    is already charged (the unique charge per run id) and the balance; and the dataset's sighting
+ *    (with the counter, the version of its rows before this acceptance: rows-cache.ts);
+ * 5. then, as decided: the sequences (allocated first), the evidence's page bodies (those the store
+ *    did not serve the run), and the held run and its evidence, or the charge, revisions,
+ *    observations, rows (those seen unchanged only as the run's sighting), page records and page
+ *    reads, run, evidence and the run's webhook messages (outbox); the run and evidence stamped
+ *    (`stampAcceptance`) after the rows are written;
+ * 6. once an accepted run committed, the process keeps what it wrote (decision 0035): the dataset's
+ *    rows at their new version, and the content its next run's kept reads name.
  */
 export const acceptRun = (
   db: Db,
