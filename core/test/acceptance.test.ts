@@ -1,5 +1,5 @@
 import { expect } from "chai";
-import { type AcceptanceFacts, decideAcceptance } from "../src/rules/acceptance.js";
+import { type AcceptanceFacts, decideAcceptance, rowsAfterAcceptance } from "../src/rules/acceptance.js";
 import type { RowRecord, RunAcceptance, RunRecord } from "../src/run-domain.js";
 
 // The acceptance rule every store applies (memory, PostgreSQL, MongoDB); the stores' own tests and
@@ -81,5 +81,27 @@ describe("the acceptance decision", () => {
       run,
       charge: null,
     });
+  });
+});
+
+describe("the rows after an acceptance", () => {
+  const version = (id: string, v: string) => ({ id, v }) as unknown as RowRecord;
+
+  it("replaces each named row by id with its last version, keeps the others, and adds new ones", () => {
+    const after = rowsAfterAcceptance(
+      [version("a", "1"), version("b", "1"), version("gone-earlier", "1")],
+      acceptance([
+        { row: version("b", "2"), expectedRevisionId: null },
+        { row: version("a", "2"), expectedRevisionId: null, seenOnly: true },
+        { row: version("c", "1"), expectedRevisionId: "absent" },
+        { row: version("c", "2"), expectedRevisionId: "absent" },
+      ]),
+    );
+    expect(after).to.deep.equal([
+      version("a", "2"),
+      version("b", "2"),
+      version("gone-earlier", "1"),
+      version("c", "2"),
+    ]);
   });
 });

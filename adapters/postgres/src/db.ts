@@ -186,6 +186,40 @@ export const paddedValues = <T>(
 };
 
 /**
+ * Inserts content-addressed rows (`key` and one value column) a table may already hold: each key
+ * once, in key order (`distinctInKeyOrder`), 1000 rows a statement (far under PostgreSQL's 65,535
+ * parameters), padded (`paddedValues`); ON CONFLICT adds nothing for a key already stored. Sent
+ * (`Transaction.send`); answers the Effect awaiting the server.
+ */
+export const sendContentAddressed = <T>(
+  tx: Transaction,
+  insert: { readonly table: string; readonly key: string; readonly value: string; readonly valueType: string },
+  items: ReadonlyArray<T>,
+  keyOf: (item: T) => string,
+  contentOf: (item: T) => unknown,
+): Effect.Effect<Effect.Effect<void, StorageFailure>> =>
+  Effect.gen(function* () {
+    const sorted = distinctInKeyOrder(items, keyOf);
+    const sent: Array<Effect.Effect<unknown, StorageFailure>> = [];
+    for (let at = 0; at < sorted.length; at += 1000) {
+      const rows = paddedValues(sorted.slice(at, at + 1000), ["text", insert.valueType], (item) => [
+        keyOf(item),
+        contentOf(item),
+      ]);
+      const { table, key, value } = insert;
+      sent.push(
+        yield* tx.send(
+          `insert into ${table} (${key}, ${value})
+           select v.k, v.v from (${rows.sql}) as v(k, v) where v.k is not null
+           on conflict (${key}) do nothing`,
+          rows.values,
+        ),
+      );
+    }
+    return Effect.all(sent, { discard: true });
+  });
+
+/**
  * `items` once per key, in key order: content-addressed rows (page bodies, page records) are inserted
  * in this order inside acceptances, so two transactions inserting some of the same keys at once
  * (ON CONFLICT waits for the other's insert of a key) wait for each other in one order, never in a cycle.

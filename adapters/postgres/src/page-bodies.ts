@@ -1,6 +1,6 @@
 import type { RunArtifact, StorageFailure } from "@gleaner/core";
 import * as Effect from "effect/Effect";
-import { distinctInKeyOrder, paddedValues, type Transaction } from "./db.js";
+import { sendContentAddressed, type Transaction } from "./db.js";
 
 // page_bodies (migration 0008): one body per content digest, shared by every run and dataset that
 // read the same bytes. Nothing reads a body but through an artifact citing its digest, and a body
@@ -44,32 +44,18 @@ export const storeMissingBodies = (tx: Transaction, bodies: ReadonlyArray<PageBo
  * acceptance sends this once its locks are held, and the server stores them while the host encodes
  * the rest (decision 0034). Sent (`Transaction.send`); answers the Effect awaiting the server.
  *
- * In digest order (`distinctInKeyOrder`: no cycle of waits between acceptances storing the same bodies).
+ * In digest order (`sendContentAddressed`: no cycle of waits between acceptances storing the same bodies).
  * Bodies travel as bytes (a body may hold NUL bytes, which a text parameter cannot carry), each a
  * bytea parameter of its own: pg sends a Buffer as binary, neither escaped nor parsed on the way.
- * Batches of 1000, padded (`paddedValues`) so that few statement texts are prepared.
  */
 export const sendBodies = (
   tx: Transaction,
   bodies: ReadonlyArray<PageBody>,
 ): Effect.Effect<Effect.Effect<void, StorageFailure>> =>
-  Effect.gen(function* () {
-    const sorted = distinctInKeyOrder(bodies, (b) => b.sha256);
-    const sent: Array<Effect.Effect<unknown, StorageFailure>> = [];
-    // Batches of 1000 keep a statement far under PostgreSQL's 65,535 parameters.
-    for (let at = 0; at < sorted.length; at += 1000) {
-      const rows = paddedValues(sorted.slice(at, at + 1000), ["text", "bytea"], (b) => [
-        b.sha256,
-        Buffer.from(b.body, "utf8"),
-      ]);
-      sent.push(
-        yield* tx.send(
-          `insert into page_bodies (sha256, body)
-           select v.sha256, v.body from (${rows.sql}) as v(sha256, body) where v.sha256 is not null
-           on conflict (sha256) do nothing`,
-          rows.values,
-        ),
-      );
-    }
-    return Effect.all(sent, { discard: true });
-  });
+  sendContentAddressed(
+    tx,
+    { table: "page_bodies", key: "sha256", value: "body", valueType: "bytea" },
+    bodies,
+    (b) => b.sha256,
+    (b) => Buffer.from(b.body, "utf8"),
+  );

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import type { RecordFact, RunAcceptance, StorageFailure, StoredExtraction } from "@gleaner/core";
 import * as Effect from "effect/Effect";
-import { distinctInKeyOrder, paddedValues, type Sql, type Transaction } from "./db.js";
+import { type Sql, sendContentAddressed, type Transaction } from "./db.js";
 import { pageRecordsText, parsedJson } from "./text-documents.js";
 
 // page_records (migration 0016, decision 0034): each page's records once, by the digest of their
@@ -40,30 +40,21 @@ export const pageRecordsOf = (records: Records): { readonly key: string; readonl
 
 /**
  * Stores records page_records may lack (ON CONFLICT adds nothing for those it has): each page's
- * key and records JSON as text parameters of one statement (per 1000 pages, padded: `paddedValues`), kept as text
- * (migration 0017): the server neither parses nor checks them. Each key once, in key order
- * (`distinctInKeyOrder`, as page bodies). Sent; answers the Effect awaiting the server.
+ * key and records JSON as text parameters (`sendContentAddressed`, as page bodies), kept as text
+ * (migration 0017): the server neither parses nor checks them. Sent; answers the Effect awaiting
+ * the server.
  */
 export const sendPageRecords = (
   tx: Transaction,
   records: ReadonlyArray<PageRecords>,
 ): Effect.Effect<Effect.Effect<void, StorageFailure>> =>
-  Effect.gen(function* () {
-    const sorted = distinctInKeyOrder(records, (r) => r.key);
-    const sent: Array<Effect.Effect<unknown, StorageFailure>> = [];
-    for (let at = 0; at < sorted.length; at += 1000) {
-      const rows = paddedValues(sorted.slice(at, at + 1000), ["text", "text"], (r) => [r.key, r.json]);
-      sent.push(
-        yield* tx.send(
-          `insert into page_records (key, records_text)
-           select v.key, v.records from (${rows.sql}) as v(key, records) where v.key is not null
-           on conflict (key) do nothing`,
-          rows.values,
-        ),
-      );
-    }
-    return Effect.all(sent, { discard: true });
-  });
+  sendContentAddressed(
+    tx,
+    { table: "page_records", key: "key", value: "records_text", valueType: "text" },
+    records,
+    (r) => r.key,
+    (r) => r.json,
+  );
 
 /** How a run's facts are stored when they are exactly its pages' records, in page order. */
 export interface FactsByPage {

@@ -1,4 +1,4 @@
-import type { RowRecord, RunAcceptance } from "@gleaner/core";
+import { type RowRecord, type RunAcceptance, rowsAfterAcceptance } from "@gleaner/core";
 
 // A process's decoded rows of the datasets it ran last (decision 0035). Reading back and decoding a
 // dataset's 1000 rows was most of what an unchanged PostgreSQL re-run spent beyond the memory
@@ -29,7 +29,7 @@ export interface RowsCache {
   readonly drop: (datasetId: string) => void;
   /**
    * After `acceptance` committed on rows at `before`: when the rows kept are those, they become
-   * `after`'s by the acceptance's rows, as the database now answers them; otherwise they are dropped.
+   * `after`'s (core's `rowsAfterAcceptance`, as the database now answers them); otherwise they are dropped.
    */
   readonly accepted: (acceptance: RunAcceptance, before: string, after: string) => void;
 }
@@ -39,18 +39,6 @@ export interface RowsCacheConfig {
   readonly rows: number;
   readonly verify?: boolean;
 }
-
-/**
- * A dataset's rows once `acceptance` is written on top of `rows`: each row it writes replaces the
- * one with its id (its last version, as the store upserts them), and a row it saw unchanged reads
- * with the run's seen-markers, which its record already carries (AcceptedRow.seenOnly). A row it
- * does not name is one it left as it was (core names every present row it saw or lost).
- */
-const applyAcceptance = (rows: ReadonlyArray<RowRecord>, acceptance: RunAcceptance): ReadonlyArray<RowRecord> => {
-  const byId = new Map<string, RowRecord>(rows.map((row) => [row.id, row]));
-  for (const { row } of acceptance.rows) byId.set(row.id, row);
-  return [...byId.values()];
-};
 
 export const makeRowsCache = ({ rows: capacity, verify = false }: RowsCacheConfig): RowsCache => {
   // Map order is recency: a use moves an entry to the end, and room is made from the front.
@@ -88,7 +76,7 @@ export const makeRowsCache = ({ rows: capacity, verify = false }: RowsCacheConfi
     accepted: (acceptance, before, after) => {
       const datasetId = acceptance.run.datasetId;
       const entry = entries.get(datasetId);
-      if (entry?.version === before) set(datasetId, after, applyAcceptance(entry.rows, acceptance));
+      if (entry?.version === before) set(datasetId, after, rowsAfterAcceptance(entry.rows, acceptance));
       else drop(datasetId);
     },
   };

@@ -9,7 +9,7 @@ import { type RowsCache, rowsVersion } from "./rows-cache.js";
 // version; the rows are read and decoded only when the kept ones are not that version's.
 
 /** The columns of a dataset row (alias d) its rows version is made of (rowsVersion). */
-export const rowsVersionColumns = `d.last_sequence::text as last_sequence,
+const rowsVersionColumns = `d.last_sequence::text as last_sequence,
   (select run_id from row_sightings where dataset_id = d.id) as sighting_run_id`;
 
 interface VersionRow {

@@ -10,10 +10,9 @@ import {
 import { expect } from "chai";
 import * as Effect from "effect/Effect";
 import * as ManagedRuntime from "effect/ManagedRuntime";
-import pg from "pg";
 import { PostgresStoreLive } from "../src/index.js";
 import { makeContentCache } from "../src/content-cache.js";
-import { aClaimedRun, dropSchema, freshSchema, sentDuring, whenPostgresReachable } from "./support.js";
+import { aClaimedRun, sentDuring, twoStoresOnOneSchema, whenPostgresReachable } from "./support.js";
 
 // Decision 0035: a process keeps the content of the pages re-runs reuse (bodies, observations'
 // entries, page records), each immutable under its key; what it answers from them is what the
@@ -66,22 +65,8 @@ const acceptanceOf = (run: RunRecord, body: string, sha256: string): RunAcceptan
 
 await whenPostgresReachable("postgres store: the content of kept reads, kept in process", (url) => {
   describe("postgres store: the content of kept reads, kept in process (decision 0035)", () => {
-    const schema = freshSchema();
-    const keeping = ManagedRuntime.make(PostgresStoreLive({ url, schema, poolSize: 3 }));
     // Another process on the same database that keeps nothing: it answers from the database alone.
-    const reading = ManagedRuntime.make(PostgresStoreLive({ url, schema, poolSize: 3, pageCacheMegabytes: 0 }));
-    const client = new pg.Client({ connectionString: url });
-    before(async () => {
-      await keeping.runPromise(Effect.void);
-      await reading.runPromise(Effect.void);
-      await client.connect();
-    });
-    after(async () => {
-      await client.end();
-      await keeping.dispose();
-      await reading.dispose();
-      await dropSchema(url, schema);
-    });
+    const { schema, first: keeping, second: reading, client } = twoStoresOnOneSchema(url, { pageCacheMegabytes: 0 });
     const acceptedReads = (runtime: typeof keeping, dataset: DatasetRecord) =>
       runtime.runPromise(Effect.flatMap(Storage, (storage) => storage.acceptedReads(dataset.id)));
     const accepted = async (body: string) => {

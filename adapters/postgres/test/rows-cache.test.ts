@@ -3,10 +3,9 @@ import { type DatasetRecord, type RowRecord, type RunRecord, Storage } from "@gl
 import { expect } from "chai";
 import * as Effect from "effect/Effect";
 import * as ManagedRuntime from "effect/ManagedRuntime";
-import pg from "pg";
 import { PostgresStoreLive } from "../src/index.js";
 import { makeRowsCache } from "../src/rows-cache.js";
-import { aClaimedRun, dropSchema, freshSchema, sentDuring, whenPostgresReachable } from "./support.js";
+import { aClaimedRun, sentDuring, twoStoresOnOneSchema, whenPostgresReachable } from "./support.js";
 
 // Decision 0035: a process keeps a dataset's decoded rows between runs, and uses them only while
 // the database says the dataset's rows are unchanged (its revision counter and its last sighting).
@@ -28,23 +27,9 @@ const seenUnchangedBy = (run: RunRecord, rows: ReadonlyArray<RowRecord>) => {
 
 await whenPostgresReachable("postgres store: the rows kept between runs", (url) => {
   describe("postgres store: the rows kept between runs (decision 0035)", () => {
-    const schema = freshSchema();
     // Two processes on one database: each keeps its own rows.
-    const first = ManagedRuntime.make(PostgresStoreLive({ url, schema, poolSize: 3 }));
-    const second = ManagedRuntime.make(PostgresStoreLive({ url, schema, poolSize: 3 }));
-    const client = new pg.Client({ connectionString: url });
+    const { schema, first, second, client } = twoStoresOnOneSchema(url);
     let dataset: DatasetRecord;
-    before(async () => {
-      await first.runPromise(Effect.void);
-      await second.runPromise(Effect.void);
-      await client.connect();
-    });
-    after(async () => {
-      await client.end();
-      await first.dispose();
-      await second.dispose();
-      await dropSchema(url, schema);
-    });
     const loadRows = (runtime: typeof first) =>
       runtime.runPromise(Effect.flatMap(Storage, (storage) => storage.loadRows(dataset.id)));
     const accept = (runtime: typeof first, build: (run: RunRecord) => Parameters<Storage["Type"]["acceptRun"]>[0]) =>

@@ -143,3 +143,26 @@ export const aStoreAndClientOnItsOwnSchema = (url: string, config: Partial<Postg
   after(() => client.end());
   return { ...store, client };
 };
+
+/**
+ * Two stores on one fresh schema, as two processes on one database (`secondConfig` for the second),
+ * and a client of its own, for one describe block: disposed and the schema dropped after it.
+ */
+export const twoStoresOnOneSchema = (url: string, secondConfig: Partial<PostgresConfig> = {}) => {
+  const schema = freshSchema();
+  const first = ManagedRuntime.make(PostgresStoreLive({ url, schema, poolSize: 3 }));
+  const second = ManagedRuntime.make(PostgresStoreLive({ url, schema, poolSize: 3, ...secondConfig }));
+  const client = new pg.Client({ connectionString: url });
+  before(async () => {
+    await first.runPromise(Effect.void);
+    await second.runPromise(Effect.void);
+    await client.connect();
+  });
+  after(async () => {
+    await client.end();
+    await first.dispose();
+    await second.dispose();
+    await dropSchema(url, schema);
+  });
+  return { schema, first, second, client };
+};

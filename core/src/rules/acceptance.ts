@@ -1,4 +1,4 @@
-import type { AcceptanceOutcome, RunAcceptance, RunEvidence, RunRecord } from "../run-domain.js";
+import type { AcceptanceOutcome, RowRecord, RunAcceptance, RunEvidence, RunRecord } from "../run-domain.js";
 import { isoAt } from "../time.js";
 import type { LedgerEntryId } from "../schema/ids.js";
 import type { LedgerEntry } from "../schema/usage.js";
@@ -37,6 +37,22 @@ export const rowHeadsMatch = (heads: ReadonlyMap<string, string | null>, rows: R
       ? !heads.has(row.id)
       : heads.has(row.id) && heads.get(row.id) === expectedRevisionId,
   );
+
+/**
+ * A dataset's rows once an accepted `acceptance` is written on top of `current`: each row it names
+ * replaces the one with its id (its last version), and a row it saw unchanged reads with the run's
+ * seen-markers, which its record carries (AcceptedRow.seenOnly). Rows it does not name are left as
+ * they were (reconcile names every present row a run saw or lost). Every store's loadRows answers
+ * this after the acceptance; a store that keeps rows in process carries them with it.
+ */
+export const rowsAfterAcceptance = (
+  current: ReadonlyArray<RowRecord>,
+  acceptance: Pick<RunAcceptance, "rows">,
+): ReadonlyArray<RowRecord> => {
+  const byId = new Map<string, RowRecord>(current.map((row) => [row.id, row]));
+  for (const { row } of acceptance.rows) byId.set(row.id, row);
+  return [...byId.values()];
+};
 
 /**
  * The acceptance protocol: run finished? -> rows changed since the plan? -> already charged? ->
