@@ -44,6 +44,19 @@ export const toRun = (record: RunRecord): Run => Struct.pick(record, ...runKeys)
 export const RunArtifact = Schema.Struct({ ...RunArtifactWithBody.fields, url: Schema.String });
 export type RunArtifact = typeof RunArtifact.Type;
 
+/** A stored artifact without its body: what the artifacts index (endpoint 12) lists of it. */
+export const RunArtifactEntry = Schema.Struct(Struct.omit(RunArtifact.fields, "body"));
+export type RunArtifactEntry = typeof RunArtifactEntry.Type;
+
+/**
+ * What the artifacts index of a run is read from (`Storage.listRunArtifacts`): its artifacts in
+ * evidence order without their bodies, and its pinned research recipe (null for deterministic runs).
+ */
+export interface RunArtifactIndex {
+  readonly recipe: ResearchRecipe | null;
+  readonly artifacts: ReadonlyArray<RunArtifactEntry>;
+}
+
 /** One cell of an extracted record, as recorded. */
 const RecordedCell = Schema.Struct({
   fieldId: Schema.String,

@@ -125,6 +125,16 @@ export const makeMemoryRuns = (state: MemoryState): RunStorage => ({
     }),
 
   getRunEvidence: (runId) => Effect.sync(() => Option.fromNullable(state.evidence.get(runId))),
+  getRunTrace: (runId) => Effect.sync(() => Option.fromNullable(state.evidence.get(runId)?.trace)),
+  listRunArtifacts: (runId) =>
+    Effect.sync(() => {
+      const evidence = state.evidence.get(runId);
+      if (!evidence) return Option.none();
+      return Option.some({
+        recipe: evidence.recipe ?? null,
+        artifacts: evidence.artifacts.map(({ body: _body, ...entry }) => entry),
+      });
+    }),
   saveTraceProgress: (runId, trace) =>
     Effect.sync(() => {
       if (state.runs.get(runId)?.status === "running") state.traceProgress.set(runId, trace);

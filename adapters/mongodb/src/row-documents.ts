@@ -4,7 +4,7 @@ import {
   type MissingReasons,
   type NewRevision,
   type Presence,
-  type ResearchRecipe,
+  ResearchRecipe,
   type ResearchRowIdentity,
   type RowData,
   RowRecord,
@@ -12,12 +12,14 @@ import {
   type RowStatus,
   RecordedTrace,
   RunArtifact,
+  RunArtifactEntry,
   type RunEvidence,
   RunEvidenceRecord,
   type RunId,
   SourceObservation,
   StoredRevision,
 } from "@gleaner/core";
+import * as Schema from "effect/Schema";
 import type { UUID } from "mongodb";
 import { fromDate, fromUuid, fromUuidOrNull, toDate, toUuid, toUuidOrNull } from "./bson.js";
 import { decodedOrThrow } from "./decoded.js";
@@ -261,20 +263,35 @@ export const artifactToDoc = (runId: RunId, artifact: RunArtifact, position: num
 });
 
 const decodeArtifact = decodedOrThrow(RunArtifact, "artifact");
+const decodeArtifactEntry = decodedOrThrow(RunArtifactEntry, "artifact");
+
+const artifactFields = (doc: Omit<ArtifactDoc, "body">) => ({
+  id: doc.artifactId,
+  runId: fromUuid(doc.runId),
+  kind: doc.kind,
+  url: doc.url,
+  contentType: doc.contentType,
+  sha256: doc.sha256,
+  size: doc.size,
+  truncated: doc.truncated,
+  createdAt: fromDate(doc.createdAt),
+});
 
 export const artifactFromDoc = (doc: ArtifactDoc): RunArtifact =>
-  decodeArtifact({
-    id: doc.artifactId,
-    runId: fromUuid(doc.runId),
-    kind: doc.kind,
-    url: doc.url,
-    contentType: doc.contentType,
-    sha256: doc.sha256,
-    size: doc.size,
-    truncated: doc.truncated,
-    body: doc.body,
-    createdAt: fromDate(doc.createdAt),
-  });
+  decodeArtifact({ ...artifactFields(doc), body: doc.body });
+
+/** An artifact document read without its body (`artifactWithoutBody`), decoded as the index lists it. */
+export const artifactEntryFromDoc = (doc: Omit<ArtifactDoc, "body">): RunArtifactEntry =>
+  decodeArtifactEntry(artifactFields(doc));
+
+/** The projection that leaves an artifact document's body on the server. */
+export const artifactWithoutBody = { body: 0 } as const;
+
+const decodeRecipe = decodedOrThrow(Schema.NullOr(ResearchRecipe), "research recipe");
+
+/** An evidence document's recipe (read alone), decoded; null for a deterministic run. */
+export const recipeFromDoc = (doc: Pick<EvidenceDoc, "_id" | "recipe">): ResearchRecipe | null =>
+  decodeRecipe(doc.recipe ?? null, fromUuid(doc._id));
 
 const decodeEvidence = decodedOrThrow(RunEvidenceRecord, "run evidence");
 

@@ -8,7 +8,14 @@ import { datasetFromDoc, runFromDoc, runToDoc } from "./documents.js";
 import { conflicts } from "./errors.js";
 import type { Mongo } from "./mongo.js";
 import { claimable, isEmptyLimit, newestRunsFirst } from "./queries.js";
-import { artifactFromDoc, evidenceFromDocs, traceFromDoc } from "./row-documents.js";
+import {
+  artifactEntryFromDoc,
+  artifactFromDoc,
+  artifactWithoutBody,
+  evidenceFromDocs,
+  recipeFromDoc,
+  traceFromDoc,
+} from "./row-documents.js";
 import { writeEvidence, writeRun } from "./run-writes.js";
 import { indexNames } from "./schema.js";
 import { writeOutbox } from "./webhooks.js";
@@ -121,6 +128,27 @@ export const makeRunMethods = (mongo: Mongo): RunStorage => {
               .sort({ position: 1 })
               .toArray();
             return Option.some(evidenceFromDocs(doc, pages));
+          }),
+
+    getRunTrace: (runId) =>
+      !isUuid(runId)
+        ? Effect.succeed(Option.none())
+        : mongo.run("getRunTrace", async () => {
+            const doc = await evidence.findOne({ _id: toUuid(runId) }, { projection: { trace: 1 } });
+            return doc ? Option.some(traceFromDoc(doc)) : Option.none();
+          }),
+
+    listRunArtifacts: (runId) =>
+      !isUuid(runId)
+        ? Effect.succeed(Option.none())
+        : mongo.run("listRunArtifacts", async () => {
+            const doc = await evidence.findOne({ _id: toUuid(runId) }, { projection: { recipe: 1 } });
+            if (!doc) return Option.none();
+            const pages = await artifacts
+              .find({ runId: toUuid(runId) }, { projection: artifactWithoutBody })
+              .sort({ position: 1 })
+              .toArray();
+            return Option.some({ recipe: recipeFromDoc(doc), artifacts: pages.map(artifactEntryFromDoc) });
           }),
 
     acceptedReads: (datasetId) =>

@@ -28,12 +28,14 @@ import {
   runToDoc,
 } from "../src/documents.js";
 import {
+  artifactEntryFromDoc,
   artifactFromDoc,
   artifactToDoc,
   evidenceFromDocs,
   evidenceToDoc,
   observationFromDoc,
   observationToDoc,
+  recipeFromDoc,
   revisionFromDoc,
   revisionToDoc,
   type RowDoc,
@@ -205,6 +207,13 @@ describe("mongodb: document mapping", () => {
     expect(artifacts.map((a) => a.position)).to.deep.equal([0, 1]);
     expect(artifactFromDoc(artifacts[0]!).body).to.equal("<p>a\u0000b</p>");
     expect(evidenceFromDocs(stored, artifacts)).to.deep.equal(both);
+    // The narrower reads: the fields their projections leave (trace; recipe; artifacts without body).
+    const { _id, trace, recipe } = stored;
+    expect(traceFromDoc({ _id, trace })).to.deep.equal(both.trace);
+    expect(recipeFromDoc({ _id, ...(recipe ? { recipe } : {}) })).to.equal(null);
+    const entries = artifacts.map(({ body: _body, ...rest }) => artifactEntryFromDoc(rest));
+    expect(entries).to.deep.equal(both.artifacts.map(({ body: _body, ...entry }) => entry));
+    expect(() => recipeFromDoc({ _id, recipe: { version: 2 } as never })).to.throw(StorageFailure, "/version");
   });
 
   it("ledger entries read back equal, keep their insertion number, and null ids stay null", () => {

@@ -1,6 +1,8 @@
 import {
   RecordedTrace,
+  ResearchRecipe,
   RunArtifact,
+  RunArtifactEntry,
   type RunEvidence,
   RunEvidenceRecord,
   type RunId,
@@ -8,6 +10,7 @@ import {
   storedDecoder,
 } from "@gleaner/core";
 import * as Effect from "effect/Effect";
+import * as Schema from "effect/Schema";
 import { iso, type Transaction } from "./db.js";
 import { artifactBodies, storeMissingBodies } from "./page-bodies.js";
 import type { FactsByPage } from "./page-records.js";
@@ -131,21 +134,34 @@ export const artifactColumns = `a.run_id, a.id, a.kind, a.url, a.content_type, a
   coalesce(a.body, (select p.body from page_bodies p where p.sha256 = a.sha256 and not a.truncated)) as body,
   a.created_at`;
 
+/** An artifact without its body (the artifacts index reads none). Select `from run_artifacts a`. */
+export const artifactEntryColumns =
+  "a.run_id, a.id, a.kind, a.url, a.content_type, a.sha256, a.size, a.truncated, a.created_at";
+
 const decodeArtifact = storedDecoder(RunArtifact, "PostgreSQL", "artifact");
+const decodeArtifactEntry = storedDecoder(RunArtifactEntry, "PostgreSQL", "artifact");
+
+const artifactFields = (row: Omit<ArtifactRow, "body">) => ({
+  id: row.id,
+  runId: row.run_id,
+  kind: row.kind,
+  url: row.url,
+  contentType: row.content_type,
+  sha256: row.sha256,
+  size: row.size,
+  truncated: row.truncated,
+  createdAt: iso(row.created_at),
+});
 
 export const toArtifact = (row: ArtifactRow) =>
-  decodeArtifact({
-    id: row.id,
-    runId: row.run_id,
-    kind: row.kind,
-    url: row.url,
-    contentType: row.content_type,
-    sha256: row.sha256,
-    size: row.size,
-    truncated: row.truncated,
-    body: row.body === null ? null : row.body.toString("utf8"),
-    createdAt: iso(row.created_at),
-  });
+  decodeArtifact({ ...artifactFields(row), body: row.body === null ? null : row.body.toString("utf8") });
+
+export const toArtifactEntry = (row: Omit<ArtifactRow, "body">) => decodeArtifactEntry(artifactFields(row));
+
+const decodeRecipe = storedDecoder(Schema.NullOr(ResearchRecipe), "PostgreSQL", "research recipe");
+
+/** run_evidence's recipe column as pg parses it (null for a deterministic run), decoded. */
+export const toRecipe = (runId: RunId, recipe: unknown) => decodeRecipe(recipe, runId);
 
 /** run_evidence's JSON columns as pg parses them: decoded, never cast (`recipe` null when none). */
 export interface EvidenceRow {

@@ -12,9 +12,12 @@ import { type RunRow, runColumns, runValues, toRun } from "./records.js";
 import {
   type ArtifactRow,
   artifactColumns,
+  artifactEntryColumns,
   type EvidenceRow,
   toArtifact,
+  toArtifactEntry,
   toEvidence,
+  toRecipe,
   toTrace,
   writeEvidence,
   writeRun,
@@ -122,6 +125,34 @@ export const makeRunMethods = (db: Db, cache: RowsCache, content: ContentCache):
             [runId],
           );
           return Option.some<RunEvidence>({ ...evidence, artifacts: yield* allDecoded(toArtifact)(artifacts) });
+        }),
+
+  getRunTrace: (runId) =>
+    !isUuid(runId)
+      ? Effect.succeed(Option.none())
+      : db
+          .query<{ trace: unknown }>("select trace from run_evidence where run_id = $1", [runId])
+          .pipe(Effect.flatMap(firstDecoded((row) => toTrace(runId, row.trace)))),
+
+  // One statement: the evidence's recipe on every row, each artifact without its body (none: one
+  // row of nulls; no evidence: no row).
+  listRunArtifacts: (runId) =>
+    !isUuid(runId)
+      ? Effect.succeed(Option.none())
+      : Effect.gen(function* () {
+          const rows = yield* db.query<{ recipe: unknown } & { [K in keyof ArtifactRow]: ArtifactRow[K] | null }>(
+            `select e.recipe, ${artifactEntryColumns}
+               from run_evidence e left join run_artifacts a on a.run_id = e.run_id
+              where e.run_id = $1 order by a.position`,
+            [runId],
+          );
+          const [first] = rows;
+          if (!first) return Option.none();
+          const listed = rows.filter((row): row is typeof row & Omit<ArtifactRow, "body"> => row.id !== null);
+          return Option.some({
+            recipe: yield* toRecipe(runId, first.recipe),
+            artifacts: yield* Effect.forEach(listed, toArtifactEntry),
+          });
         }),
 
   saveTraceProgress: (runId, trace) =>

@@ -148,6 +148,17 @@ await whenPostgresReachable("postgres store: stored records are decoded", (url) 
       expect(refusal(await evidence()).message)
         .to.contain(`stored run evidence ${queued.id}`)
         .and.to.contain("/trace/runId");
+      // The trace read alone (GET /v1/runs/{id}/trace) refuses it too.
+      expect(refusal(await store((s) => s.getRunTrace(queued.id))).message)
+        .to.contain(`stored run trace ${queued.id}`)
+        .and.to.contain("/runId");
+
+      // So does the artifacts index a recipe that is not one.
+      await sql.query(`update run_evidence set recipe = '{"version": 2}' where run_id = $1`, [queued.id]);
+      expect(refusal(await store((s) => s.listRunArtifacts(queued.id))).message)
+        .to.contain(`stored research recipe ${queued.id}`)
+        .and.to.contain("/version");
+      await sql.query("update run_evidence set recipe = null where run_id = $1", [queued.id]);
 
       await sql.query(
         "update run_evidence set trace = jsonb_set(trace::jsonb, '{runId}', to_jsonb(run_id::text))::json where run_id = $1",

@@ -254,6 +254,49 @@ export const storeContract = (store: StoreUnderTest): void => {
       expect(artifact.body).to.equal("<p>a\u0000b</p>");
     });
 
+    it("reads a run's trace alone, and its artifacts without bodies in evidence order, as its evidence has them", async () => {
+      const { running } = await runningRun(10);
+      const base = anAcceptance(running, 1, ["a"]);
+      const [page] = base.evidence.artifacts;
+      const output = '{"rows":[]}';
+      const artifacts = [
+        page!,
+        { ...page!, id: "page-2", url: "http://127.0.0.1/page-2", size: 70_000, truncated: true, body: null },
+        {
+          ...page!,
+          id: "output-1",
+          kind: "extraction output" as const,
+          contentType: "application/json",
+          sha256: createHash("sha256").update(output).digest("hex"),
+          size: output.length,
+          body: output,
+        },
+      ];
+      const acceptance = { ...base, evidence: { ...base.evidence, artifacts } };
+      // In flight: no evidence yet, so neither is there.
+      expect(Option.isNone(await run((s) => s.getRunTrace(running.id)))).to.equal(true);
+      expect(Option.isNone(await run((s) => s.listRunArtifacts(running.id)))).to.equal(true);
+      await run((s) => s.acceptRun(acceptance));
+      const evidence = Option.getOrThrow(await run((s) => s.getRunEvidence(running.id)));
+      expect(Option.getOrThrow(await run((s) => s.getRunTrace(running.id)))).to.deep.equal(evidence.trace);
+      const index = Option.getOrThrow(await run((s) => s.listRunArtifacts(running.id)));
+      expect(index).to.deep.equal({
+        recipe: null,
+        artifacts: evidence.artifacts.map(({ body: _body, ...entry }) => entry),
+      });
+      expect(index.artifacts.map((a) => a.id)).to.deep.equal(["page-1", "page-2", "output-1"]);
+      expect(index.artifacts.every((a) => !("body" in a))).to.equal(true);
+      // A held run keeps its trace and no artifact: an empty index, not none.
+      const held = await runningRun(0);
+      await run((s) => s.acceptRun(anAcceptance(held.running, 5, [])));
+      const heldEvidence = Option.getOrThrow(await run((s) => s.getRunEvidence(held.running.id)));
+      expect(Option.getOrThrow(await run((s) => s.getRunTrace(held.running.id)))).to.deep.equal(heldEvidence.trace);
+      expect(Option.getOrThrow(await run((s) => s.listRunArtifacts(held.running.id)))).to.deep.equal({
+        recipe: null,
+        artifacts: [],
+      });
+    });
+
     it("serves the same page body with every run's artifact, stored once by two acceptances at once or named as held already", async () => {
       const body = `<p>é\u0000 shared ${newId()}</p>`;
       const sha256 = createHash("sha256").update(body).digest("hex");
@@ -374,6 +417,9 @@ export const storeContract = (store: StoreUnderTest): void => {
       const owner = anOwner();
       expect(Option.isNone(await run((s) => s.getDataset(owner.id, "not-a-uuid" as never)))).to.equal(true);
       expect(await run((s) => s.getObservations(["nope" as never]))).to.deep.equal([]);
+      expect(Option.isNone(await run((s) => s.getRunTrace("not-a-uuid" as never)))).to.equal(true);
+      expect(Option.isNone(await run((s) => s.listRunArtifacts("not-a-uuid" as never)))).to.equal(true);
+      expect(Option.isNone(await run((s) => s.getArtifact("not-a-uuid" as never, "page-1")))).to.equal(true);
     });
 
     it("keeps a dataset's revision counter across an update, and refuses a stale one or a taken name", async () => {

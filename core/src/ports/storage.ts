@@ -10,6 +10,7 @@ import type {
   RowRecord,
   RunAcceptance,
   RunArtifact,
+  RunArtifactIndex,
   RunEvidence,
   RunRecord,
   StoredRevision,
@@ -129,12 +130,24 @@ export interface StorageService extends WebhookStorage, PageReadStorage {
   readonly ownerActivity: (ownerId: OwnerId, since: string) => Effect.Effect<OwnerActivity, StorageFailure>;
   readonly getRunEvidence: (runId: RunId) => Effect.Effect<Option.Option<RunEvidence>, StorageFailure>;
   /**
+   * The trace kept with a run's evidence (getRunEvidence's `trace`), read without the rest of it:
+   * `GET /v1/runs/{id}/trace` reads nothing else. None while the run has no evidence.
+   */
+  readonly getRunTrace: (runId: RunId) => Effect.Effect<Option.Option<RunEvidence["trace"]>, StorageFailure>;
+  /**
+   * A run's artifacts as getRunEvidence gives them, in the same order, without their bodies, and
+   * its recipe (null when it has none): the artifacts index reads no body. None while the run has
+   * no evidence.
+   */
+  readonly listRunArtifacts: (runId: RunId) => Effect.Effect<Option.Option<RunArtifactIndex>, StorageFailure>;
+  /**
    * The trace of a run in flight, replaced as the run works (steps so far, the current one
    * `running`), so `GET /v1/runs/{id}/trace` can be followed from any process. The final trace is
    * the one `finishRun`/`acceptRun` store with the evidence; progress is only read until then.
    */
   readonly saveTraceProgress: (runId: RunId, trace: RunEvidence["trace"]) => Effect.Effect<void, StorageFailure>;
   readonly getTraceProgress: (runId: RunId) => Effect.Effect<Option.Option<RunEvidence["trace"]>, StorageFailure>;
+  /** One artifact of a run's evidence with its body (the first with that id), read without the others. */
   readonly getArtifact: (runId: RunId, artifactId: string) => Effect.Effect<Option.Option<RunArtifact>, StorageFailure>;
 
   // ---- rows and revisions -----------------------------------------------------------------
@@ -232,6 +245,8 @@ export type RunStorage = Pick<
   | "acceptRun"
   | "ownerActivity"
   | "getRunEvidence"
+  | "getRunTrace"
+  | "listRunArtifacts"
   | "getArtifact"
   | "saveTraceProgress"
   | "getTraceProgress"

@@ -3,7 +3,6 @@ import * as Effect from "effect/Effect";
 import * as Option from "effect/Option";
 import { NotFound } from "../errors.js";
 import { Storage } from "../ports/storage.js";
-import type { RunArtifact } from "../run-domain.js";
 import type { RunId } from "../schema/ids.js";
 import type { OwnerId } from "../schema/ids.js";
 import type { RunTrace } from "../schema/run.js";
@@ -18,47 +17,48 @@ export const getTrace = (ownerId: OwnerId, runId: string) =>
   Effect.gen(function* () {
     const run = yield* findRun(ownerId, runId);
     const storage = yield* Storage;
-    const evidence = yield* storage.getRunEvidence(run.id);
+    // Only the trace is read: a finished run's facts and artifact bodies are not (decision 0036).
+    const stored = yield* storage.getRunTrace(run.id);
     // A run in flight has no evidence yet: its trace so far is kept as progress.
-    const progress = Option.isNone(evidence) ? yield* storage.getTraceProgress(run.id) : Option.none();
-    const trace = Option.match(evidence, {
-      onNone: () => Option.getOrElse(progress, () => emptyTrace(run)),
-      onSome: (e) => e.trace,
-    });
+    const trace = Option.isSome(stored)
+      ? stored.value
+      : Option.getOrElse(yield* storage.getTraceProgress(run.id), () => emptyTrace(run));
     return { trace: { ...trace, status: run.status } satisfies RunTrace };
   });
 
-const retained = (ownerId: OwnerId, runId: string) =>
-  Effect.gen(function* () {
-    const run = yield* findRun(ownerId, runId);
-    const evidence = yield* (yield* Storage).getRunEvidence(run.id as RunId);
-    const cutoff = isoAt((yield* Clock.currentTimeMillis) - retentionMs);
-    const artifacts = Option.match(evidence, { onNone: () => [], onSome: (e) => e.artifacts }).filter(
-      (a) => a.createdAt >= cutoff,
-    );
-    const recipe = Option.match(evidence, { onNone: () => null, onSome: (e) => e.recipe ?? null });
-    return { run, artifacts, recipe };
-  });
-
-const indexEntry = ({ body: _body, ...rest }: RunArtifact) => rest;
+/** Kept: created within the retention window (30 days) before now. */
+const isRetained = (now: number) => {
+  const cutoff = isoAt(now - retentionMs);
+  return (artifact: { readonly createdAt: string }) => artifact.createdAt >= cutoff;
+};
 
 /**
- * Endpoint 12: the index never includes bodies; `recipe` is a research run's pinned recipe (kept
- * with the run, not subject to artifact retention), null for deterministic runs.
+ * Endpoint 12: the index never includes bodies, and none is read for it; `recipe` is a research
+ * run's pinned recipe (kept with the run, not subject to artifact retention), null for
+ * deterministic runs.
  */
 export const listArtifacts = (ownerId: OwnerId, runId: string) =>
-  Effect.map(retained(ownerId, runId), ({ run, artifacts, recipe }) => ({
-    runId: run.id,
-    recipe,
-    truncated: artifacts.length > maxArtifacts,
-    artifacts: artifacts.slice(0, maxArtifacts).map(indexEntry),
-  }));
+  Effect.gen(function* () {
+    const run = yield* findRun(ownerId, runId);
+    const index = yield* (yield* Storage).listRunArtifacts(run.id as RunId);
+    const retained = isRetained(yield* Clock.currentTimeMillis);
+    const artifacts = Option.match(index, { onNone: () => [], onSome: (i) => i.artifacts }).filter(retained);
+    return {
+      runId: run.id,
+      recipe: Option.match(index, { onNone: () => null, onSome: (i) => i.recipe }),
+      truncated: artifacts.length > maxArtifacts,
+      artifacts: artifacts.slice(0, maxArtifacts),
+    };
+  });
 
-/** Endpoint 13: one artifact with its body (null when it exceeded 64 KiB). */
+/** Endpoint 13: one artifact with its body (null when it exceeded 64 KiB); only its body is read. */
 export const getArtifact = (ownerId: OwnerId, runId: string, artifactId: string) =>
   Effect.gen(function* () {
-    const { artifacts } = yield* retained(ownerId, runId);
-    const artifact = artifacts.find((a) => a.id === artifactId);
-    if (!artifact) return yield* Effect.fail(new NotFound({ resource: "artifact", id: artifactId }));
-    return { artifact };
+    const run = yield* findRun(ownerId, runId);
+    const found = yield* (yield* Storage).getArtifact(run.id as RunId, artifactId);
+    const retained = isRetained(yield* Clock.currentTimeMillis);
+    if (Option.isNone(found) || !retained(found.value)) {
+      return yield* Effect.fail(new NotFound({ resource: "artifact", id: artifactId }));
+    }
+    return { artifact: found.value };
   });
