@@ -44,13 +44,16 @@ const measure = async (config: Config): Promise<Sample> => {
     const datasetId = await createDataset(call, booksDataset(site.url));
     const first = await runToSuccess(call, datasetId, pollMs);
     if (first.run.rowDeltas.new !== 1000) throw new Error(`first run: ${JSON.stringify(first.run.rowDeltas)}`);
+    const again = await runToSuccess(call, datasetId, pollMs);
+    const { new: added, changed, gone } = again.run.rowDeltas;
+    if (added + changed + gone !== 0) throw new Error(`unchanged re-run: ${JSON.stringify(again.run.rowDeltas)}`);
+    // Read after both runs: a request between them would run in the host before the re-run (until
+    // decision 0036 this one read the first run's whole evidence, which warmed the re-run's decoding
+    // and took a collection off it).
     const { trace } = expectStatus(await call("GET", `/v1/runs/${first.run.id}/trace`), 200, "trace");
     const phases = Object.fromEntries(
       (trace.phases as Array<{ phase: string; totalMs: number }>).map((p) => [p.phase, p.totalMs]),
     );
-    const again = await runToSuccess(call, datasetId, pollMs);
-    const { new: added, changed, gone } = again.run.rowDeltas;
-    if (added + changed + gone !== 0) throw new Error(`unchanged re-run: ${JSON.stringify(again.run.rowDeltas)}`);
     return { first, again, phases };
   } finally {
     await host.stop();

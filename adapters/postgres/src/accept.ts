@@ -5,23 +5,27 @@ import {
   type LedgerEntry,
   decideAcceptance,
   type RunAcceptance,
+  type RowRecord,
   type RunRecord,
-  type StorageFailure,
+  StorageFailure,
   stampAcceptance,
 } from "@gleaner/core";
 import * as Clock from "effect/Clock";
 import * as Effect from "effect/Effect";
-import { type Db, isUuid, type Transaction } from "./db.js";
+import { isDeepStrictEqual } from "node:util";
+import { type Db, type Transaction, uuidArray } from "./db.js";
 import { artifactBodies, sendBodies } from "./page-bodies.js";
 import { pageReadsToWrite, sendPageReads } from "./page-reads.js";
 import { factsByPage, sendPageRecords } from "./page-records.js";
 import { type RunRow, runColumns, toRun } from "./records.js";
 import {
   lastVersions,
+  revisionsFromRows,
   rowsParameter,
   sendNewRows,
   sendObservations,
   sendRevisions,
+  sendRevisionsFromRows,
   sendRows,
   sendSequenceAllocation,
   sendSighting,
@@ -32,24 +36,29 @@ import { encodeEvidence, sendEvidence, sendRun, writeRun } from "./run-writes.js
 import { writeOutbox } from "./webhooks.js";
 
 /**
- * acceptRun in one transaction: read core's acceptance facts under row locks, let core decide,
- * apply the decision. Locks are taken in one order everywhere (run, then dataset, then rows, then
- * owner) so concurrent accepts and edits queue instead of deadlocking:
+ * acceptRun in one transaction: read core's acceptance facts under locks, let core decide, apply
+ * the decision. Locks are taken in one order everywhere (run, then dataset, then owner, then rows)
+ * so concurrent accepts and edits queue instead of deadlocking:
  *
  * 1. the run, FOR NO KEY UPDATE: a second delivery of the same run waits here, then sees it
  *    finished and gets AlreadyFinished; nothing is charged or written twice;
- * 2. the dataset row (its revision counter), so no edit slips in between the row check and the write;
- * 3. each row's head revision, locked, for core's RowsChanged check;
- * 4. the owner row, so two runs of one owner cannot both spend the same credits; whether the run
+ * 2. the dataset row (its revision counter): every write to the dataset's rows (an acceptance, an
+ *    edit) takes it first, so none slips in between the row check and the write;
+ * 3. the owner row, so two runs of one owner cannot both spend the same credits: whether the run
  *    is already charged (the unique charge per run id) and the balance; and the dataset's sighting
- *    (with the counter, the version of its rows before this acceptance: rows-cache.ts);
+ *    (with the counter, the version of its rows before this acceptance: rows-cache.ts). These three
+ *    statements go together, in that order;
+ * 4. each row's head revision for core's RowsChanged check: the kept rows' when they are that
+ *    version (decision 0036), else read and locked;
  * 5. then, as decided: the sequences (allocated first), the evidence's page bodies (those the store
- *    did not serve the run), and the held run and its evidence, or the charge, revisions,
- *    observations, rows (those seen unchanged only as the run's sighting), page records and page
+ *    did not serve the run), and the held run and its evidence, or the charge, observations, rows
+ *    (those seen unchanged only as the run's sighting) and revisions (written from their new rows
+ *    when they only create them, decision 0036; else copied in before), page records and page
  *    reads, run, evidence and the run's webhook messages (outbox); the run and evidence stamped
  *    (`stampAcceptance`) after the rows are written;
  * 6. once an accepted run committed, the process keeps what it wrote (decision 0035): the dataset's
- *    rows at their new version, and the content its next run's kept reads name.
+ *    rows at their new version, and the content its next run's kept reads name (the values it
+ *    wrote, not their text to parse again).
  */
 export const acceptRun = (
   db: Db,
@@ -59,11 +68,11 @@ export const acceptRun = (
 ): Effect.Effect<AcceptanceOutcome, StorageFailure> => {
   let rowsBefore: { readonly lastSequence: number; readonly sightingRunId: string | null } | null = null;
   // The content this acceptance stores, kept for re-runs once it is committed (content-cache.ts).
-  const stored: Array<readonly [string, string]> = [];
+  const stored: Array<readonly [string, string, unknown?]> = [];
   return db
     .transaction((tx) =>
       Effect.gen(function* () {
-        const { facts, lastSequence, sightingRunId } = yield* readFacts(tx, acceptance);
+        const { facts, lastSequence, sightingRunId } = yield* readFacts(tx, cache, acceptance);
         const decision = decideAcceptance(acceptance, facts);
         if (decision._tag !== "Held" && decision._tag !== "Accepted") return acceptanceOutcome(decision);
         if (lastSequence !== null) rowsBefore = { lastSequence, sightingRunId };
@@ -91,8 +100,8 @@ export const acceptRun = (
           yield* bodiesSent;
           return { _tag: "Held", run: stamped.heldRun } as const;
         }
-        const run = yield* writeAccepted(tx, acceptance, decision.charge, allocated, (key, text) =>
-          stored.push([key, text]),
+        const run = yield* writeAccepted(tx, acceptance, decision.charge, allocated, (key, text, value) =>
+          stored.push([key, text, value]),
         );
         yield* bodiesSent;
         // Kept: what the next run's kept reads name (a run without page reads keeps nothing). A body
@@ -108,7 +117,7 @@ export const acceptRun = (
       // after the version read, its run the sighting). Held wrote no row.
       Effect.tap((outcome) => {
         if (outcome._tag !== "Accepted") return;
-        for (const [key, text] of stored) content.keep(key, text);
+        for (const [key, text, value] of stored) content.keep(key, text, value);
         if (rowsBefore === null || !cache.enabled) return;
         const { lastSequence, sightingRunId } = rowsBefore;
         cache.accepted(
@@ -120,15 +129,9 @@ export const acceptRun = (
     );
 };
 
-/**
- * Ids as a uuid[] parameter's text: uuids need no quoting, and pg's own array encoding escapes each
- * of a first run's 1000 ids (~4 ms). Anything that is not a canonical uuid goes through pg's encoding.
- */
-const uuidArray = (ids: ReadonlyArray<string>): string | ReadonlyArray<string> =>
-  ids.every(isUuid) ? `{${ids.join(",")}}` : ids;
-
 const readFacts = (
   tx: Transaction,
+  cache: RowsCache,
   { run, charge, rows }: RunAcceptance,
 ): Effect.Effect<
   {
@@ -140,42 +143,85 @@ const readFacts = (
   StorageFailure
 > =>
   Effect.gen(function* () {
-    const [stored] = yield* tx.query<RunRow>(`select ${runColumns} from runs where id = $1 for no key update`, [
-      run.id,
-    ]);
-    // The dataset's lock, and its revision counter before this acceptance: a row waited for is read
-    // again once it is locked (rows-cache.ts: the rows version).
-    const [dataset] = yield* tx.query<{ last_sequence: string }>(
+    // Three statements sent together: the server runs them in order, so the locks are taken in
+    // order (run, dataset, owner) and the host waits one round trip, not three (decision 0036).
+    const runSent = yield* tx.send<RunRow>(`select ${runColumns} from runs where id = $1 for no key update`, [run.id]);
+    // The dataset's lock, and its revision counter before this acceptance (rows-cache.ts: the rows version).
+    const datasetSent = yield* tx.send<{ last_sequence: string }>(
       "select last_sequence::text as last_sequence from datasets where id = $1 for no key update",
       [run.datasetId],
     );
-    const heads =
-      rows.length === 0
-        ? []
-        : yield* tx.query<{ id: string; revision_id: string | null }>(
-            "select id, revision_id from rows where dataset_id = $1 and id = any($2::uuid[]) for no key update",
-            [run.datasetId, uuidArray(rows.map(({ row }) => row.id))],
-          );
     // The owner's lock and balance (kept on its row, migration 0014) in one statement, and the
     // dataset's sighting: read by a statement that starts once the dataset is locked, so no other
     // acceptance of it can have changed it since (the other half of the rows version).
-    const [charged] = yield* tx.query<{ already: boolean; balance: string; sighting_run_id: string | null }>(
+    const ownerSent = yield* tx.send<{ already: boolean; balance: string; sighting_run_id: string | null }>(
       `select exists (select 1 from ledger_entries where run_id = $1 and kind = 'charge') as already,
               o.balance::text as balance,
               (select run_id from row_sightings where dataset_id = $3) as sighting_run_id
          from owners o where o.id = $2 for no key update of o`,
       [run.id, charge.ownerId, run.datasetId],
     );
+    const [stored] = yield* runSent;
+    const [dataset] = yield* datasetSent;
+    const [charged] = yield* ownerSent;
+    const sightingRunId = charged?.sighting_run_id ?? null;
+    const version = dataset === undefined ? null : rowsVersion(dataset.last_sequence, sightingRunId);
     return {
       facts: {
         storedRun: stored ? yield* toRun(stored) : null,
-        rowHeads: new Map(heads.map((row) => [row.id, row.revision_id])),
+        rowHeads: yield* rowHeads(
+          tx,
+          cache,
+          run.datasetId,
+          version,
+          rows.map(({ row }) => row.id),
+        ),
         alreadyCharged: charged?.already ?? false,
         balance: Number(charged?.balance ?? 0),
       },
       lastSequence: dataset === undefined ? null : Number(dataset.last_sequence),
-      sightingRunId: charged?.sighting_run_id ?? null,
+      sightingRunId,
     };
+  });
+
+/** Each of `ids` that is a kept row's, with its head revision. */
+const keptHeads = (kept: ReadonlyArray<RowRecord>, ids: ReadonlyArray<string>) => {
+  const heads = new Map(kept.map((row) => [row.id as string, row.revisionId]));
+  return new Map(ids.flatMap((id) => (heads.has(id) ? [[id, heads.get(id)!] as const] : [])));
+};
+
+/**
+ * The head revisions of those of `ids` the dataset has, for core's RowsChanged check. While the
+ * rows this process keeps are the `version` read under the dataset's lock, they are the heads: every
+ * write to a dataset's rows takes that lock first and changes the version, so none can happen until
+ * this transaction ends (decision 0036). Otherwise they are read, each row locked. With `verify`
+ * (tests), they are read anyway and a difference from the kept ones fails the acceptance.
+ */
+const rowHeads = (
+  tx: Transaction,
+  cache: RowsCache,
+  datasetId: string,
+  version: string | null,
+  ids: ReadonlyArray<string>,
+): Effect.Effect<ReadonlyMap<string, string | null>, StorageFailure> =>
+  Effect.gen(function* () {
+    if (ids.length === 0) return new Map();
+    const kept = version === null ? undefined : cache.get(datasetId);
+    const fromKept = kept?.version === version ? keptHeads(kept!.rows, ids) : null;
+    if (fromKept !== null && !cache.verify) return fromKept;
+    const read = yield* tx.query<{ id: string; revision_id: string | null }>(
+      "select id, revision_id from rows where dataset_id = $1 and id = any($2::uuid[]) for no key update",
+      [datasetId, uuidArray(ids)],
+    );
+    const heads = new Map(read.map((row) => [row.id, row.revision_id]));
+    if (fromKept !== null && !isDeepStrictEqual(new Map([...fromKept].sort()), new Map([...heads].sort()))) {
+      return yield* Effect.fail(
+        new StorageFailure({
+          message: `PostgreSQL: the heads of the rows kept for dataset ${datasetId} at ${version} differ from the stored ones.`,
+        }),
+      );
+    }
+    return heads;
   });
 
 /**
@@ -190,7 +236,7 @@ const writeAccepted = (
   acceptance: RunAcceptance,
   charge: LedgerEntry | null,
   allocated: Effect.Effect<number, StorageFailure>,
-  stored: (key: string, text: string) => void,
+  stored: (key: string, text: string, value?: unknown) => void,
 ): Effect.Effect<RunRecord, StorageFailure> =>
   Effect.gen(function* () {
     const { run } = acceptance;
@@ -215,20 +261,22 @@ const writeAccepted = (
     // encoded whole. Each COPY streams as it is encoded (Transaction.copyFrom): the server writes the
     // revisions while the host encodes the rest of them and everything after (decision 0034).
     const first = yield* allocated;
-    const [revised, revisions] = yield* sendRevisions(tx, run.datasetId, first, acceptance.revisions);
-    const documents = new Map<string, string>();
-    const observed = yield* sendObservations(tx, acceptance.observations, (id, text) => documents.set(id, text));
     // Rows seen unchanged are not rewritten: the run's sighting stands for their seen-markers. Rows
     // expected absent (core checked that against the locked heads) are copied in; the others upserted.
     const written = acceptance.rows.filter((r) => !r.seenOnly);
     const added = (entry: (typeof written)[number]) => entry.expectedRevisionId === "absent";
-    const rowsAdded = yield* sendNewRows(
-      tx,
-      run.datasetId,
-      lastVersions(written.filter(added).map(({ row }) => row)),
-      acceptance.revisions,
-      revisions,
-    );
+    const newRows = lastVersions(written.filter(added).map(({ row }) => row));
+    // Revisions that only create rows carrying their state are written by the server from those
+    // rows, after them (decision 0036); any other acceptance copies its revisions in, and its new
+    // rows take their revisions' state bytes.
+    const fromRows = revisionsFromRows(acceptance.revisions, newRows);
+    const [revisedByCopy, revisions] = fromRows
+      ? [Effect.void, null]
+      : yield* sendRevisions(tx, run.datasetId, first, acceptance.revisions);
+    const documents = new Map<string, string>();
+    const observed = yield* sendObservations(tx, acceptance.observations, (id, text) => documents.set(id, text));
+    const rowsAdded = yield* sendNewRows(tx, run.datasetId, newRows, acceptance.revisions, revisions);
+    const revisedFromRows = fromRows ? yield* sendRevisionsFromRows(tx, run.datasetId, first, fromRows) : Effect.void;
     const rowsWritten = yield* sendRows(
       tx,
       run.datasetId,
@@ -241,19 +289,22 @@ const writeAccepted = (
     // A page's records go to page_records once; the page read and the run's facts name them.
     const pages = pageReadsToWrite(acceptance);
     const recordsStored = yield* sendPageRecords(tx, pages?.records ?? []);
-    for (const { key, json } of pages?.records ?? []) stored(recordsKey(key), json);
+    // Kept with the objects they encode: the next run reads them without parsing their JSON.
+    for (const { key, json, value } of pages?.records ?? []) stored(recordsKey(key), json, value);
+    const observationsById = new Map(acceptance.observations.map((o) => [o.id as string, o]));
     for (const id of pages?.observationIds ?? []) {
       const document = documents.get(id);
-      if (document !== undefined) stored(observationKey(id), document);
+      if (document !== undefined) stored(observationKey(id), document, observationsById.get(id));
     }
     const pagesRead = yield* sendPageReads(tx, acceptance, pages);
     // Everything of the evidence but its trace is the same before and after the stamp: encoded
     // while the server works on what was sent.
     const evidence = encodeEvidence(acceptance.evidence, pages && factsByPage(acceptance, pages.keys));
     yield* charged;
-    yield* revised;
+    yield* revisedByCopy;
     yield* observed;
     yield* rowsAdded;
+    yield* revisedFromRows;
     yield* rowsWritten;
     yield* sighted;
     yield* recordsStored;

@@ -4,7 +4,8 @@ import { parsedJson } from "./text-documents.js";
 // by digest, observation documents by id, page records by key. Each is immutable under its key
 // (inserted once, never updated), so a kept copy is right for as long as it is kept, whatever other
 // processes do. A re-run then reads only its page reads' small rows (~4 MB less from the server on
-// the books site). Values are kept as the text the database holds; JSON is parsed once, on first use.
+// the books site). Values are kept as the text the database holds; JSON is parsed once, on first use, unless the acceptance that wrote it
+// handed over its value (the objects a memory store would keep, shared the same way).
 
 export interface ContentCache {
   readonly enabled: boolean;
@@ -13,8 +14,12 @@ export interface ContentCache {
   /** The JSON value of the text kept under `key`, parsed on its first use and then shared. */
   readonly json: (key: string) => unknown;
   readonly has: (key: string) => boolean;
-  /** Keeps `text` under `key` (the least recently used make room; a text over the capacity is not kept). */
-  readonly keep: (key: string, text: string) => void;
+  /**
+   * Keeps `text` under `key` (the least recently used make room; a text over the capacity is not
+   * kept). `value`, when given, is the JSON value that text encodes, already in hand (the acceptance
+   * that wrote it): it is shared as `json(key)` without parsing the text.
+   */
+  readonly keep: (key: string, text: string, value?: unknown) => void;
 }
 
 /** Whether `text` has no lone surrogate: only such a string is its UTF-8 read back (ES2024's isWellFormed). */
@@ -69,10 +74,11 @@ export const makeContentCache = (megabytes: number): ContentCache => {
       return entry.parsed.value;
     },
     has: (key) => entries.has(key),
-    keep: (key, text) => {
-      if (entries.has(key) || text.length > capacity) return;
-      entries.set(key, { text, size: text.length });
-      held += text.length;
+    keep: (key, text, value) => {
+      const size = value === undefined ? text.length : 2 * text.length;
+      if (entries.has(key) || size > capacity) return;
+      entries.set(key, value === undefined ? { text, size } : { text, size, parsed: { value } });
+      held += size;
       makeRoom();
     },
   };

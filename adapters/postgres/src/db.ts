@@ -309,6 +309,13 @@ export const { staleDataset, runInProgress, duplicateRequest, staleRevision } = 
  */
 export const isUuid = isCanonicalUuid;
 
+/**
+ * Ids as a uuid[] parameter's text: uuids need no quoting, and pg's own array encoding escapes each
+ * of a first run's 1000 ids (~4 ms). Anything that is not a canonical uuid goes through pg's encoding.
+ */
+export const uuidArray = (ids: ReadonlyArray<string>): string | ReadonlyArray<string> =>
+  ids.every(isUuid) ? `{${ids.join(",")}}` : ids;
+
 /** timestamptz comes back as a Date; the port speaks ISO 8601 with milliseconds. */
 export const iso = (value: Date): string => value.toISOString();
 export const isoOrNull = (value: Date | null): string | null => (value === null ? null : value.toISOString());

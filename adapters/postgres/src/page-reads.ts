@@ -266,7 +266,7 @@ export const pageReadsToWrite = ({ pageReads, observations }: RunAcceptance): Pa
     pageReads.pages.map((p) => {
       const { key, json } = pageRecordsOf(p.extraction.records);
       keys.push(key);
-      if (json !== null) records.push({ key, json });
+      if (json !== null) records.push({ key, json, value: p.extraction.records });
       const observationId = p.reused ? undefined : observationOf.get(p.extraction.entries);
       if (observationId !== undefined) observationIds.push(observationId);
       const { next, entries } = p.extraction;

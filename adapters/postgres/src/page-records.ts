@@ -13,6 +13,8 @@ type Records = StoredExtraction["records"];
 export interface PageRecords {
   readonly key: string;
   readonly json: string;
+  /** The records the JSON encodes, when in hand. */
+  readonly value?: Records;
 }
 
 /** page_records' key of records already encoded: the SHA-256 of their JSON, hex. */

@@ -20,8 +20,10 @@ import {
   isUuid,
   type Transaction,
   staleRevision,
+  uuidArray,
 } from "./db.js";
 import {
+  carriesItsRevision,
   type RevisionRow,
   type RowTableRow,
   revisionColumns,
@@ -153,6 +155,98 @@ export const sendRevisions = (
     (acknowledged) => [acknowledged, copy] as const,
   );
 };
+
+/**
+ * Revisions the server writes from their rows (decision 0036): every revision of the acceptance
+ * creates a new row that carries its state (`carriesItsRevision`), and they share everything but
+ * their ids (run, schema version, origin, time, changed fields), as a run's first acceptance of a
+ * dataset does. Their ids in sequence order, and what they share; null when any differs.
+ */
+export interface RevisionsFromRows {
+  readonly rowIds: ReadonlyArray<string>;
+  readonly revisionIds: ReadonlyArray<string>;
+  readonly shared: NewRevision;
+}
+
+const sameList = (a: ReadonlyArray<string>, b: ReadonlyArray<string>) =>
+  a.length === b.length && a.every((item, i) => item === b[i]);
+
+export const revisionsFromRows = (
+  revisions: ReadonlyArray<NewRevision>,
+  newRows: ReadonlyArray<RowRecord>,
+): RevisionsFromRows | null => {
+  const [shared] = revisions;
+  if (shared === undefined || shared.kind !== "created") return null;
+  const byId = new Map(revisions.map((revision) => [revision.id, revision]));
+  const carried = new Set(newRows.filter((row) => carriesItsRevision(row, byId)).map((row) => row.revisionId));
+  if (carried.size !== revisions.length) return null;
+  const alike = revisions.every(
+    (r) =>
+      carried.has(r.id) &&
+      r.kind === "created" &&
+      r.previousRevisionId === null &&
+      r.before === null &&
+      r.beforeOverrides === null &&
+      r.schemaVersion === shared.schemaVersion &&
+      r.runId === shared.runId &&
+      r.actorId === shared.actorId &&
+      r.requestId === shared.requestId &&
+      r.requestHash === shared.requestHash &&
+      r.origin === shared.origin &&
+      r.createdAt === shared.createdAt &&
+      sameList(r.changedFieldIds, shared.changedFieldIds),
+  );
+  return alike ? { rowIds: revisions.map((r) => r.rowId), revisionIds: revisions.map((r) => r.id), shared } : null;
+};
+
+/**
+ * Inserts `revisionsFromRows`' revisions by one INSERT … SELECT from their rows, written before it
+ * in the transaction: their state is the rows', read by primary key, and sequences `first`,
+ * `first + 1`, … in the order given. Only the ids go over the wire; the host encodes no revision.
+ * Fails the transaction unless every revision found its row. Sent (`Transaction.send`).
+ */
+export const sendRevisionsFromRows = (
+  tx: Transaction,
+  datasetId: string,
+  first: number,
+  { rowIds, revisionIds, shared }: RevisionsFromRows,
+): Effect.Effect<Effect.Effect<void, StorageFailure>> =>
+  Effect.map(
+    tx.send<{ written: number }>(
+      `with written as (
+         insert into revisions (${revisionColumns})
+         select o.revision_id, $1, r.id, $2::bigint + o.n - 1, $3, null, $4, $5, $6, $7, $8, 'created', $9::text[],
+                r.data, r.evidence, r.overrides, r.missing_reasons, r.presence, $10, null, null
+           from unnest($11::uuid[], $12::uuid[]) with ordinality as o(row_id, revision_id, n)
+           join rows r on r.id = o.row_id and r.dataset_id = $1 and r.revision_id = o.revision_id
+         returning 1)
+       select count(*)::int as written from written`,
+      [
+        datasetId,
+        first,
+        shared.schemaVersion,
+        shared.runId,
+        shared.actorId,
+        shared.requestId,
+        shared.requestHash,
+        shared.origin,
+        shared.changedFieldIds,
+        shared.createdAt,
+        uuidArray(rowIds),
+        uuidArray(revisionIds),
+      ],
+    ),
+    (sent) =>
+      Effect.flatMap(sent, ([row]) =>
+        row?.written === revisionIds.length
+          ? Effect.void
+          : Effect.fail(
+              new StorageFailure({
+                message: `PostgreSQL: ${row?.written ?? 0} of ${revisionIds.length} revisions found their new row; nothing is written.`,
+              }),
+            ),
+      ),
+  );
 
 /** Each row once, its last version, as repeated Map.set keeps it in memory. */
 export const lastVersions = (rows: ReadonlyArray<RowRecord>) => [...new Map(rows.map((row) => [row.id, row])).values()];

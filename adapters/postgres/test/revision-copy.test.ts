@@ -1,10 +1,13 @@
 import { aNewRow, anAcceptance, seedOwnerWithDataset } from "@gleaner/conformance";
-import { Storage } from "@gleaner/core";
+import { type NewRevision, Storage } from "@gleaner/core";
 import { expect } from "chai";
 import * as Cause from "effect/Cause";
 import * as Effect from "effect/Effect";
 import * as Exit from "effect/Exit";
 import * as Option from "effect/Option";
+import pg from "pg";
+import { makeDb } from "../src/db.js";
+import { sendRevisionsFromRows } from "../src/rows.js";
 import {
   aClaimedRun,
   aStoreOnItsOwnSchema,
@@ -161,6 +164,100 @@ await whenPostgresReachable("postgres store: revisions written with COPY", (url)
       expect(Exit.isFailure(exit) && Cause.failureOption(exit.cause).pipe(Option.isSome)).to.equal(true);
       expect(Option.getOrThrow(await run(storage.getRun(running.ownerId, running.id))).status).to.equal("running");
       expect(await run(storage.lastSequence(dataset.id))).to.equal(0);
+    });
+  });
+});
+
+// A first acceptance's revisions only create rows that carry their state: the server writes them
+// from those rows (decision 0036) instead of the host encoding them into a COPY.
+await whenPostgresReachable("postgres store: revisions written from their new rows", (url) => {
+  describe("postgres store: revisions written from their new rows", () => {
+    const { schema, run } = aStoreOnItsOwnSchema(url);
+
+    /** An acceptance of `keys` new rows, each carrying its revision's state, as core's reconcile builds them. */
+    const firstAcceptance = async (keys: ReadonlyArray<string>) => {
+      const { dataset } = await run(seedOwnerWithDataset(10));
+      const running = await run(aClaimedRun(dataset));
+      const base = anAcceptance(running, 1, []);
+      const fieldIds = [globalThis.crypto.randomUUID(), globalThis.crypto.randomUUID()];
+      const made = keys.map((key) => aNewRow(running, key));
+      const revisions = made.map(({ revision }) => ({ ...revision, changedFieldIds: fieldIds }));
+      const rows = made.map(({ row }, i) => ({
+        row: carryingItsRevision(row, revisions[i]!),
+        expectedRevisionId: "absent" as const,
+      }));
+      return { dataset, acceptance: { ...base, rows, revisions } };
+    };
+
+    const storedRevisions = async (datasetId: string) =>
+      run(
+        Effect.flatMap(Storage, (s) =>
+          s.listRevisions(datasetId as never, {
+            after: 0,
+            through: Number.MAX_SAFE_INTEGER,
+            limit: 100,
+            rowId: null,
+            fieldId: null,
+          }),
+        ),
+      );
+
+    it("writes them from the rows, in the acceptance's order, every field as core built it; no revision COPY", async () => {
+      const { dataset, acceptance } = await firstAcceptance(["a", "b", "c"]);
+      // Revisions in another order than their rows: sequences follow the revisions'.
+      const revisions = [acceptance.revisions[2]!, acceptance.revisions[0]!, acceptance.revisions[1]!];
+      const sent = await sentDuring(async () => {
+        const outcome = await run(Effect.flatMap(Storage, (s) => s.acceptRun({ ...acceptance, revisions })));
+        expect(outcome._tag).to.equal("Accepted");
+      });
+      expect(sent.filter((text) => text.startsWith("copy revisions"))).to.deep.equal([]);
+      expect(sent.filter((text) => text.startsWith("with written as"))).to.have.length(1);
+      const stored = await storedRevisions(dataset.id);
+      expect(stored.map((r) => r.sequence)).to.deep.equal([1, 2, 3]);
+      expect(stored.map(({ sequence: _, ...r }) => r)).to.deep.equal(revisions);
+    });
+
+    it("copies them in when any differs in what they would share (here: the changed fields)", async () => {
+      const { dataset, acceptance } = await firstAcceptance(["a", "b"]);
+      const [first, second] = acceptance.revisions as [NewRevision, NewRevision];
+      const revisions = [first, { ...second, changedFieldIds: [] }];
+      const rows = acceptance.rows.map((entry, i) => ({
+        ...entry,
+        row: carryingItsRevision(entry.row, revisions[i]!),
+      }));
+      const sent = await sentDuring(async () => {
+        const outcome = await run(Effect.flatMap(Storage, (s) => s.acceptRun({ ...acceptance, revisions, rows })));
+        expect(outcome._tag).to.equal("Accepted");
+      });
+      expect(sent.filter((text) => text.startsWith("copy revisions"))).to.have.length(1);
+      expect(sent.filter((text) => text.startsWith("with written as"))).to.deep.equal([]);
+      expect((await storedRevisions(dataset.id)).map(({ sequence: _, ...r }) => r)).to.deep.equal(revisions);
+    });
+
+    it("fails the transaction, writing none, when a revision finds no row of it", async () => {
+      const { dataset, acceptance } = await firstAcceptance(["a", "b"]);
+      const pool = new pg.Pool({ connectionString: url, max: 1, options: `-c search_path="${schema}"` });
+      try {
+        const [shared] = acceptance.revisions as [NewRevision];
+        const exit = await Effect.runPromiseExit(
+          makeDb(pool).transaction((tx) =>
+            Effect.flatten(
+              sendRevisionsFromRows(tx, dataset.id, 1, {
+                rowIds: acceptance.revisions.map((r) => r.rowId),
+                revisionIds: acceptance.revisions.map((r) => r.id),
+                shared,
+              }),
+            ),
+          ),
+        );
+        expect(Exit.isFailure(exit)).to.equal(true);
+        if (Exit.isFailure(exit)) {
+          expect(Cause.pretty(exit.cause)).to.contain("0 of 2 revisions found their new row");
+        }
+      } finally {
+        await pool.end();
+      }
+      expect(await storedRevisions(dataset.id)).to.deep.equal([]);
     });
   });
 });

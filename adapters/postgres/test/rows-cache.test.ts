@@ -92,6 +92,71 @@ await whenPostgresReachable("postgres store: the rows kept between runs", (url) 
       expect(byId(cached)).to.deep.equal(byId(read));
     });
 
+    // Decision 0036: under the dataset's lock, the kept rows at the version read there are the heads.
+    const headsRead = "select id, revision_id";
+
+    it("checks an acceptance's rows against the kept heads while they are the locked version: no row read or locked", async () => {
+      const kept = await loadRows(first);
+      let outcome: Awaited<ReturnType<typeof accept>> | undefined;
+      const sent = await sentDuring(async () => {
+        outcome = await accept(first, (run) => seenUnchangedBy(run, kept));
+      });
+      expect(outcome?._tag).to.equal("Accepted");
+      expect(sent.filter((text) => text.startsWith(headsRead))).to.deep.equal([]);
+      // A stale head is still refused from them: RowsChanged, nothing written.
+      const again = await loadRows(first);
+      const stale = await sentDuring(async () => {
+        outcome = await accept(first, (run) => {
+          const unchanged = seenUnchangedBy(run, again);
+          const [entry, ...rest] = unchanged.rows;
+          return { ...unchanged, rows: [{ ...entry!, expectedRevisionId: globalThis.crypto.randomUUID() }, ...rest] };
+        });
+      });
+      expect(outcome?._tag).to.equal("RowsChanged");
+      expect(stale.filter((text) => text.startsWith(headsRead))).to.deep.equal([]);
+      const byId = (rows: ReadonlyArray<RowRecord>) => [...rows].sort((a, b) => a.id.localeCompare(b.id));
+      expect(byId(await loadRows(second))).to.deep.equal(byId(await loadRows(first)));
+    });
+
+    it("reads and locks the heads once another process's edit changed the version, and refuses the stale one", async () => {
+      const kept = await loadRows(first);
+      const row = kept.find((r) => r.rowKey === "b")!;
+      const edit = anEdit(row, "edit-heads");
+      await second.runPromise(
+        Effect.flatMap(Storage, (storage) => storage.applyEdit(edit.row, row.revisionId!, edit.revision)),
+      );
+      let outcome: Awaited<ReturnType<typeof accept>> | undefined;
+      // The run read its rows before the edit: it expects b's former head.
+      const sent = await sentDuring(async () => {
+        outcome = await accept(first, (run) => seenUnchangedBy(run, kept));
+      });
+      expect(outcome?._tag).to.equal("RowsChanged");
+      expect(sent.filter((text) => text.startsWith(headsRead))).to.have.length(1);
+      const stored = (await loadRows(second)).find((r) => r.rowKey === "b")!;
+      expect([stored.revisionId, stored.data]).to.deep.equal([edit.revision.id, edit.row.data]);
+    });
+
+    it("with verify, fails an acceptance whose kept heads differ from the stored ones", async () => {
+      const verifying = ManagedRuntime.make(
+        PostgresStoreLive({ url, schema, poolSize: 2, rowCache: { rows: 100, verify: true } }),
+      );
+      try {
+        const kept = await verifying.runPromise(Effect.flatMap(Storage, (storage) => storage.loadRows(dataset.id)));
+        // A head moved behind the store's back, the version left as it was.
+        await client.query(
+          `update "${schema}".rows set revision_id = gen_random_uuid() where dataset_id = $1 and row_key = 'a'`,
+          [dataset.id],
+        );
+        const failure = await accept(verifying, (run) => seenUnchangedBy(run, kept)).then(
+          () => null,
+          (error: unknown) => String(error),
+        );
+        expect(failure).to.match(/heads of the rows kept for dataset .* differ from the stored ones/);
+      } finally {
+        await verifying.dispose();
+      }
+    });
+
     it("with verify, fails a read whose kept rows differ from the stored ones", async () => {
       const verifying = ManagedRuntime.make(
         PostgresStoreLive({ url, schema, poolSize: 2, rowCache: { rows: 100, verify: true } }),
