@@ -30,7 +30,7 @@ import {
   sendSequenceAllocation,
   sendSighting,
 } from "./rows.js";
-import { bodyKey, type ContentCache, isWellFormed, observationKey, recordsKey } from "./content-cache.js";
+import { bodyKey, type ContentCache, isWellFormed, observationKey, recordsKey, valueSize } from "./content-cache.js";
 import { type RowsCache, rowsVersion } from "./rows-cache.js";
 import { encodeEvidence, sendEvidence, sendRun, writeRun } from "./run-writes.js";
 import { writeOutbox } from "./webhooks.js";
@@ -117,7 +117,10 @@ export const acceptRun = (
       // after the version read, its run the sighting). Held wrote no row.
       Effect.tap((outcome) => {
         if (outcome._tag !== "Accepted") return;
-        for (const [key, text, value] of stored) content.keep(key, text, value);
+        for (const [key, text, value] of stored) {
+          if (value === undefined) content.keepText(key, text);
+          else content.keepValue(key, value, valueSize(text));
+        }
         if (rowsBefore === null || !cache.enabled) return;
         const { lastSequence, sightingRunId } = rowsBefore;
         cache.accepted(

@@ -9,7 +9,7 @@ import * as Effect from "effect/Effect";
 import * as Either from "effect/Either";
 import type { Db, Transaction } from "./db.js";
 import { isUuid } from "./db.js";
-import { bodyKey, type ContentCache, observationKey, recordsKey } from "./content-cache.js";
+import { bodyKey, type ContentCache, observationKey, recordsKey, valueSize } from "./content-cache.js";
 import { type PageRecords, pageRecordsOf, readFromPageRecords } from "./page-records.js";
 import { observationDocument, pageRecordsText, parsedJson } from "./text-documents.js";
 
@@ -178,9 +178,14 @@ export const acceptedReads = (
           for (const [kind, row] of fetched.flat()) {
             const key = `${kind}:${row.key}`;
             const text = row.text ?? row.bytes?.toString("utf8") ?? "";
-            if (kind === "b") texts.set(key, text);
-            else values.set(key, parsedJson(text));
-            cache.keep(key, text);
+            if (kind === "b") {
+              texts.set(key, text);
+              cache.keepText(key, text);
+            } else {
+              const value = parsedJson(text);
+              values.set(key, value);
+              cache.keepValue(key, value, valueSize(text));
+            }
           }
         }
         return reads.map((read) =>

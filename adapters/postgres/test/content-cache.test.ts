@@ -167,25 +167,34 @@ await whenPostgresReachable("postgres store: the content of kept reads, kept in 
 });
 
 describe("postgres store: the page cache's capacity", () => {
-  it("makes room from the least recently used, counting a parsed text twice", () => {
+  it("makes room from the least recently used, a kept value counted as twice its text", () => {
     const cache = makeContentCache(1);
-    const half = "x".repeat(512 * 1024 - 10);
-    cache.keep("a", `"${half}"`);
-    cache.keep("b", `"${half}"`);
+    const third = "x".repeat(340 * 1024);
+    cache.keepText("a", third);
+    cache.keepText("b", third);
     expect(cache.has("a") && cache.has("b")).to.equal(true);
-    // Parsing "b" doubles its weight: "a", the least recently used, makes room.
-    expect(cache.json("b")).to.equal(half);
-    expect(cache.has("a")).to.equal(false);
-    expect(cache.has("b")).to.equal(true);
+    // "a" used last: "b" is the least recently used, and makes room for a value of twice a third.
+    expect(cache.text("a")).to.equal(third);
+    const value = { records: [third] };
+    cache.keepValue("c", value, 2 * third.length);
+    expect([cache.has("a"), cache.has("b"), cache.has("c")]).to.deep.equal([true, false, true]);
+    expect(cache.json("c")).to.equal(value);
+    // One more third's worth: "a" is the least recently used now.
+    cache.keepText("d", third);
+    expect([cache.has("a"), cache.has("c"), cache.has("d")]).to.deep.equal([false, true, true]);
+    // A text is not a value, nor a value a text.
+    expect(cache.json("a")).to.equal(undefined);
+    expect(cache.text("c")).to.equal(undefined);
   });
 
   it("keeps no text over its capacity, and nothing at 0", () => {
     const cache = makeContentCache(1);
-    cache.keep("big", "x".repeat(1024 * 1024 + 1));
-    expect(cache.has("big")).to.equal(false);
+    cache.keepText("big", "x".repeat(1024 * 1024 + 1));
+    cache.keepValue("bigger", {}, 1024 * 1024 + 1);
+    expect(cache.has("big") || cache.has("bigger")).to.equal(false);
     const off = makeContentCache(0);
     expect(off.enabled).to.equal(false);
-    off.keep("a", "1");
+    off.keepText("a", "1");
     expect(off.has("a")).to.equal(false);
   });
 });
