@@ -15,7 +15,7 @@ import * as Effect from "effect/Effect";
 import { isDeepStrictEqual } from "node:util";
 import { type Db, type Transaction, uuidArray } from "./db.js";
 import { artifactBodies, sendBodies } from "./page-bodies.js";
-import { pageReadsToWrite, sendPageReads } from "./page-reads.js";
+import { keptAsDecoded, pageReadsToWrite, sendPageReads } from "./page-reads.js";
 import { factsByPage, sendPageRecords } from "./page-records.js";
 import { type RunRow, runColumns, toRun } from "./records.js";
 import {
@@ -120,6 +120,11 @@ export const acceptRun = (
         for (const [key, text, value] of stored) {
           if (value === undefined) content.keepText(key, text);
           else content.keepValue(key, value, valueSize(text));
+        }
+        for (const page of acceptance.pageReads?.pages ?? []) {
+          if (page.reused) continue;
+          keptAsDecoded(page.extraction.records);
+          keptAsDecoded(page.extraction.entries);
         }
         if (rowsBefore === null || !cache.enabled) return;
         const { lastSequence, sightingRunId } = rowsBefore;
@@ -292,7 +297,8 @@ const writeAccepted = (
     // A page's records go to page_records once; the page read and the run's facts name them.
     const pages = pageReadsToWrite(acceptance);
     const recordsStored = yield* sendPageRecords(tx, pages?.records ?? []);
-    // Kept with the objects they encode: the next run reads them without parsing their JSON.
+    // Kept with the objects they encode: the next run reads them without parsing their JSON, nor
+    // checking them (core's own, never read back: page-reads.ts keptAsDecoded).
     for (const { key, json, value } of pages?.records ?? []) stored(recordsKey(key), json, value);
     const observationsById = new Map(acceptance.observations.map((o) => [o.id as string, o]));
     for (const id of pages?.observationIds ?? []) {
