@@ -44,7 +44,10 @@ export const toRun = (record: RunRecord): Run => Struct.pick(record, ...runKeys)
 export const RunArtifact = Schema.Struct({ ...RunArtifactWithBody.fields, url: Schema.String });
 export type RunArtifact = typeof RunArtifact.Type;
 
-/** A stored artifact without its body: what the artifacts index (endpoint 12) lists of it. */
+/**
+ * A stored artifact without its body: what the artifacts index (endpoint 12) lists of it. The API's
+ * RunArtifactSummary, except that a stored one always names its page (`url` a string), as RunArtifact.
+ */
 export const RunArtifactEntry = Schema.Struct(Struct.omit(RunArtifact.fields, "body"));
 export type RunArtifactEntry = typeof RunArtifactEntry.Type;
 

@@ -171,12 +171,19 @@ export interface RevisionsFromRows {
 const sameList = (a: ReadonlyArray<string>, b: ReadonlyArray<string>) =>
   a.length === b.length && a.every((item, i) => item === b[i]);
 
+/**
+ * A time the server reads as the COPY encoder does (copy-binary.ts): with its offset, to the
+ * microsecond at most. Without an offset the server would take its session's zone, and it rounds
+ * digits past the sixth where the encoder drops them.
+ */
+const exactTime = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,6})?(Z|[+-]\d{2}:\d{2})$/;
+
 export const revisionsFromRows = (
   revisions: ReadonlyArray<NewRevision>,
   newRows: ReadonlyArray<RowRecord>,
 ): RevisionsFromRows | null => {
   const [shared] = revisions;
-  if (shared === undefined || shared.kind !== "created") return null;
+  if (shared === undefined || shared.kind !== "created" || !exactTime.test(shared.createdAt)) return null;
   const byId = new Map(revisions.map((revision) => [revision.id, revision]));
   const carried = new Set(newRows.filter((row) => carriesItsRevision(row, byId)).map((row) => row.revisionId));
   if (carried.size !== revisions.length) return null;

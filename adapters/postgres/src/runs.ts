@@ -134,14 +134,15 @@ export const makeRunMethods = (db: Db, cache: RowsCache, content: ContentCache):
           .query<{ trace: unknown }>("select trace from run_evidence where run_id = $1", [runId])
           .pipe(Effect.flatMap(firstDecoded((row) => toTrace(runId, row.trace)))),
 
-  // One statement: the evidence's recipe on every row, each artifact without its body (none: one
-  // row of nulls; no evidence: no row).
+  // One statement: each artifact without its body (none: one row of nulls; no evidence: no row), the
+  // evidence's recipe on the first row only (pg would parse its JSON once per row).
   listRunArtifacts: (runId) =>
     !isUuid(runId)
       ? Effect.succeed(Option.none())
       : Effect.gen(function* () {
           const rows = yield* db.query<{ recipe: unknown } & { [K in keyof ArtifactRow]: ArtifactRow[K] | null }>(
-            `select e.recipe, ${artifactEntryColumns}
+            `select case when row_number() over (order by a.position) = 1 then e.recipe end as recipe,
+                    ${artifactEntryColumns}
                from run_evidence e left join run_artifacts a on a.run_id = e.run_id
               where e.run_id = $1 order by a.position`,
             [runId],

@@ -1,4 +1,4 @@
-import { aNewRow, anAcceptance, seedOwnerWithDataset } from "@gleaner/conformance";
+import { aDataset, aNewRow, anAcceptance, anOwner, aQueuedRun, seedOwnerWithDataset } from "@gleaner/conformance";
 import { type NewRevision, Storage } from "@gleaner/core";
 import { expect } from "chai";
 import * as Cause from "effect/Cause";
@@ -7,7 +7,7 @@ import * as Exit from "effect/Exit";
 import * as Option from "effect/Option";
 import pg from "pg";
 import { makeDb } from "../src/db.js";
-import { sendRevisionsFromRows } from "../src/rows.js";
+import { revisionsFromRows, sendRevisionsFromRows } from "../src/rows.js";
 import {
   aClaimedRun,
   aStoreOnItsOwnSchema,
@@ -259,5 +259,63 @@ await whenPostgresReachable("postgres store: revisions written from their new ro
       }
       expect(await storedRevisions(dataset.id)).to.deep.equal([]);
     });
+  });
+});
+
+describe("postgres store: which revisions the server writes from their rows", () => {
+  const running = aQueuedRun(aDataset(anOwner().id));
+  /** Three new rows carrying their revisions, alike in everything but ids; `change` edits one revision. */
+  const made = (change: (revision: NewRevision) => NewRevision = (r) => r) => {
+    const revisions = ["a", "b", "c"].map((key, i) => {
+      const { revision } = aNewRow(running, key);
+      return i === 1 ? change(revision) : revision;
+    });
+    const rows = revisions.map((revision, i) =>
+      carryingItsRevision(aNewRow(running, ["a", "b", "c"][i]!).row, revision),
+    );
+    return { revisions, rows: rows.map((row, i) => ({ ...row, id: revisions[i]!.rowId })) };
+  };
+
+  it("writes alike creations from their rows, in the revisions' order", () => {
+    const { revisions, rows } = made();
+    const chosen = revisionsFromRows(revisions, [...rows].reverse());
+    expect(chosen?.revisionIds).to.deep.equal(revisions.map((r) => r.id));
+    expect(chosen?.rowIds).to.deep.equal(revisions.map((r) => r.rowId));
+  });
+
+  it("copies them in when one differs in what they share, is not a creation, or names no new row of its own", () => {
+    const differing: Array<[string, (r: NewRevision) => NewRevision]> = [
+      ["schema version", (r) => ({ ...r, schemaVersion: 2 })],
+      ["time", (r) => ({ ...r, createdAt: "2026-11-25T10:00:00.001Z" })],
+      ["origin", (r) => ({ ...r, origin: "user" })],
+      ["kind", (r) => ({ ...r, kind: "updated" })],
+      ["before", (r) => ({ ...r, before: {} })],
+    ];
+    for (const [what, change] of differing) {
+      const { revisions, rows } = made(change);
+      expect(revisionsFromRows(revisions, rows), what).to.equal(null);
+    }
+    const { revisions, rows } = made();
+    expect(revisionsFromRows(revisions, rows.slice(1)), "a revision without its new row").to.equal(null);
+    expect(revisionsFromRows(revisions, [rows[0]!, rows[0]!, rows[2]!]), "a row twice").to.equal(null);
+    const plain = rows.map((row) => ({ ...row, evidence: { ...row.evidence } }));
+    expect(revisionsFromRows(revisions, plain), "rows with state of their own").to.equal(null);
+  });
+
+  it("copies them in when the server would read their time otherwise than the COPY encoder", () => {
+    for (const createdAt of ["2026-11-25T10:00:00.000", "2026-11-25T10:00:00.1234567Z", "2026-11-25 10:00:00Z"]) {
+      const { revisions, rows } = made();
+      const timed = revisions.map((r) => ({ ...r, createdAt }));
+      const carried = rows.map((row, i) => carryingItsRevision(row, timed[i]!));
+      expect(revisionsFromRows(timed, carried), createdAt).to.equal(null);
+    }
+    const { revisions, rows } = made();
+    const offset = revisions.map((r) => ({ ...r, createdAt: "2026-11-25T10:00:00.123456+01:00" }));
+    expect(
+      revisionsFromRows(
+        offset,
+        rows.map((row, i) => carryingItsRevision(row, offset[i]!)),
+      ),
+    ).to.not.equal(null);
   });
 });
