@@ -42,7 +42,7 @@ export const pageRecordsOf = (records: Records): { readonly key: string; readonl
 
 /**
  * Stores records page_records may lack (ON CONFLICT adds nothing for those it has): each page's
- * key and records JSON as text parameters (`sendContentAddressed`, as page bodies), kept as text
+ * key and records JSON as text parameters (`sendContentAddressed`), kept as text
  * (migration 0017): the server neither parses nor checks them. Sent; answers the Effect awaiting
  * the server.
  */
