@@ -1,4 +1,4 @@
-import type { RunRecord } from "@gleaner/core";
+import { isRetained, type RunRecord } from "@gleaner/core";
 import type { MemoryState } from "./state.js";
 
 /**
@@ -12,14 +12,13 @@ import type { MemoryState } from "./state.js";
  */
 export const evidenceRunsPerDataset = 20;
 export const artifactRunsPerDataset = 5;
-export const artifactRetentionMs = 30 * 24 * 60 * 60 * 1000;
 
 export const newestRunFirst = (a: RunRecord, b: RunRecord): number =>
   a.queuedAt === b.queuedAt ? (a.id < b.id ? 1 : -1) : a.queuedAt < b.queuedAt ? 1 : -1;
 
 /** Applies the limits above to a dataset's finished runs; `now` is when the latest one finished. */
 export const pruneEvidence = (state: MemoryState, datasetId: string, now: string): void => {
-  const cutoff = new Date(Date.parse(now) - artifactRetentionMs).toISOString();
+  const retained = isRetained(Date.parse(now));
   const finished = [...state.runs.values()]
     .filter((r) => r.datasetId === datasetId && state.evidence.has(r.id))
     .sort(newestRunFirst);
@@ -30,8 +29,7 @@ export const pruneEvidence = (state: MemoryState, datasetId: string, now: string
     }
     const evidence = state.evidence.get(run.id)!;
     const superseded = index > 0 && (run.status === "failed" || run.status === "blocked");
-    const artifacts =
-      index >= artifactRunsPerDataset || superseded ? [] : evidence.artifacts.filter((a) => a.createdAt >= cutoff);
+    const artifacts = index >= artifactRunsPerDataset || superseded ? [] : evidence.artifacts.filter(retained);
     if (artifacts.length !== evidence.artifacts.length) state.evidence.set(run.id, { ...evidence, artifacts });
   }
 };

@@ -67,8 +67,10 @@ export const acceptRun = (
   acceptance: RunAcceptance,
 ): Effect.Effect<AcceptanceOutcome, StorageFailure> => {
   let rowsBefore: { readonly lastSequence: number; readonly sightingRunId: string | null } | null = null;
-  // The content this acceptance stores, kept for re-runs once it is committed (content-cache.ts).
-  const stored: Array<readonly [string, string, unknown?]> = [];
+  // The content this acceptance stores, kept for re-runs once it is committed (content-cache.ts):
+  // bodies as their text, JSON documents as the values it wrote, with their size.
+  const keptTexts: Array<readonly [string, string]> = [];
+  const keptValues: Array<readonly [string, unknown, number]> = [];
   return db
     .transaction((tx) =>
       Effect.gen(function* () {
@@ -100,15 +102,15 @@ export const acceptRun = (
           yield* bodiesSent;
           return { _tag: "Held", run: stamped.heldRun } as const;
         }
-        const run = yield* writeAccepted(tx, acceptance, decision.charge, allocated, (key, text, value) =>
-          stored.push([key, text, value]),
+        const run = yield* writeAccepted(tx, acceptance, decision.charge, allocated, (key, value, size) =>
+          keptValues.push([key, value, size]),
         );
         yield* bodiesSent;
         // Kept: what the next run's kept reads name (a run without page reads keeps nothing). A body
         // reads back as the string it was only when that string is well-formed UTF-16.
         const read = new Set(acceptance.pageReads?.pages.map((p) => p.sha256));
         for (const b of bodies)
-          if (read.has(b.sha256) && isWellFormed(b.body)) stored.push([bodyKey(b.sha256), b.body]);
+          if (read.has(b.sha256) && isWellFormed(b.body)) keptTexts.push([bodyKey(b.sha256), b.body]);
         return { _tag: "Accepted", run } as const;
       }),
     )
@@ -117,10 +119,8 @@ export const acceptRun = (
       // after the version read, its run the sighting). Held wrote no row.
       Effect.tap((outcome) => {
         if (outcome._tag !== "Accepted") return;
-        for (const [key, text, value] of stored) {
-          if (value === undefined) content.keepText(key, text);
-          else content.keepValue(key, value, valueSize(text));
-        }
+        for (const [key, text] of keptTexts) content.keepText(key, text);
+        for (const [key, value, size] of keptValues) content.keepValue(key, value, size);
         for (const page of acceptance.pageReads?.pages ?? []) {
           if (page.reused) continue;
           keptAsDecoded(page.extraction.records);
@@ -234,17 +234,19 @@ const rowHeads = (
 
 /**
  * Writes an accepted run; answers the run as stored (stamped once its rows are written). The
- * revisions' COPY streams once their sequences are allocated, the observations' and new rows'
- * behind it, and every other large parameter is encoded while the server works on those
- * (`Transaction.copyFrom`, `Transaction.send`): the host's encoding and the server's work no longer
- * take turns. The statements run in the order sent here, in one transaction.
+ * revisions' COPY (or, for revisions that only create their rows, their insert from those rows after
+ * them) streams once their sequences are allocated, the observations' and new rows' beside it, and
+ * every other large parameter is encoded while the server works on those (`Transaction.copyFrom`,
+ * `Transaction.send`): the host's encoding and the server's work no longer take turns. The
+ * statements run in the order sent here, in one transaction. `keep` hears what the process may keep
+ * once it committed (content-cache.ts).
  */
 const writeAccepted = (
   tx: Transaction,
   acceptance: RunAcceptance,
   charge: LedgerEntry | null,
   allocated: Effect.Effect<number, StorageFailure>,
-  stored: (key: string, text: string, value?: unknown) => void,
+  keep: (key: string, value: unknown, size: number) => void,
 ): Effect.Effect<RunRecord, StorageFailure> =>
   Effect.gen(function* () {
     const { run } = acceptance;
@@ -270,7 +272,7 @@ const writeAccepted = (
     // revisions while the host encodes the rest of them and everything after (decision 0034).
     const first = yield* allocated;
     // Rows seen unchanged are not rewritten: the run's sighting stands for their seen-markers. Rows
-    // expected absent (core checked that against the locked heads) are copied in; the others upserted.
+    // expected absent (core checked that against the heads) are copied in; the others upserted.
     const written = acceptance.rows.filter((r) => !r.seenOnly);
     const added = (entry: (typeof written)[number]) => entry.expectedRevisionId === "absent";
     const newRows = lastVersions(written.filter(added).map(({ row }) => row));
@@ -281,8 +283,10 @@ const writeAccepted = (
     const [revisedByCopy, revisions] = fromRows
       ? [Effect.void, null]
       : yield* sendRevisions(tx, run.datasetId, first, acceptance.revisions);
-    const documents = new Map<string, string>();
-    const observed = yield* sendObservations(tx, acceptance.observations, (id, text) => documents.set(id, text));
+    const documentSizes = new Map<string, number>();
+    const observed = yield* sendObservations(tx, acceptance.observations, (id, text) =>
+      documentSizes.set(id, valueSize(text)),
+    );
     const rowsAdded = yield* sendNewRows(tx, run.datasetId, newRows, acceptance.revisions, revisions);
     const revisedFromRows = fromRows ? yield* sendRevisionsFromRows(tx, run.datasetId, first, fromRows) : Effect.void;
     const rowsWritten = yield* sendRows(
@@ -297,13 +301,13 @@ const writeAccepted = (
     // A page's records go to page_records once; the page read and the run's facts name them.
     const pages = pageReadsToWrite(acceptance);
     const recordsStored = yield* sendPageRecords(tx, pages?.records ?? []);
-    // Kept with the objects they encode: the next run reads them without parsing their JSON, nor
+    // Kept as the objects they encode: the next run reads them without parsing their JSON, nor
     // checking them (core's own, never read back: page-reads.ts keptAsDecoded).
-    for (const { key, json, value } of pages?.records ?? []) stored(recordsKey(key), json, value);
+    for (const { key, json, value } of pages?.records ?? []) keep(recordsKey(key), value, valueSize(json));
     const observationsById = new Map(acceptance.observations.map((o) => [o.id as string, o]));
     for (const id of pages?.observationIds ?? []) {
-      const document = documents.get(id);
-      if (document !== undefined) stored(observationKey(id), document, observationsById.get(id));
+      const size = documentSizes.get(id);
+      if (size !== undefined) keep(observationKey(id), observationsById.get(id), size);
     }
     const pagesRead = yield* sendPageReads(tx, acceptance, pages);
     // Everything of the evidence but its trace is the same before and after the stamp: encoded

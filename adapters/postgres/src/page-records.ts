@@ -13,8 +13,8 @@ type Records = StoredExtraction["records"];
 export interface PageRecords {
   readonly key: string;
   readonly json: string;
-  /** The records the JSON encodes, when in hand. */
-  readonly value?: Records;
+  /** The records the JSON encodes. */
+  readonly value: Records;
 }
 
 /** page_records' key of records already encoded: the SHA-256 of their JSON, hex. */
@@ -42,9 +42,8 @@ export const pageRecordsOf = (records: Records): { readonly key: string; readonl
 
 /**
  * Stores records page_records may lack (ON CONFLICT adds nothing for those it has): each page's
- * key and records JSON as text parameters (`sendContentAddressed`), kept as text
- * (migration 0017): the server neither parses nor checks them. Sent; answers the Effect awaiting
- * the server.
+ * key and records JSON (`sendContentAddressed`, as page bodies), kept as text (migration 0017): the
+ * server neither parses nor checks them as JSON. Sent; answers the Effect awaiting the server.
  */
 export const sendPageRecords = (
   tx: Transaction,

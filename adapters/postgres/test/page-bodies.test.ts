@@ -3,18 +3,18 @@ import { Storage } from "@gleaner/core";
 import { expect } from "chai";
 import * as Effect from "effect/Effect";
 import pg from "pg";
-import { makeDb } from "../src/db.js";
-import { bodiesBlob, sendBodies } from "../src/page-bodies.js";
+import { makeDb, utf8Blob } from "../src/db.js";
+import { sendBodies } from "../src/page-bodies.js";
 import { aStoreOnItsOwnSchema, whenPostgresReachable } from "./support.js";
 
-// A statement's page bodies travel as one bytea parameter, cut by the server at the offsets sent
-// beside it (decision 0036).
+// A statement's content-addressed contents (page bodies, page records) travel as one bytea
+// parameter, cut by the server at the offsets sent beside it (decision 0036).
 const body = (text: string) => ({ sha256: createHash("sha256").update(text).digest("hex"), body: text });
 const awkward = ["<p>é ✓ 😀</p>", "", "a\u0000b", "plain"].map(body);
 
-describe("postgres store: a statement's page bodies in one buffer", () => {
+describe("postgres store: a statement's contents in one buffer", () => {
   it("writes each body's UTF-8 at its offset, with its length in bytes", () => {
-    const { blob, offsets, lengths } = bodiesBlob(awkward);
+    const { blob, offsets, lengths } = utf8Blob(awkward.map((b) => b.body));
     expect(lengths).to.deep.equal(awkward.map((b) => Buffer.byteLength(b.body)));
     expect(offsets).to.deep.equal([0, 18, 18, 21]);
     const back = offsets.map((at, i) => blob.subarray(at, at + lengths[i]!).toString("utf8"));

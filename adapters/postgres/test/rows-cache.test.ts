@@ -40,6 +40,16 @@ await whenPostgresReachable("postgres store: the rows kept between runs", (url) 
         }),
       );
 
+    /** Row "b" of `kept`, edited by the other process: the edit. */
+    const editedBySecond = async (kept: ReadonlyArray<RowRecord>, requestId: string) => {
+      const row = kept.find((r) => r.rowKey === "b")!;
+      const edit = anEdit(row, requestId);
+      await second.runPromise(
+        Effect.flatMap(Storage, (storage) => storage.applyEdit(edit.row, row.revisionId!, edit.revision)),
+      );
+      return edit;
+    };
+
     beforeEach(async () => {
       dataset = (await first.runPromise(seedOwnerWithDataset(100))).dataset;
       // As the engine does: the rows are read, then the acceptance written.
@@ -61,11 +71,7 @@ await whenPostgresReachable("postgres store: the rows kept between runs", (url) 
 
     it("reads the rows again after another process's edit", async () => {
       const kept = await loadRows(first);
-      const row = kept.find((r) => r.rowKey === "b")!;
-      const edit = anEdit(row, "edit-1");
-      await second.runPromise(
-        Effect.flatMap(Storage, (storage) => storage.applyEdit(edit.row, row.revisionId!, edit.revision)),
-      );
+      const edit = await editedBySecond(kept, "edit-1");
       const after = await loadRows(first);
       expect(after.find((r) => r.rowKey === "b")!.data).to.deep.equal(edit.row.data);
     });
@@ -120,11 +126,7 @@ await whenPostgresReachable("postgres store: the rows kept between runs", (url) 
 
     it("reads and locks the heads once another process's edit changed the version, and refuses the stale one", async () => {
       const kept = await loadRows(first);
-      const row = kept.find((r) => r.rowKey === "b")!;
-      const edit = anEdit(row, "edit-heads");
-      await second.runPromise(
-        Effect.flatMap(Storage, (storage) => storage.applyEdit(edit.row, row.revisionId!, edit.revision)),
-      );
+      const edit = await editedBySecond(kept, "edit-heads");
       let outcome: Awaited<ReturnType<typeof accept>> | undefined;
       // The run read its rows before the edit: it expects b's former head.
       const sent = await sentDuring(async () => {

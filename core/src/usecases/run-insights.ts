@@ -9,7 +9,8 @@ import type { RunTrace } from "../schema/run.js";
 import { isoAt } from "../time.js";
 import { emptyTrace, findRun } from "./runs.js";
 
-const retentionMs = 30 * 24 * 60 * 60 * 1000;
+/** SPEC.md's retention of a run's artifacts (page bodies and boundary records): 30 days. */
+export const artifactRetentionMs = 30 * 24 * 60 * 60 * 1000;
 const maxArtifacts = 200;
 
 /** Endpoint 15: timing metadata only; nulls while the run has not recorded any. */
@@ -26,9 +27,12 @@ export const getTrace = (ownerId: OwnerId, runId: string) =>
     return { trace: { ...trace, status: run.status } satisfies RunTrace };
   });
 
-/** Kept: created within the retention window (30 days) before now. */
-const isRetained = (now: number) => {
-  const cutoff = isoAt(now - retentionMs);
+/**
+ * Whether an artifact is kept at `now` (ms): created within `artifactRetentionMs` before it. The
+ * endpoints apply it on every read; a store may drop what it refuses (the memory store does).
+ */
+export const isRetained = (now: number) => {
+  const cutoff = isoAt(now - artifactRetentionMs);
   return (artifact: { readonly createdAt: string }) => artifact.createdAt >= cutoff;
 };
 
