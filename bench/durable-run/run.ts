@@ -31,6 +31,8 @@ interface Sample {
   readonly again: FinishedRun;
   /** The first run's trace phase totals (ms): where the engine's span went. */
   readonly phases: Readonly<Record<string, number>>;
+  /** The same for the unchanged re-run. */
+  readonly againPhases: Readonly<Record<string, number>>;
 }
 const samples: Record<Config, Sample[]> = { memory: [], postgres: [] };
 
@@ -50,11 +52,13 @@ const measure = async (config: Config): Promise<Sample> => {
     // Read after both runs: a request between them would run in the host before the re-run (until
     // decision 0036 this one read the first run's whole evidence, which warmed the re-run's decoding
     // and took a collection off it).
-    const { trace } = expectStatus(await call("GET", `/v1/runs/${first.run.id}/trace`), 200, "trace");
-    const phases = Object.fromEntries(
-      (trace.phases as Array<{ phase: string; totalMs: number }>).map((p) => [p.phase, p.totalMs]),
-    );
-    return { first, again, phases };
+    const phasesOf = async (runId: string) => {
+      const { trace } = expectStatus(await call("GET", `/v1/runs/${runId}/trace`), 200, "trace");
+      return Object.fromEntries(
+        (trace.phases as Array<{ phase: string; totalMs: number }>).map((p) => [p.phase, p.totalMs]),
+      );
+    };
+    return { first, again, phases: await phasesOf(first.run.id), againPhases: await phasesOf(again.run.id) };
   } finally {
     await host.stop();
     await database?.drop();
@@ -97,6 +101,8 @@ const figures: ReadonlyArray<readonly [string, (s: Sample) => number]> = [
   ["  POST → completedAt", (s) => s.again.acceptedMs],
   ["  queuedAt → startedAt", (s) => s.again.pickupMs],
   ["  startedAt → completedAt", (s) => s.again.engineMs],
+  ["    trace: read phase (50 pages)", (s) => s.againPhases.read ?? 0],
+  ["    trace: accept step (the write)", (s) => s.againPhases.accept ?? 0],
 ];
 console.log(
   `\n${"figure (medians)".padEnd(36)} ${"memory ms".padStart(10)} ${"pg+agenda ms".padStart(13)} ${"ratio".padStart(6)}  per round`,

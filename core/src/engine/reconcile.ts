@@ -51,6 +51,32 @@ const sourceView = (
 };
 
 /**
+ * The fields of `record` whose value or missing reason differs from the row's (for an overridden
+ * cell, from its manual value), read from the record's cells without building the source's view.
+ * Each overridden field the record has is noted in `overridesKept`, changed or not.
+ */
+const changedFields = (
+  existing: RowRecord,
+  record: ExtractedRecord,
+  rowKey: string,
+  overridesKept: Array<{ rowKey: string; fieldId: string }>,
+): string[] => {
+  const changed: string[] = [];
+  for (const [fieldId, cell] of record.cells) {
+    const value = cell.value ?? null;
+    const reason = cell.missingReason || undefined;
+    const override = existing.overrides[fieldId];
+    if (override) {
+      overridesKept.push({ rowKey, fieldId });
+      if (!same(override.value, value) || override.missingReason !== reason) changed.push(fieldId);
+    } else if (!same(existing.data[fieldId], value) || existing.missingReasons[fieldId] !== reason) {
+      changed.push(fieldId);
+    }
+  }
+  return changed;
+};
+
+/**
  * Reconciles a run's records with the current rows (rules in docs/decisions/0005-run-engine.md):
  * new keys create rows, changed source values update them, rows not seen go missing, missing rows
  * seen again return. Overridden cells keep the manual value; the run refreshes their snapshot.
@@ -106,11 +132,11 @@ export const reconcile = (input: ReconcileInput): Reconciliation => {
     if (record.rowKey === null || seen.has(record.rowKey)) continue;
     seen.add(record.rowKey);
     const observationId = input.observationByPage.get(record.pageUrl) as ObservationId;
-    const view = sourceView(record, observationId, input.observationByPage);
     const identity = record.identity ? { identity: record.identity } : {};
     const existing = byKey.get(record.rowKey);
 
     if (!existing) {
+      const view = sourceView(record, observationId, input.observationByPage);
       const data: Record<string, RowData[string]> = { ...view.values };
       for (const c of userColumns) data[c.id] = null;
       const row: RowRecord = {
@@ -138,17 +164,42 @@ export const reconcile = (input: ReconcileInput): Reconciliation => {
       continue;
     }
 
+    rowIds[record.rowKey] = existing.id;
+    const returned = existing.presence === "missing";
+    const changed = changedFields(existing, record, record.rowKey, overridesKept);
+    if (!returned && changed.length === 0) {
+      unchanged++;
+      if (existing.status === "unchanged" && existing.lastSeenRunId === input.runId) continue;
+      // Seen and the same: no revision; the row's current state notes the run quietly. Its values,
+      // missing reasons, evidence and override snapshots stay as they are (the values are the same,
+      // so their evidence keeps citing the observation they were read from): unless the item moved
+      // page or identity, only the seen-markers change. Built as one object: an unchanged re-run
+      // does this for every row, and nothing else of the source's view is needed.
+      const row: RowRecord = {
+        ...existing,
+        ...identity,
+        presence: "present",
+        lastSeenRunId: input.runId,
+        sourceUrl: record.pageUrl,
+        observedAt: input.now,
+        status: "unchanged",
+      };
+      const seenOnly =
+        row.sourceUrl === existing.sourceUrl &&
+        (row.identity === existing.identity ||
+          JSON.stringify(row.identity ?? null) === JSON.stringify(existing.identity ?? null));
+      rows.push({ row, expectedRevisionId: existing.revisionId, seenOnly });
+      continue;
+    }
+
+    const view = sourceView(record, observationId, input.observationByPage);
     const data: Record<string, RowData[string]> = { ...existing.data };
     const overrides: CellOverrides = { ...existing.overrides };
     const missing: Record<string, MissingReasons[string]> = { ...existing.missingReasons };
-    const changed: string[] = [];
     for (const fieldId of Object.keys(view.values)) {
       const value = view.values[fieldId] ?? null;
       const reason = view.missing[fieldId];
-      const override = existing.overrides[fieldId];
-      if (override) {
-        overridesKept.push({ rowKey: record.rowKey, fieldId });
-        if (!same(override.value, value) || override.missingReason !== reason) changed.push(fieldId);
+      if (existing.overrides[fieldId]) {
         (overrides as Record<string, unknown>)[fieldId] = {
           value,
           evidence: view.evidence[fieldId] ?? [],
@@ -156,52 +207,35 @@ export const reconcile = (input: ReconcileInput): Reconciliation => {
         };
         continue;
       }
-      if (!same(existing.data[fieldId], value) || existing.missingReasons[fieldId] !== reason) changed.push(fieldId);
       data[fieldId] = value;
       if (reason) missing[fieldId] = reason;
       else delete missing[fieldId];
     }
-    const returned = existing.presence === "missing";
-    rowIds[record.rowKey] = existing.id;
     if (returned) returnedKeys.push(record.rowKey);
-    const base: RowRecord = {
-      ...existing,
-      ...identity,
-      data,
-      overrides,
-      missingReasons: missing,
-      evidence: {
-        ...existing.evidence,
-        ...Object.fromEntries(Object.entries(view.evidence).filter(([id]) => !existing.overrides[id])),
+    const row = revise(
+      {
+        ...existing,
+        ...identity,
+        data,
+        overrides,
+        missingReasons: missing,
+        evidence: {
+          ...existing.evidence,
+          ...Object.fromEntries(Object.entries(view.evidence).filter(([id]) => !existing.overrides[id])),
+        },
+        presence: "present",
+        lastSeenRunId: input.runId,
+        sourceUrl: record.pageUrl,
+        observedAt: input.now,
+        status: "changed",
       },
-      presence: "present",
-      lastSeenRunId: input.runId,
-      sourceUrl: record.pageUrl,
-      observedAt: input.now,
-    };
-    if (returned || changed.length > 0) {
-      const row = revise({ ...base, status: "changed" }, existing, returned ? "returned" : "updated", changed);
-      rows.push({ row, expectedRevisionId: existing.revisionId });
-      changedKeys.push(record.rowKey);
-      deltas.changed++;
-      continue;
-    }
-    unchanged++;
-    if (existing.status !== "unchanged" || existing.lastSeenRunId !== input.runId) {
-      // Seen and the same: no revision; the row's current state notes the run quietly. Its evidence
-      // and override snapshots keep citing the observation its values were read from (the values
-      // are the same), so unless the item moved page or identity, only the seen-markers change.
-      const row: RowRecord = {
-        ...base,
-        evidence: existing.evidence,
-        overrides: existing.overrides,
-        status: "unchanged",
-      };
-      const seenOnly =
-        row.sourceUrl === existing.sourceUrl &&
-        JSON.stringify(row.identity ?? null) === JSON.stringify(existing.identity ?? null);
-      rows.push({ row, expectedRevisionId: existing.revisionId, seenOnly });
-    }
+      existing,
+      returned ? "returned" : "updated",
+      changed,
+    );
+    rows.push({ row, expectedRevisionId: existing.revisionId });
+    changedKeys.push(record.rowKey);
+    deltas.changed++;
   }
 
   for (const existing of input.current) {

@@ -105,6 +105,30 @@ describe("reuse of a page's extraction: the rule", () => {
     expect(fromStoredExtraction(stored, `${site}/p1`)).to.deep.equal(extraction);
   });
 
+  it("gives back the records as read at the URL asked, whether the store kept its own copy or the one it was given", () => {
+    const record = (pageUrl: string) => ({
+      pageUrl,
+      index: 0,
+      entryId: "0",
+      rowKey: "k",
+      cells: new Map([["c1", { value: 1, missingReason: null, raw: "1" }]]),
+    });
+    const entries = [{ id: "0", excerpt: "<li>1</li>", truncated: false }];
+    const kept = toStoredExtraction({ records: [record(`${site}/p1`)], entries }, null);
+    expect(fromStoredExtraction(kept, `${site}/p1`).records).to.deep.equal([record(`${site}/p1`)]);
+    // The same kept records read at another URL (a redirect moved the page) cite that URL.
+    expect(fromStoredExtraction(kept, `${site}/p1?moved`).records).to.deep.equal([record(`${site}/p1?moved`)]);
+    expect(fromStoredExtraction(structuredClone(kept), `${site}/p1`).records).to.deep.equal([record(`${site}/p1`)]);
+    // A research record's entity and quoted sources are not part of the kept form: never handed back.
+    const researched = {
+      ...record(`${site}/p1`),
+      identity: { version: 1, key: `entity:${"a".repeat(64)}`, kind: "other", anchor: "k", aliases: ["k"] },
+      cellSources: new Map([["c1", { pageUrl: `${site}/p9`, entryId: "3" }]]),
+    } as const;
+    const keptResearch = toStoredExtraction({ records: [researched], entries }, null);
+    expect(fromStoredExtraction(keptResearch, `${site}/p1`).records).to.deep.equal([record(`${site}/p1`)]);
+  });
+
   it("asks conditionally only with validators and a kept body to stand for a 304, at the URL the read ended", () => {
     const kept = {
       finalUrl: `${site}/p1?x`,
