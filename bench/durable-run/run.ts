@@ -99,6 +99,7 @@ const figures: ReadonlyArray<readonly [string, (s: Sample) => number]> = [
   ["    trace: accept step (the write)", (s) => s.phases.accept ?? 0],
   ["unchanged re-run, POST → succeeded", (s) => s.again.settledMs],
   ["  POST → completedAt", (s) => s.again.acceptedMs],
+  ["  POST /runs answered 202", (s) => s.again.postMs],
   ["  queuedAt → startedAt", (s) => s.again.pickupMs],
   ["  startedAt → completedAt", (s) => s.again.engineMs],
   ["    trace: read phase (50 pages)", (s) => s.againPhases.read ?? 0],

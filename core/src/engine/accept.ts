@@ -95,10 +95,9 @@ export const acceptPhase = Effect.fn("run.accept")(function* (input: AcceptInput
       },
       rows: reconciliation.rows,
       revisions: reconciliation.revisions,
-      observations: observationsToStore(observations, [
-        ...reconciliation.rows.map(({ row }) => row),
-        ...reconciliation.revisions,
-      ]),
+      // Only revisions can cite this run's observations: a row without one keeps the evidence and
+      // override snapshots it had (reconcile.ts), which cite earlier runs' observations.
+      observations: observationsToStore(observations, reconciliation.revisions),
       charge: { ownerId: run.ownerId, pages, entryId: newId() },
       evidence,
       heldEvidence: { ...evidence, trace: input.trace(completedAt, { ...step, status: "failed" }) },

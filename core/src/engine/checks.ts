@@ -65,12 +65,13 @@ export const runChecks = (
   const failedCells: string[] = [];
   const failedRecords = new Set<ExtractedRecord>();
   for (const r of records) {
-    for (const [fieldId, cell] of r.cells) {
+    // forEach: a Map's for…of allocates a pair per cell until V8 optimises the loop.
+    r.cells.forEach((cell, fieldId) => {
       if (cell.missingReason === "extraction_failed") {
         failedCells.push(`${nameById.get(fieldId)} ${JSON.stringify(cell.raw)} is not a valid value at ${where(r)}`);
         failedRecords.add(r);
       }
-    }
+    });
   }
   names.push(named("extraction", [...failedRecords]));
   checks.push(

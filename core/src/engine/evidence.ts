@@ -1,6 +1,7 @@
 import type { RecordedFailure, RecordFact, RunArtifact, RunEvidence, RunPlanRecord } from "../run-domain.js";
 import { type DatasetId, newId, type ObservationId, type RunId } from "../schema/ids.js";
 import type { SourceObservation } from "../schema/row.js";
+import type { ExtractedRecord } from "./extract.js";
 import type { ReadOutcome } from "./read.js";
 
 export const artifactBodyLimit = 64 * 1024;
@@ -67,18 +68,26 @@ export const runEvidence = (
       createdAt: now,
     });
   }
-  const facts: RecordFact[] = read.records.map((r) => ({
-    rowKey: r.rowKey,
-    pageUrl: r.pageUrl,
-    index: r.index,
-    cells: [...r.cells].map(([fieldId, cell]) => ({
-      fieldId,
-      value: cell.value,
-      missingReason: cell.missingReason,
-      raw: cell.raw,
-    })),
-  }));
+  const facts: RecordFact[] = read.records.map(factOf);
   return { trace, artifacts, facts, failures: recordedFailures(read.failures), plan };
+};
+
+/**
+ * Each record's fact, made once per record: a re-run that reuses a page checks the previous run's
+ * records themselves (reuse.ts), and its facts are then those records' facts, already made.
+ */
+const factsOfRecords = new WeakMap<ExtractedRecord, RecordFact>();
+
+const factOf = (r: ExtractedRecord): RecordFact => {
+  const kept = factsOfRecords.get(r);
+  if (kept !== undefined) return kept;
+  const cells: Array<RecordFact["cells"][number]> = [];
+  r.cells.forEach((cell, fieldId) => {
+    cells.push({ fieldId, value: cell.value, missingReason: cell.missingReason, raw: cell.raw });
+  });
+  const fact: RecordFact = { rowKey: r.rowKey, pageUrl: r.pageUrl, index: r.index, cells };
+  factsOfRecords.set(r, fact);
+  return fact;
 };
 
 /** Reads that did not yield a page, as recorded for diagnostics (stage `retrieval`). */
