@@ -18,9 +18,12 @@ describe("per-owner limits: 429 rate_limited with Retry-After", function () {
   let host: RunningHost;
 
   before(async () => {
-    // /hang never answers (a run stays running until its deadline); /gone fails at once.
+    // /hang never answers (a run stays running until its deadline); /ok is one page with one
+    // item; anything else (/gone) fails at once.
     site = createServer((req, res) => {
-      if (req.url !== "/hang") res.writeHead(404).end();
+      if (req.url === "/ok")
+        res.writeHead(200, { "content-type": "text/html" }).end("<html><body><p><b>one</b></p></body></html>");
+      else if (req.url !== "/hang") res.writeHead(404).end();
     });
     await new Promise<void>((resolve) => site.listen(0, "127.0.0.1", resolve));
     siteUrl = `http://127.0.0.1:${(site.address() as AddressInfo).port}`;
@@ -44,7 +47,7 @@ describe("per-owner limits: 429 rate_limited with Retry-After", function () {
 
   const owner = async (): Promise<Client> =>
     makeClient(host.url, await host.createKey(`limits-${globalThis.crypto.randomUUID()}`, 100));
-  const dataset = async (client: Client, path: string): Promise<string> => {
+  const dataset = async (client: Client, path: string, read = "p"): Promise<string> => {
     const created = await client.post("/v1/datasets", {
       name: `limits ${globalThis.crypto.randomUUID().slice(0, 8)}`,
       columns: [{ name: "text", type: "string", key: true }],
@@ -52,7 +55,7 @@ describe("per-owner limits: 429 rate_limited with Retry-After", function () {
         version: 1,
         url: `${siteUrl}${path}`,
         itemSelector: "p",
-        fields: [{ name: "text", read: { selector: "p" } }],
+        fields: [{ name: "text", read: { selector: read } }],
         identity: { kind: "source-key", field: "text" },
         pagination: { kind: "none" },
         ignoreRobots: true,
@@ -120,5 +123,24 @@ describe("per-owner limits: 429 rate_limited with Retry-After", function () {
       expect((await waitForRun(client, started.body.runId, 30_000)).status).to.not.equal("succeeded");
     }
     expectLimited(await client.post(`/v1/datasets/${id}/runs`), (s) => s > 3500 && s <= 3600);
+  });
+
+  it("judges a run request in one order: the dataset (404), then the credits (402), then the limits (429)", async () => {
+    const client = makeClient(host.url, await host.createKey(`limits-${globalThis.crypto.randomUUID()}`, 1));
+    const gone = await dataset(client, "/gone");
+    const ok = await dataset(client, "/ok", "b");
+    // Two failed runs (free) and one accepted run of one page (the last credit): the hour's limit
+    // of three is reached and the balance is 0.
+    for (const id of [gone, gone, ok]) {
+      const started = await client.post(`/v1/datasets/${id}/runs`);
+      expect(started.status, JSON.stringify(started.body)).to.equal(202);
+      const ended = await waitForRun(client, started.body.runId, 30_000);
+      expect(ended.status, JSON.stringify(ended)).to.equal(id === ok ? "succeeded" : "failed");
+    }
+    const refused = await client.post(`/v1/datasets/${ok}/runs`);
+    expect(refused.status, JSON.stringify(refused.body)).to.equal(402);
+    expect(refused.body.error.code).to.equal("insufficient_credits");
+    const unknown = await client.post(`/v1/datasets/${globalThis.crypto.randomUUID()}/runs`);
+    expect(unknown.status, JSON.stringify(unknown.body)).to.equal(404);
   });
 });
