@@ -37,7 +37,7 @@ const sourceView = (
   const values: Record<string, RowData[string]> = {};
   const evidence: Record<string, FieldEvidence[string]> = {};
   const missing: Record<string, MissingReasons[string]> = {};
-  for (const [fieldId, cell] of record.cells) {
+  record.cells.forEach((cell, fieldId) => {
     values[fieldId] = cell.value;
     const quoted = record.cellSources?.get(fieldId);
     evidence[fieldId] = [
@@ -46,7 +46,7 @@ const sourceView = (
         : { observationId, entryId: record.entryId },
     ];
     if (cell.missingReason) missing[fieldId] = cell.missingReason;
-  }
+  });
   return { values, evidence, missing };
 };
 

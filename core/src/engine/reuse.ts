@@ -120,11 +120,13 @@ const recordsOfStored = new WeakMap<
 
 /** An extraction (and where pagination goes next) in the form a store keeps. */
 export const toStoredExtraction = (extraction: PageExtraction, next: string | null): StoredExtraction => {
-  const records = extraction.records.map((r) => ({
-    index: r.index,
-    rowKey: r.rowKey,
-    cells: [...r.cells].map(([fieldId, cell]) => [fieldId, cell.value, cell.missingReason, cell.raw] as const),
-  }));
+  const records = extraction.records.map((r) => {
+    const cells: Array<StoredExtraction["records"][number]["cells"][number]> = [];
+    r.cells.forEach((cell, fieldId) => {
+      cells.push([fieldId, cell.value, cell.missingReason, cell.raw]);
+    });
+    return { index: r.index, rowKey: r.rowKey, cells };
+  });
   const [first] = extraction.records;
   // Only records that are exactly what fromStoredExtraction would build (all of one page, no
   // research identity or quoted sources, each citing its own entry) stand in for their stored form.
