@@ -11,20 +11,14 @@
  */
 import { createServer } from "node:net";
 import { startBooksSite } from "@gleaner/conformance";
-import { positiveIntegerArg } from "../args.js";
+import { choiceArg, positiveIntegerArg } from "../args.js";
 import { freshDatabase } from "../durable/database.js";
 import { durableEnv, memoryEnv, spawnHost } from "../durable/processes.js";
 import { clientOf, createDataset, runToSuccess } from "../host-client.js";
 import { booksDataset } from "../run-books/books.js";
 
-const option = (name: string, allowed: ReadonlyArray<string>): string => {
-  const i = process.argv.indexOf(`--${name}`);
-  const value = i >= 0 ? process.argv[i + 1]! : allowed[0]!;
-  if (!allowed.includes(value)) throw new Error(`--${name} must be one of ${allowed.join(", ")}`);
-  return value;
-};
-const store = option("store", ["postgres", "memory"]);
-const sampled = option("run", ["rerun", "first"]);
+const store = choiceArg("store", ["postgres", "memory"]);
+const sampled = choiceArg("run", ["rerun", "first"]);
 const top = positiveIntegerArg("top", 30);
 
 interface ProfileNode {

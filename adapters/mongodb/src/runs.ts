@@ -142,12 +142,15 @@ export const makeRunMethods = (mongo: Mongo): RunStorage => {
       !isUuid(runId)
         ? Effect.succeed(Option.none())
         : mongo.run("listRunArtifacts", async () => {
-            const doc = await evidence.findOne({ _id: toUuid(runId) }, { projection: { recipe: 1 } });
+            // Both at once: the evidence (its recipe, and whether there is any) and its artifacts.
+            const [doc, pages] = await Promise.all([
+              evidence.findOne({ _id: toUuid(runId) }, { projection: { recipe: 1 } }),
+              artifacts
+                .find({ runId: toUuid(runId) }, { projection: artifactWithoutBody })
+                .sort({ position: 1 })
+                .toArray(),
+            ]);
             if (!doc) return Option.none();
-            const pages = await artifacts
-              .find({ runId: toUuid(runId) }, { projection: artifactWithoutBody })
-              .sort({ position: 1 })
-              .toArray();
             return Option.some({ recipe: recipeFromDoc(doc), artifacts: pages.map(artifactEntryFromDoc) });
           }),
 

@@ -126,17 +126,16 @@ export interface ArtifactRow {
   readonly created_at: Date;
 }
 
+/** An artifact without its body (the artifacts index reads none). Select `from run_artifacts a`. */
+export const artifactEntryColumns =
+  "a.run_id, a.id, a.kind, a.url, a.content_type, a.sha256, a.size, a.truncated, a.created_at";
+
 /**
  * An artifact with its body: its own (written before page_bodies existed) or the one stored for its
  * digest. Select `from run_artifacts a`.
  */
-export const artifactColumns = `a.run_id, a.id, a.kind, a.url, a.content_type, a.sha256, a.size, a.truncated,
-  coalesce(a.body, (select p.body from page_bodies p where p.sha256 = a.sha256 and not a.truncated)) as body,
-  a.created_at`;
-
-/** An artifact without its body (the artifacts index reads none). Select `from run_artifacts a`. */
-export const artifactEntryColumns =
-  "a.run_id, a.id, a.kind, a.url, a.content_type, a.sha256, a.size, a.truncated, a.created_at";
+export const artifactColumns = `${artifactEntryColumns},
+  coalesce(a.body, (select p.body from page_bodies p where p.sha256 = a.sha256 and not a.truncated)) as body`;
 
 const decodeArtifact = storedDecoder(RunArtifact, "PostgreSQL", "artifact");
 const decodeArtifactEntry = storedDecoder(RunArtifactEntry, "PostgreSQL", "artifact");
