@@ -9,6 +9,9 @@
  * that saw it `succeeded` (FinishedRun.settledMs). Polls come every `--poll` ms (50): the host
  * answering a poll every 5 ms spent ~200 ms of a PostgreSQL run's CPU on them (three statements
  * each) against next to nothing in memory, so the bench was measuring its own load (decision 0029).
+ * Each run's CPU is read too, from before its POST to the poll that saw it succeed: the host child's
+ * (every thread) and the PostgreSQL backends' serving its database (durable/cpu.ts, Linux only):
+ * what the durable profile costs the machine, beside how long it takes (decision 0038).
  * Not part of npm test.
  *
  *   npm run bench:durable-run -w @gleaner/bench [-- --rounds 5 --poll 50]
@@ -18,7 +21,8 @@ import { startBooksSite } from "@gleaner/conformance";
 import { median } from "../median.js";
 import { booksDataset } from "../run-books/books.js";
 import { clientOf, createDataset, expectStatus, type FinishedRun, runToSuccess } from "../host-client.js";
-import { freshDatabase } from "../durable/database.js";
+import { backendsCpu, backendsCpuBetween, processCpuMs } from "../durable/cpu.js";
+import { freshDatabase, postgresBaseUrl } from "../durable/database.js";
 import { durableEnv, memoryEnv, spawnHost } from "../durable/processes.js";
 import { positiveIntegerArg } from "../args.js";
 
@@ -26,9 +30,18 @@ const rounds = positiveIntegerArg("rounds", 5);
 const pollMs = positiveIntegerArg("poll", 50);
 
 type Config = "memory" | "postgres";
+/** CPU a run cost, in ms, from before its POST to the poll that saw it succeed (durable/cpu.ts). */
+interface RunCpu {
+  /** The host child's, every thread. */
+  readonly host: number;
+  /** PostgreSQL's client backends serving the round's database (0 for memory). */
+  readonly backends: number;
+}
 interface Sample {
   readonly first: FinishedRun;
   readonly again: FinishedRun;
+  readonly firstCpu: RunCpu;
+  readonly againCpu: RunCpu;
   /** The first run's trace phase totals (ms): where the engine's span went. */
   readonly phases: Readonly<Record<string, number>>;
   /** The same for the unchanged re-run. */
@@ -44,9 +57,18 @@ const measure = async (config: Config): Promise<Sample> => {
   try {
     const call = clientOf(host.url, host.key);
     const datasetId = await createDataset(call, booksDataset(site.url));
-    const first = await runToSuccess(call, datasetId, pollMs);
+    const backends = async () => (database ? backendsCpu(postgresBaseUrl(), database.name) : new Map<number, number>());
+    // What the run costs the machine: read before its POST and after the poll that saw it succeed,
+    // outside the host's span (the reads are the bench's own work, on its own connection).
+    const withCpu = async (): Promise<[FinishedRun, RunCpu]> => {
+      const [hostBefore, backendsBefore] = [processCpuMs(host.pid), await backends()];
+      const finished = await runToSuccess(call, datasetId, pollMs);
+      const [hostAfter, backendsAfter] = [processCpuMs(host.pid), await backends()];
+      return [finished, { host: hostAfter - hostBefore, backends: backendsCpuBetween(backendsBefore, backendsAfter) }];
+    };
+    const [first, firstCpu] = await withCpu();
     if (first.run.rowDeltas.new !== 1000) throw new Error(`first run: ${JSON.stringify(first.run.rowDeltas)}`);
-    const again = await runToSuccess(call, datasetId, pollMs);
+    const [again, againCpu] = await withCpu();
     const { new: added, changed, gone } = again.run.rowDeltas;
     if (added + changed + gone !== 0) throw new Error(`unchanged re-run: ${JSON.stringify(again.run.rowDeltas)}`);
     // Read after both runs: a request between them would run in the host before the re-run (until
@@ -58,7 +80,14 @@ const measure = async (config: Config): Promise<Sample> => {
         (trace.phases as Array<{ phase: string; totalMs: number }>).map((p) => [p.phase, p.totalMs]),
       );
     };
-    return { first, again, phases: await phasesOf(first.run.id), againPhases: await phasesOf(again.run.id) };
+    return {
+      first,
+      again,
+      firstCpu,
+      againCpu,
+      phases: await phasesOf(first.run.id),
+      againPhases: await phasesOf(again.run.id),
+    };
   } finally {
     await host.stop();
     await database?.drop();
@@ -97,6 +126,8 @@ const figures: ReadonlyArray<readonly [string, (s: Sample) => number]> = [
   ["    trace: read phase (50 pages)", (s) => s.phases.read ?? 0],
   ["    trace: extract phase", (s) => s.phases.extract ?? 0],
   ["    trace: accept step (the write)", (s) => s.phases.accept ?? 0],
+  ["  CPU: host process (all threads)", (s) => s.firstCpu.host],
+  ["  CPU: host + PostgreSQL backends", (s) => s.firstCpu.host + s.firstCpu.backends],
   ["unchanged re-run, POST → succeeded", (s) => s.again.settledMs],
   ["  POST → completedAt", (s) => s.again.acceptedMs],
   ["  POST /runs answered 202", (s) => s.again.postMs],
@@ -104,6 +135,8 @@ const figures: ReadonlyArray<readonly [string, (s: Sample) => number]> = [
   ["  startedAt → completedAt", (s) => s.again.engineMs],
   ["    trace: read phase (50 pages)", (s) => s.againPhases.read ?? 0],
   ["    trace: accept step (the write)", (s) => s.againPhases.accept ?? 0],
+  ["  CPU: host process (all threads)", (s) => s.againCpu.host],
+  ["  CPU: host + PostgreSQL backends", (s) => s.againCpu.host + s.againCpu.backends],
 ];
 console.log(
   `\n${"figure (medians)".padEnd(36)} ${"memory ms".padStart(10)} ${"pg+agenda ms".padStart(13)} ${"ratio".padStart(6)}  per round`,

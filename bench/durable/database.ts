@@ -17,6 +17,8 @@ const statement = async (url: string, text: string): Promise<void> => {
 
 export interface FreshDatabase {
   readonly url: string;
+  /** Its name on the server (the base URL's). */
+  readonly name: string;
   readonly drop: () => Promise<void>;
 }
 
@@ -28,6 +30,7 @@ export const freshDatabase = async (baseUrl = postgresBaseUrl()): Promise<FreshD
   url.pathname = `/${name}`;
   return {
     url: url.toString(),
+    name,
     drop: () => statement(baseUrl, `drop database if exists "${name}" with (force)`),
   };
 };
