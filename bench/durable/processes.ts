@@ -68,11 +68,25 @@ export interface HostProcess extends BenchProcess {
   readonly key: string;
 }
 
+/**
+ * The command that starts `command` with `args`: pinned to the CPUs in BENCH_HOST_CPUS (e.g. "0") by
+ * taskset (Linux) when it is set, so a host can be given cores of its own (decision 0038).
+ */
+const pinned = (command: string, args: ReadonlyArray<string>): [string, string[]] => {
+  const cpus = process.env.BENCH_HOST_CPUS;
+  return cpus ? ["taskset", ["-c", cpus, command, ...args]] : [command, [...args]];
+};
+
 /** A host child (`serve`: API and worker; `api`: API only) on `env`; resolves once it serves. */
 export const spawnHost = async (role: "serve" | "api", env: Env): Promise<HostProcess> => {
   const child = spawn(
-    process.execPath,
-    [...nodeArgs("BENCH_HOST_NODE_ARGS"), "--import", "tsx", join(here, "host-child.ts"), role],
+    ...pinned(process.execPath, [
+      ...nodeArgs("BENCH_HOST_NODE_ARGS"),
+      "--import",
+      "tsx",
+      join(here, "host-child.ts"),
+      role,
+    ]),
     {
       cwd: here,
       env: childEnv(env),
