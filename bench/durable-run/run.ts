@@ -21,8 +21,10 @@ import { startBooksSite } from "@gleaner/conformance";
 import { median } from "../median.js";
 import { booksDataset } from "../run-books/books.js";
 import { clientOf, createDataset, expectStatus, type FinishedRun, runToSuccess } from "../host-client.js";
-import { backendsCpu, backendsCpuBetween, processCpuMs } from "../durable/cpu.js";
+import pg from "pg";
+import { backendsCpu, backendsCpuBetween } from "../durable/cpu.js";
 import { freshDatabase, postgresBaseUrl } from "../durable/database.js";
+import { processCpuMs } from "../process-cpu.js";
 import { durableEnv, memoryEnv, spawnHost } from "../durable/processes.js";
 import { positiveIntegerArg } from "../args.js";
 
@@ -50,6 +52,9 @@ interface Sample {
 const samples: Record<Config, Sample[]> = { memory: [], postgres: [] };
 
 const site = await startBooksSite();
+// The bench's one connection for reading the backends' CPU (to the base database, not the rounds').
+const observer = new pg.Client({ connectionString: postgresBaseUrl(), connectionTimeoutMillis: 5_000 });
+await observer.connect();
 
 const measure = async (config: Config): Promise<Sample> => {
   const database = config === "postgres" ? await freshDatabase() : null;
@@ -57,7 +62,7 @@ const measure = async (config: Config): Promise<Sample> => {
   try {
     const call = clientOf(host.url, host.key);
     const datasetId = await createDataset(call, booksDataset(site.url));
-    const backends = async () => (database ? backendsCpu(postgresBaseUrl(), database.name) : new Map<number, number>());
+    const backends = async () => (database ? backendsCpu(observer, database.name) : new Map<number, number>());
     // What the run costs the machine: read before its POST and after the poll that saw it succeed,
     // outside the host's span (the reads are the bench's own work, on its own connection).
     const withCpu = async (): Promise<[FinishedRun, RunCpu]> => {
@@ -112,6 +117,7 @@ try {
   console.log(`load average at the end: ${loadavg()[0]!.toFixed(1)}`);
 } finally {
   await site.close();
+  await observer.end();
 }
 
 const med = (config: Config, pick: (s: Sample) => number) => median(samples[config].map(pick));

@@ -22,6 +22,7 @@ import { join } from "node:path";
 import { createInterface } from "node:readline";
 import autocannon from "autocannon";
 import { median } from "../median.js";
+import { processCpuMs } from "../process-cpu.js";
 import { positiveIntegerArg } from "../args.js";
 
 const duration = positiveIntegerArg("duration", 5);
@@ -68,10 +69,7 @@ interface Measure {
  * CPU time a process has used, in µs (Linux /proc; clock ticks of 10 ms). Unlike req/s, it hardly moves
  * when other work shares the cores: it is the cost of a request, not how soon the server got a core.
  */
-const cpuTimeUs = (pid: number): number => {
-  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
-  return (Number(fields[11]) + Number(fields[12])) * 10_000;
-};
+const cpuTimeUs = (pid: number): number => processCpuMs(pid) * 1000;
 
 const load = async (url: string, headers: Record<string, string>, pid: number): Promise<Measure> => {
   // A short warm-up lets the JIT settle before the measured window.

@@ -9,7 +9,6 @@
  *
  *   npm run bench:run-reads -w @gleaner/bench [-- --requests 100 --rounds 3]
  */
-import { readFileSync } from "node:fs";
 import { loadavg } from "node:os";
 import { startBooksSite } from "@gleaner/conformance";
 import { positiveIntegerArg } from "../args.js";
@@ -17,6 +16,7 @@ import { freshDatabase } from "../durable/database.js";
 import { durableEnv, memoryEnv, spawnHost } from "../durable/processes.js";
 import { clientOf, createDataset, expectStatus, runToSuccess } from "../host-client.js";
 import { median } from "../median.js";
+import { processCpuMs } from "../process-cpu.js";
 import { booksDataset } from "../run-books/books.js";
 
 const requests = positiveIntegerArg("requests", 100);
@@ -34,12 +34,6 @@ interface Figures {
 const results: Record<Config, Record<Endpoint, Figures[]>> = {
   memory: { trace: [], "artifacts index": [], "one artifact": [] },
   postgres: { trace: [], "artifacts index": [], "one artifact": [] },
-};
-
-/** The process's user + system CPU time in ms, from /proc (clock ticks of 10 ms on Linux). */
-const cpuMs = (pid: number): number => {
-  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
-  return (Number(fields[11]) + Number(fields[12])) * 10;
 };
 
 const site = await startBooksSite();
@@ -63,11 +57,11 @@ const measure = async (config: Config) => {
     const bytes: Record<Endpoint, number> = { trace: 0, "artifacts index": 0, "one artifact": 0 };
     for (let i = 0; i < requests; i++) {
       for (const endpoint of endpoints) {
-        const before = cpuMs(host.pid);
+        const before = processCpuMs(host.pid);
         const started = performance.now();
         const answer = await call("GET", paths[endpoint]);
         latency[endpoint].push(performance.now() - started);
-        cpu[endpoint] += cpuMs(host.pid) - before;
+        cpu[endpoint] += processCpuMs(host.pid) - before;
         expectStatus(answer, 200, endpoint);
         bytes[endpoint] = JSON.stringify(answer.body).length;
       }
