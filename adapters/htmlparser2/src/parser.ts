@@ -6,6 +6,7 @@ import {
   type DocumentLimits,
   type DocumentParserService,
   type Excerpt,
+  type OutlineElement,
   documentBaseUrl,
   documentLimitMessage,
   documentLimits,
@@ -15,7 +16,7 @@ import {
   utf8Excerpt,
 } from "@gleaner/core";
 import render from "dom-serializer";
-import { type Document, DomHandler, type Element, isTag } from "domhandler";
+import { type AnyNode, type Document, DomHandler, type Element, isTag, isText } from "domhandler";
 import { getAttributeValue, textContent } from "domutils";
 import * as Effect from "effect/Effect";
 import * as Layer from "effect/Layer";
@@ -55,6 +56,19 @@ const wrapDocument = (document: Document): DocumentElement => ({
   text: () => normalizeWhitespace(textContent(document.children.filter(isTag))),
   attribute: () => null,
   excerpt: (maxBytes) => utf8Excerpt(render(document.children.filter(isTag), { encodeEntities: "utf8" }), maxBytes),
+});
+
+/** The plain outline of a node's content (ports/document-parser.ts): elements and text, no comments. */
+const outlineOf = (tag: string, attributes: Record<string, string>, nodes: ReadonlyArray<AnyNode>): OutlineElement => ({
+  tag,
+  attributes: { ...attributes },
+  children:
+    tag === "template"
+      ? []
+      : nodes.flatMap((node): Array<OutlineElement | string> => {
+          if (isText(node)) return [node.data];
+          return isTag(node) ? [outlineOf(node.name.toLowerCase(), node.attribs, node.children)] : [];
+        }),
 });
 
 class OverLimits extends Error {
@@ -120,6 +134,7 @@ export const boundedHtmlparser2 =
         const baseUrl = documentBaseUrl(url, base ? (getAttributeValue(base, "href") ?? null) : null);
         return {
           root: wrapDocument(document),
+          outline: () => outlineOf("#document", {}, document.children),
           baseUrl,
           resolveUrl: (reference: string) => resolveReference(baseUrl, reference),
           dispose: () => {},

@@ -2,6 +2,7 @@ import {
   DocumentParser,
   type DocumentElement,
   type DocumentParserService,
+  type OutlineElement,
   documentBaseUrl,
   DocumentBudget,
   type DocumentLimit,
@@ -37,6 +38,21 @@ const wrapDocument = (document: Document): DocumentElement => ({
   text: () => normalizeWhitespace(document.documentElement?.textContent ?? ""),
   attribute: () => null,
   excerpt: (maxBytes) => utf8Excerpt(document.documentElement?.outerHTML ?? "", maxBytes),
+});
+
+/** The plain outline of a node's content (ports/document-parser.ts): elements and text, no comments. */
+const outlineOf = (node: Node, tag: string, attributes: Record<string, string>): OutlineElement => ({
+  tag,
+  attributes,
+  // A <template>'s content is a separate fragment in the DOM, so its childNodes are already empty.
+  children: Array.from(node.childNodes).flatMap((child): Array<OutlineElement | string> => {
+    if (child.nodeType === 3) return [(child as Text).data];
+    if (child.nodeType !== 1) return [];
+    const element = child as Element;
+    const attrs: Record<string, string> = {};
+    for (const attribute of Array.from(element.attributes)) attrs[attribute.name] = attribute.value;
+    return [outlineOf(element, element.localName.toLowerCase(), attrs)];
+  }),
 });
 
 /**
@@ -84,6 +100,7 @@ export const parseWithJsdom: DocumentParserService["parse"] = (html, url) =>
       const baseUrl = documentBaseUrl(url, document.querySelector("base[href]")?.getAttribute("href") ?? null);
       return {
         root: wrapDocument(document),
+        outline: () => outlineOf(document, "#document", {}),
         baseUrl,
         resolveUrl: (reference: string) => resolveReference(baseUrl, reference),
         // Windows hold their whole DOM until closed; the engine disposes each page after extraction.

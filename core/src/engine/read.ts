@@ -61,6 +61,8 @@ export interface ReadOutcome {
    * already, so the acceptance need not send them again (RunAcceptance.bodiesStored).
    */
   readonly bodiesStored: ReadonlyArray<string>;
+  /** A preview's reading stopped at its page limit: the next page, left unread (runs never set it). */
+  readonly unread?: string;
 }
 
 const cap = (n: number) => Math.min(25, n);
@@ -137,12 +139,15 @@ const parseAndExtract = (
  * (which leaves coverage incomplete when more remains). With `reuseFrom` (a deterministic run's
  * dataset), a page whose bytes and recipe are those of the dataset's newest accepted read takes
  * that read's extraction instead of being parsed (reuse.ts); it has a read step and no extract step.
+ * A preview passes `stopAfterPages`: past it, reading stops with coverage untouched and the next
+ * page named in `unread` (the source's own maxPages still ends coverage as in a run).
  */
 export const readSource = Effect.fn("run.read")(function* (
   source: Source,
   columns: ReadonlyArray<DatasetColumn>,
   trace: TraceRecorder,
   reuseFrom: DatasetId | null = null,
+  stopAfterPages: number = Number.POSITIVE_INFINITY,
 ) {
   const pages: ReadPage[] = [];
   const records: ExtractedRecord[] = [];
@@ -154,6 +159,7 @@ export const readSource = Effect.fn("run.read")(function* (
   let url: string | null = source.url;
   let coverage: Coverage = { complete: true };
   const bodiesStored = new Set<string>();
+  let unread: string | null = null;
 
   while (url !== null) {
     if (pages.length >= source.maxPages) {
@@ -161,6 +167,10 @@ export const readSource = Effect.fn("run.read")(function* (
         complete: false,
         reason: `Stopped after maxPages (${source.maxPages}) pages while more remain: ${url} was not read.`,
       };
+      break;
+    }
+    if (pages.length >= stopAfterPages) {
+      unread = url;
       break;
     }
     visited.add(url);
@@ -293,5 +303,6 @@ export const readSource = Effect.fn("run.read")(function* (
     const next: string | null = stored.next;
     url = next !== null && !visited.has(next) ? next : null;
   }
-  return { recipe, pages, records, failures, coverage, bodiesStored: [...bodiesStored] } satisfies ReadOutcome;
+  const outcome: ReadOutcome = { recipe, pages, records, failures, coverage, bodiesStored: [...bodiesStored] };
+  return unread === null ? outcome : { ...outcome, unread };
 });

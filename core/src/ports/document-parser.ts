@@ -27,8 +27,22 @@ export interface DocumentElement {
   readonly excerpt: (maxBytes: number) => Excerpt;
 }
 
+/**
+ * A plain copy of an element and what it holds, in document order: elements and text (entities
+ * decoded, comments left out, a `<template>` empty). What suggestions read a page's structure from;
+ * core matches its own selectors on it and verifies every one with `select` before offering it.
+ */
+export interface OutlineElement {
+  /** Lower-case tag name; "#document" for the document itself. */
+  readonly tag: string;
+  readonly attributes: Readonly<Record<string, string>>;
+  readonly children: ReadonlyArray<OutlineElement | string>;
+}
+
 export interface ParsedDocument {
   readonly root: DocumentElement;
+  /** The whole document as plain data (built when asked; a run never asks). */
+  readonly outline: () => OutlineElement;
   /** The URL relative references resolve against (the page's final URL, or its `<base href>`). */
   readonly baseUrl: string;
   /** Resolves a relative reference against `baseUrl`; null when it is not a valid URL. */

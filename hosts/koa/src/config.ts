@@ -41,6 +41,8 @@ export interface HostConfig {
     readonly maxActiveRuns: number;
     readonly maxRunsPerHour: number;
     readonly maxDatasets: number;
+    /** Previews and suggestions an owner may ask for in a minute (counted in each process). */
+    readonly maxPreviewsPerMinute?: number;
   };
   /** The GLEANER_* variables this configuration was read from; the plugins read theirs here. */
   readonly variables: Readonly<Record<string, string>>;
@@ -89,6 +91,7 @@ const hostSettings = Config.all({
     maxActiveRuns: wholeNumber("GLEANER_OWNER_MAX_ACTIVE_RUNS", 1, 1_000_000, 10),
     maxRunsPerHour: wholeNumber("GLEANER_OWNER_MAX_RUNS_PER_HOUR", 1, 1_000_000, 120),
     maxDatasets: wholeNumber("GLEANER_OWNER_MAX_DATASETS", 1, 1_000_000, 200),
+    maxPreviewsPerMinute: wholeNumber("GLEANER_OWNER_MAX_PREVIEWS_PER_MINUTE", 1, 1_000_000, 30),
   }),
 });
 

@@ -7,6 +7,8 @@ import {
   type FetcherService,
   fetcherByRender,
   OwnerLimits,
+  PreviewLimits,
+  PreviewWindow,
   type RunQueue,
   RoutinesLive,
   RunWorkerLive,
@@ -106,6 +108,7 @@ export const serviceLayer = (
     Layer.sync(AllowedTargets, () => parseAllowList(config.allowPrivateTargets)),
     researchLayer(overrides),
     Layer.succeed(OwnerLimits, config.ownerLimits),
+    Layer.sync(PreviewLimits, () => new PreviewWindow({ perMinute: config.ownerLimits.maxPreviewsPerMinute ?? 30 })),
     cursorSecretLayer(config),
   );
   return worker

@@ -193,6 +193,7 @@ export const buildOpenApi = (routes: ReadonlyArray<Route>): Json => {
 
 const tags: ReadonlyArray<[string, string]> = [
   ["Datasets", "Typed tables filled by a declarative web source."],
+  ["Sources", "Preview a source, or have sources suggested from a page, before creating a dataset."],
   ["Rows", "The checked rows, their evidence, manual overrides and the change feed."],
   ["Runs", "Runs of a dataset's source: status, checks, artifacts, diagnostics and trace."],
   ["Usage", "Credits: the balance and the ledger."],

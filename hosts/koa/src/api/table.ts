@@ -7,6 +7,7 @@ import { buildOpenApi } from "./openapi.js";
 import type { Route } from "./route.js";
 import { rowRoutes } from "./rows.js";
 import { runRoutes } from "./runs.js";
+import { sourceRoutes } from "./sources.js";
 import { usageRoutes } from "./usage.js";
 import { webhookRoutes } from "./webhooks.js";
 
@@ -62,6 +63,7 @@ const metaRoutes = (all: () => ReadonlyArray<Route>): ReadonlyArray<Route> => {
 export const routes: ReadonlyArray<Route> = [
   ...metaRoutes(() => routes),
   ...datasetRoutes,
+  ...sourceRoutes,
   ...rowRoutes,
   ...exportRoutes,
   ...runRoutes,

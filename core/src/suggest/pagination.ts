@@ -1,0 +1,48 @@
+import type { SourcePagination } from "../schema/source.js";
+import { documentSelectorFor } from "./selectors.js";
+import type { PageNode, PageTree } from "./page-tree.js";
+
+/** Words (and arrows) a "next page" link is written with, in the languages seen most. */
+const nextWords =
+  /^(?:next|next page|next ›|next »|next >|more|older|older posts|older entries|older articles|load more|›|»|→|>|>>|suivant|suivante|page suivante|weiter|nächste|nächste seite|siguiente|próxima|successivo|volgende|następna|次へ|下一页)$/i;
+
+const labelOf = (tree: PageTree, node: PageNode) =>
+  tree
+    .text(node)
+    .replace(/[\s\u00a0]+/g, " ")
+    .trim();
+
+const isNextLink = (tree: PageTree, node: PageNode): boolean => {
+  if (!node.attributes.href || node.attributes.href.startsWith("#") || node.attributes.href.startsWith("javascript:"))
+    return false;
+  if ((node.attributes.rel ?? "").split(/\s+/).includes("next")) return true;
+  const label = `${node.attributes["aria-label"] ?? ""} ${node.attributes.title ?? ""}`.toLowerCase();
+  if (/\bnext\b/.test(label)) return true;
+  if (nextWords.test(labelOf(tree, node))) return true;
+  return node.classes.some((c) => /^(?:next|next-page|nextpage|pagination-next|pager-next)$/i.test(c));
+};
+
+/**
+ * The page's pagination: a rel=next link (a `<link>` in the head counts), else a link written as
+ * "next", "›", "»" or "older", as a next-link selector that finds that link first. None when there
+ * is none; a url-pattern needs the last page's markup for its endSelector, which one page cannot show.
+ */
+export const findPagination = (
+  tree: PageTree,
+  pageUrl: string,
+): { readonly pagination: SourcePagination; readonly why: string } => {
+  const anchors = [...(tree.byTag.get("link") ?? []), ...(tree.byTag.get("a") ?? [])];
+  for (const anchor of anchors) {
+    if (anchor.tag === "link" && !(anchor.attributes.rel ?? "").split(/\s+/).includes("next")) continue;
+    if (!isNextLink(tree, anchor)) continue;
+    try {
+      if (new URL(anchor.attributes.href!, pageUrl).href === pageUrl) continue;
+    } catch {
+      continue;
+    }
+    const selector = documentSelectorFor(tree, anchor);
+    if (selector === null) continue;
+    return { pagination: { kind: "next-link", selector }, why: `pages follow the link ${selector}` };
+  }
+  return { pagination: { kind: "none" }, why: "no next-page link was found, so one page is read" };
+};

@@ -1,0 +1,157 @@
+import { isStableClass } from "./selectors.js";
+import type { PageNode, PageTree } from "./page-tree.js";
+
+/**
+ * Finding a page's repeated records without a model: sibling elements of like structure, grouped
+ * by tag and class, scored by how much of the page's text they hold, how many distinct things each
+ * says, and where they sit (navigation, menus, footers and sidebars count for little). Decision 0039.
+ */
+export interface RecordGroup {
+  readonly members: ReadonlyArray<PageNode>;
+  readonly score: number;
+  /** One sentence on what was found, for the suggestion's `why`. */
+  readonly description: string;
+}
+
+/** Elements that never hold records, nor are one. */
+const inert = new Set([
+  "#document", "head", "script", "style", "noscript", "template", "svg", "path", "br", "hr", "meta", "link",
+  "option", "optgroup", "select", "iframe", "input", "button", "wbr", "source", "track", "col", "colgroup",
+]);
+
+const boilerplateTags = new Set(["nav", "header", "footer", "aside", "menu"]);
+const boilerplateRoles = new Set(["navigation", "banner", "contentinfo", "complementary", "menu", "menubar", "toolbar", "search"]);
+const boilerplateWords =
+  /(?:^|[-_\s])(?:nav|navbar|navigation|menu|menus|footer|header|sidebar|side-bar|breadcrumbs?|pagination|pager|pages|tags?|tagcloud|cloud|social|share|sharing|widget|dropdown|toolbar|topbar|masthead|categories|filters?|facets?|refinements?|language|languages|locale|cookie|banner|ads?|advert|sponsored|promo)(?:$|[-_\s])/i;
+const mainWords = /(?:^|[-_\s])(?:main|content|results?|search-results|list|listing|items|products|posts|articles|entries|stories|feed|threads|topics)(?:$|[-_\s])/i;
+
+/** Why the nodes' common surroundings look like navigation or a frame, or null. */
+const boilerplateOf = (node: PageNode): string | null => {
+  for (let p: PageNode | null = node; p !== null; p = p.parent) {
+    if (boilerplateTags.has(p.tag)) return `inside <${p.tag}>`;
+    const role = p.attributes.role;
+    if (role !== undefined && boilerplateRoles.has(role)) return `inside role=${role}`;
+    const words = `${p.attributes.id ?? ""} ${p.classes.join(" ")}`;
+    if (boilerplateWords.test(words)) return `inside ${p.attributes.id ? `#${p.attributes.id}` : `.${p.classes.join(".")}`}`;
+  }
+  return null;
+};
+
+const inMain = (node: PageNode): boolean => {
+  for (let p: PageNode | null = node; p !== null; p = p.parent) {
+    if (p.tag === "main" || p.attributes.role === "main") return true;
+    if (mainWords.test(`${p.attributes.id ?? ""} ${p.classes.join(" ")}`)) return true;
+  }
+  return false;
+};
+
+const median = (values: number[]): number => {
+  if (values.length === 0) return 0;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor((sorted.length - 1) / 2)]!;
+};
+
+/** The things a record says: links, images and elements with text of their own (at most 12 counted). */
+const slotsOf = (tree: PageTree, record: PageNode): number => {
+  let count = 0;
+  const stack = [...record.children];
+  while (stack.length > 0 && count < 12) {
+    const node = stack.pop()!;
+    if (inert.has(node.tag)) continue;
+    const ownText = node.content.some((c) => typeof c === "string" && c.trim() !== "");
+    if (ownText || node.tag === "img" || (node.tag === "a" && node.attributes.href)) count++;
+    stack.push(...node.children);
+  }
+  if (count === 0 && tree.text(record) !== "") count = 1;
+  return count;
+};
+
+/** The share of a record's text inside links. */
+const linkShare = (tree: PageTree, record: PageNode): number => {
+  const total = tree.text(record).length;
+  if (total === 0) return 1;
+  let linked = 0;
+  const stack = [...record.children];
+  if (record.tag === "a") return 1;
+  while (stack.length > 0) {
+    const node = stack.pop()!;
+    if (node.tag === "a") linked += tree.text(node).length;
+    else stack.push(...node.children);
+  }
+  return Math.min(1, linked / total);
+};
+
+/** A table's header row, or a spacer: not a record. */
+const isRecordLike = (tree: PageTree, node: PageNode): boolean => {
+  if (node.tag === "tr") return node.children.some((c) => c.tag === "td");
+  return tree.text(node) !== "" || node.children.some((c) => c.tag === "img" || c.tag === "a");
+};
+
+/** The groups of like siblings: per parent and tag, and per class shared by at least three of them. */
+const siblingGroups = (tree: PageTree): Map<string, PageNode[]> => {
+  const groups = new Map<string, PageNode[]>();
+  const add = (key: string, nodes: PageNode[]) => {
+    const list = groups.get(key);
+    if (list) list.push(...nodes);
+    else groups.set(key, [...nodes]);
+  };
+  for (const parent of tree.nodes) {
+    if (inert.has(parent.tag) || parent.children.length < 3) continue;
+    const byTag = new Map<string, PageNode[]>();
+    for (const child of parent.children) {
+      if (inert.has(child.tag)) continue;
+      const list = byTag.get(child.tag);
+      if (list) list.push(child);
+      else byTag.set(child.tag, [child]);
+    }
+    // Siblings under parents alike (a grid's rows, say) are one group: keyed by the parent's kind.
+    const parentKey = `${parent.parent?.tag}>${parent.tag}.${parent.classes.filter(isStableClass).sort().join(".")}`;
+    for (const [tag, nodes] of byTag) {
+      const records = nodes.filter((n) => isRecordLike(tree, n));
+      if (records.length < 2) continue;
+      add(`${parentKey}>${tag}`, records);
+      const counts = new Map<string, number>();
+      for (const node of records) for (const c of node.classes) if (isStableClass(c)) counts.set(c, (counts.get(c) ?? 0) + 1);
+      for (const [c, count] of counts) {
+        if (count >= 2 && count < records.length) add(`${parentKey}>${tag}.${c}`, records.filter((n) => n.classes.includes(c)));
+      }
+    }
+  }
+  return groups;
+};
+
+/** Candidate record groups of the page, best first. */
+export const recordGroups = (tree: PageTree): RecordGroup[] => {
+  const body = tree.byTag.get("body")?.[0] ?? tree.root;
+  const pageText = Math.max(1, tree.text(body).length);
+  const scored: RecordGroup[] = [];
+  for (const members of siblingGroups(tree).values()) {
+    if (members.length < 3) continue;
+    members.sort((a, b) => a.order - b.order);
+    const lengths = members.map((m) => tree.text(m).length);
+    const typical = median(lengths);
+    if (typical < 2) continue;
+    // The text the group holds, counted as if every record were typical: a group whose text is one
+    // member's (a page's header, main and footer) counts for little.
+    const share = Math.min(1, (typical * members.length) / pageText);
+    // A few words in a corner of the page (a form's labels) are not what anyone collects.
+    if (share < 0.02) continue;
+    const slots = median(members.map((m) => slotsOf(tree, m)));
+    const links = median(members.map((m) => linkShare(tree, m)));
+    const frame = boilerplateOf(members[0]!.parent ?? members[0]!);
+    let score = share * Math.sqrt(Math.min(slots, 8)) * Math.log2(1 + members.length);
+    // A lone link per record with little text is a menu's shape.
+    if (slots <= 1 && links > 0.9) score *= 0.3;
+    if (frame !== null) score *= 0.25;
+    if (inMain(members[0]!)) score *= 1.3;
+    const kind = members[0]!.tag === "tr" ? "table rows" : `<${members[0]!.tag}> elements`;
+    scored.push({
+      members,
+      score,
+      description:
+        `${members.length} ${kind} alike, holding ${Math.round(share * 100)}% of the page's text, ` +
+        `${slots} ${slots === 1 ? "thing" : "things"} each${frame ? ` (${frame})` : ""}`,
+    });
+  }
+  return scored.sort((a, b) => b.score - a.score);
+};

@@ -1,0 +1,182 @@
+import type { OutlineElement } from "../ports/document-parser.js";
+import type { ColumnInput, ColumnType } from "../schema/column.js";
+import type { RenderMode } from "../schema/source.js";
+import type { WantedColumn } from "../schema/sources.js";
+import { findFields, type FoundField } from "./fields.js";
+import { chooseIdentity, extractionName, fieldNames } from "./names.js";
+import { isInside, type PageNode, pageTree, type PageTree } from "./page-tree.js";
+import { findPagination } from "./pagination.js";
+import { recordGroups } from "./records.js";
+import { itemSelectorFor } from "./selectors.js";
+
+/** A suggested dataset before its preview: a POST /v1/datasets body and why it was chosen. */
+export interface Candidate {
+  readonly name: string;
+  readonly columns: ReadonlyArray<ColumnInput>;
+  /** The source as a client sends it (defaults left out). */
+  readonly source: Readonly<Record<string, unknown>>;
+  readonly why: string;
+}
+
+export interface SuggestOptions {
+  readonly pageUrl: string;
+  /** The URL links resolve against (the page's, or its `<base href>`). */
+  readonly baseUrl: string;
+  readonly render?: RenderMode;
+  readonly columns?: ReadonlyArray<WantedColumn>;
+  /** At most this many candidates (the best first). */
+  readonly limit?: number;
+}
+
+/** How many record groups are looked at before the best `limit` distinct ones are kept. */
+const groupsLooked = 12;
+/** Fields per suggestion: enough for a listing's record, few enough to read in a table. */
+const maxFields = 12;
+
+const datasetName = (tree: PageTree, pageUrl: string, itemSelector: string): string => {
+  const title = tree.byTag.get("title")?.[0];
+  const label = (title ? tree.text(title) : "") || new URL(pageUrl).host;
+  return `${label.slice(0, 80)} · ${itemSelector}`.slice(0, 120);
+};
+
+const kindWords: Record<FoundField["kind"], RegExp> = {
+  link: /url|link|href|page/,
+  image: /image|img|photo|picture|thumb/,
+  title: /title|name|headline|label/,
+  price: /price|cost|amount/,
+  date: /date|time|posted|published|when/,
+  number: /count|number|score|points|votes|rank|qty|quantity|total/,
+  coded: /rating|stars|status|level/,
+  text: /text|description|summary|snippet|body|content/,
+};
+
+/** How well a wanted column fits a found field (0: not at all). */
+const affinity = (column: WantedColumn, field: FoundField, name: string): number => {
+  const wanted = extractionName(column.name) ?? column.name.toLowerCase();
+  let score = wanted === name ? 4 : name.includes(wanted) || wanted.includes(name) ? 2 : 0;
+  if (kindWords[field.kind].test(wanted)) score += 2;
+  if (column.description && kindWords[field.kind].test(column.description.toLowerCase())) score += 1;
+  if (score > 0 && column.type === "number" && field.type === "number") score += 1;
+  if (score > 0 && column.type === "number" && field.type !== "number" && field.kind !== "price") score -= 2;
+  return score;
+};
+
+/** Wanted columns matched one to one onto found fields, best fits first; unmatched ones are named. */
+const mapWanted = (wanted: ReadonlyArray<WantedColumn>, fields: ReadonlyArray<FoundField>, names: string[]) => {
+  const pairs = wanted
+    .flatMap((column, c) => fields.map((field, f) => ({ c, f, score: affinity(column, field, names[f]!) })))
+    .filter((p) => p.score > 0)
+    .sort((a, b) => b.score - a.score);
+  const byColumn = new Map<number, number>();
+  const usedFields = new Set<number>();
+  for (const { c, f } of pairs) {
+    if (byColumn.has(c) || usedFields.has(f)) continue;
+    byColumn.set(c, f);
+    usedFields.add(f);
+  }
+  return byColumn;
+};
+
+/**
+ * Where every record is one element wrapping all of it (an <li> around an <article class="product">),
+ * that element: it is what the record is, and usually what its markup names.
+ */
+const innermost = (tree: PageTree, members: ReadonlyArray<PageNode>): ReadonlyArray<PageNode> => {
+  let current = members;
+  for (;;) {
+    const inner = current.map((m) => {
+      const kids = m.children.filter((c) => c.tag !== "script" && c.tag !== "style");
+      return kids.length === 1 && tree.text(kids[0]!) === tree.text(m) ? kids[0]! : null;
+    });
+    if (inner.some((n) => n === null || n.tag === "a" || n.tag === "span")) return current;
+    current = inner as PageNode[];
+  }
+};
+
+/** The item selector for a group: its innermost wrapper's when that one is named by a class or attribute. */
+const itemSelectorOf = (tree: PageTree, members: ReadonlyArray<PageNode>) => {
+  const inner = innermost(tree, members);
+  if (inner !== members) {
+    const found = itemSelectorFor(tree, inner);
+    if (found?.exact && /[.#[]/.test(found.selector.split(/[ >]+/).pop() ?? "")) return found;
+  }
+  return itemSelectorFor(tree, members);
+};
+
+/**
+ * Sources for the page's repeated records, best first, made from the page alone: every selector is
+ * one the page's markup has, checked against the page here and by a preview before it is offered.
+ */
+export const suggestCandidates = (outline: OutlineElement, options: SuggestOptions): Candidate[] => {
+  const tree = pageTree(outline);
+  const { pagination, why: paginationWhy } = findPagination(tree, options.pageUrl);
+  const candidates: Candidate[] = [];
+  const seen = new Set<string>();
+  const offered: PageNode[] = [];
+  for (const group of recordGroups(tree).slice(0, groupsLooked)) {
+    if (candidates.length >= (options.limit ?? 5)) break;
+    // Parts of records already offered (each record's prices, say) are not records of their own.
+    if (group.members.every((m) => offered.some((r) => isInside(m, r)))) continue;
+    const item = itemSelectorOf(tree, group.members);
+    if (item === null) continue;
+    const records = item.matches;
+    offered.push(...records);
+    // The same records reached by another element (an <li> and the <article> it wraps) are one suggestion.
+    const signature = records.map((r) => tree.text(r)).join("\u0000");
+    if (seen.has(signature)) continue;
+    seen.add(signature);
+    let fields = findFields(tree, records, options.baseUrl).slice(0, maxFields);
+    let names = fieldNames(fields);
+    let types = fields.map((f) => f.type);
+    const descriptions: Array<string | undefined> = fields.map(() => undefined);
+    let unmatched: string[] = [];
+    if (options.columns) {
+      const byColumn = mapWanted(options.columns, fields, names);
+      unmatched = options.columns.filter((_, c) => !byColumn.has(c)).map((c) => c.name);
+      const kept = [...byColumn.entries()].sort((a, b) => a[1] - b[1]);
+      const identity = chooseIdentity(fields);
+      // The key stays, under its own name, when no wanted column is it.
+      const extra = identity.filter((i) => !kept.some(([, f]) => f === i));
+      const order = [...kept.map(([c, f]) => ({ c, f })), ...extra.map((f) => ({ c: -1, f }))].sort((a, b) => a.f - b.f);
+      const wanted = options.columns;
+      fields = order.map(({ f }) => fields[f]!);
+      names = order.map(({ c, f }) => (c >= 0 ? wanted[c]!.name : names[f]!));
+      // A collected column is a string, number or boolean: a wanted date or url is read as its text.
+      const collectable = (type: ColumnType) => (type === "date" || type === "url" ? "string" : type);
+      types = order.map(({ c, f }) => (c >= 0 ? collectable(wanted[c]!.type) : types[f]!));
+      order.forEach(({ c }, i) => {
+        descriptions[i] = c >= 0 ? wanted[c]!.description : undefined;
+      });
+      if (fields.length === 0) continue;
+    }
+    const identity = chooseIdentity(fields).map((i) => names[i]!);
+    const columns: ColumnInput[] = fields.map((_, i) => ({
+      name: names[i]!,
+      type: types[i]!,
+      ownership: "collected",
+      key: identity.includes(names[i]!),
+      ...(descriptions[i] !== undefined ? { description: descriptions[i] } : {}),
+    }));
+    const source = {
+      version: 1,
+      url: options.pageUrl,
+      ...(options.render === "browser" ? { render: "browser" } : {}),
+      itemSelector: item.selector,
+      fields: fields.map((field, i) => ({
+        name: names[i]!,
+        read: field.read,
+        ...(identity.includes(names[i]!) ? { required: true } : {}),
+      })),
+      identity: identity.length === 1 ? { kind: "source-key", field: identity[0] } : { kind: "composite", fields: identity },
+      pagination,
+    };
+    const why = [
+      `${group.description}; selected by ${item.selector}${item.exact ? "" : " (which also selects a few other elements)"}`,
+      `key: ${identity.join(" + ")}`,
+      paginationWhy,
+      ...(unmatched.length > 0 ? [`not found on the page: ${unmatched.join(", ")}`] : []),
+    ].join("; ");
+    candidates.push({ name: datasetName(tree, options.pageUrl, item.selector), columns, source, why: `${why}.` });
+  }
+  return candidates;
+};

@@ -1,0 +1,128 @@
+import * as Effect from "effect/Effect";
+import * as Schema from "effect/Schema";
+import { decodeBody } from "../decode.js";
+import { ValidationError } from "../errors.js";
+import { DocumentParser } from "../ports/document-parser.js";
+import { type FetchedPage, Fetcher, type FetchRequest, type ReadFailed } from "../ports/fetcher.js";
+import { AllowedTargets } from "../reading/allowed-targets.js";
+import { originOnly } from "../reading/origin.js";
+import { checkUrl } from "../reading/target-policy.js";
+import { createDatasetProblems, sourceTargetProblems } from "../rules/dataset-rules.js";
+import { previewColumns, previewSource } from "../engine/preview.js";
+import type { ColumnInput } from "../schema/column.js";
+import type { OwnerId } from "../schema/ids.js";
+import { Source } from "../schema/source.js";
+import { PreviewRequest, type Preview, SuggestRequest, type Suggestion, type SuggestResponse } from "../schema/sources.js";
+import { suggestCandidates } from "../suggest/suggest.js";
+import { takePreview } from "./preview-limits.js";
+
+/** The rules of POST /v1/datasets, on a source and its columns (a preview's name is never at fault). */
+const sourceProblems = (source: Source, columns: ReadonlyArray<ColumnInput>, allow: AllowedTargets["Type"]) => {
+  const request = { name: "preview", columns, source };
+  return [...createDatasetProblems(request), ...sourceTargetProblems(request, allow)];
+};
+
+const invalid = (details: ValidationError["details"]) =>
+  new ValidationError({ message: `The source is invalid: ${details[0]?.path} ${details[0]?.message}.`, details });
+
+/** The columns a preview checks against: the request's, else a string column per field (keys from the identity). */
+const columnsFor = (source: Source, columns: ReadonlyArray<ColumnInput> | undefined): ReadonlyArray<ColumnInput> =>
+  columns ??
+  previewColumns(source, undefined).map(({ name, type, key }) => ({ name, type, key, ownership: "collected" as const }));
+
+/**
+ * Reads each URL once per request: a suggestion's previews all start on the page it was made from.
+ * The answer (or the failure) is shared; nothing outlives the request.
+ */
+const readingOnce = (fetcher: Fetcher["Type"]): Fetcher["Type"] => {
+  const answers = new Map<string, Effect.Effect<FetchedPage, ReadFailed>>();
+  return {
+    read: (request: FetchRequest) => {
+      const key = `${request.render} ${request.url}`;
+      let answer = answers.get(key);
+      if (answer === undefined) {
+        answer = Effect.runSync(Effect.cached(fetcher.read(request)));
+        answers.set(key, answer);
+      }
+      return answer;
+    },
+  };
+};
+
+/** POST /v1/sources/preview: what a run of the source would get from its first pages, written nowhere. */
+export const previewSourceRequest = (ownerId: OwnerId, body: unknown) =>
+  Effect.gen(function* () {
+    const request = yield* decodeBody(PreviewRequest, body);
+    const columns = columnsFor(request.source, request.columns);
+    const problems = sourceProblems(request.source, columns, yield* AllowedTargets);
+    if (problems.length > 0) return yield* Effect.fail(invalid(problems));
+    yield* takePreview(ownerId);
+    const preview = yield* previewSource(request.source, previewColumns(request.source, columns), request.pages);
+    return { preview };
+  });
+
+/** Checks pass that say the records are right (coverage and missing fields say the pages changed). */
+const recordsHold = (preview: Preview) =>
+  preview.checks.every((c) => c.passed || !["identity", "extraction", "minimum-items"].includes(c.checkId));
+
+/**
+ * POST /v1/sources/suggest: reads the page once, finds its repeated records and offers up to five
+ * sources for them, each with the preview POST /v1/sources/preview gives it. None when the page
+ * cannot be read or repeats nothing.
+ */
+export const suggestSources = (ownerId: OwnerId, body: unknown) =>
+  Effect.gen(function* () {
+    const request = yield* decodeBody(SuggestRequest, body);
+    const verdict = checkUrl(request.url, yield* AllowedTargets);
+    if (!verdict.allowed) {
+      return yield* Effect.fail(invalid([{ path: "/url", message: `is not a public address: ${verdict.why}` }]));
+    }
+    yield* takePreview(ownerId);
+    const fetcher = readingOnce(yield* Fetcher);
+    const render = request.render ?? "static";
+    const read = yield* Effect.either(
+      fetcher.read({ url: request.url, render, proxy: "auto", ignoreRobots: false, runId: "suggest" }),
+    );
+    if (read._tag === "Left") {
+      const page = { url: request.url, status: "failed" as const, readFailure: read.left.failure };
+      return { page, suggestions: [] } satisfies SuggestResponse;
+    }
+    const fetched = read.right;
+    const parsed = yield* Effect.either((yield* DocumentParser).parse(fetched.body, fetched.finalUrl));
+    if (parsed._tag === "Left") {
+      const readFailure = { reason: parsed.left.reason, status: fetched.status, finalUrl: originOnly(fetched.finalUrl) };
+      return { page: { url: fetched.finalUrl, status: "failed" as const, readFailure }, suggestions: [] };
+    }
+    const document = parsed.right;
+    let candidates: ReturnType<typeof suggestCandidates>;
+    try {
+      candidates = suggestCandidates(document.outline(), {
+        pageUrl: fetched.finalUrl,
+        baseUrl: document.baseUrl,
+        render,
+        ...(request.columns ? { columns: request.columns } : {}),
+      });
+    } finally {
+      document.dispose();
+    }
+    const allow = yield* AllowedTargets;
+    const suggestions: Suggestion[] = [];
+    for (const candidate of candidates) {
+      const source = Schema.decodeUnknownOption(Source)(candidate.source);
+      if (source._tag === "None" || sourceProblems(source.value, candidate.columns, allow).length > 0) continue;
+      const preview = yield* previewSource(source.value, previewColumns(source.value, candidate.columns), 2).pipe(
+        Effect.provideService(Fetcher, fetcher),
+      );
+      suggestions.push({
+        name: candidate.name,
+        ...(request.question !== undefined ? { question: request.question } : {}),
+        columns: candidate.columns,
+        source: candidate.source as unknown as Source,
+        preview,
+        why: candidate.why,
+      });
+    }
+    // Suggestions whose records hold up in their preview come first; otherwise the page's order stands.
+    const ordered = [...suggestions.filter((s) => recordsHold(s.preview)), ...suggestions.filter((s) => !recordsHold(s.preview))];
+    return { page: { url: fetched.finalUrl, status: "read" as const, readFailure: null }, suggestions: ordered };
+  });

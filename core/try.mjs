@@ -1,0 +1,13 @@
+import { readFileSync } from "node:fs";
+import * as Effect from "effect/Effect";
+import { parseWithHtmlparser2 } from "@gleaner/htmlparser2";
+const { suggestCandidates } = await import("/work/main/core/dist/suggest/suggest.js");
+const file = process.argv[2];
+const html = readFileSync(file, "utf8");
+const url = process.argv[3] ?? "http://books.local/index.html";
+const doc = Effect.runSync(parseWithHtmlparser2(html, url));
+const t0 = performance.now();
+const outline = doc.outline();
+const c = suggestCandidates(outline, { pageUrl: url, baseUrl: doc.baseUrl });
+console.log("ms", (performance.now() - t0).toFixed(1));
+for (const x of c) console.log(JSON.stringify({ name: x.name, why: x.why, cols: x.columns.map(c=>c.name+":"+c.type+(c.key?"*":"")), src: { item: x.source.itemSelector, fields: x.source.fields.map(f=>`${f.name}=${f.read.selector ?? "."}${f.read.kind==="attribute"?"@"+f.read.attribute:""}`), pag: x.source.pagination } }, null, 0));
