@@ -20,3 +20,4 @@ export {
   type RequestRecord,
   startBooksSite,
 } from "./books-site.js";
+export { startTableSite, type TableSite } from "./table-site.js";

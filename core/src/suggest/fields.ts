@@ -78,6 +78,9 @@ const codedClasses = (targets: ReadonlyArray<PageNode | null>) => {
   });
 };
 
+/** A read's selector, absent for the record itself. */
+const at = (selector: string | undefined) => (selector === undefined ? {} : { selector });
+
 /** A table's header text for the column of each cell a slot's elements sit in. */
 const headerOf = (tree: PageTree, target: PageNode): string | null => {
   let cell: PageNode | null = target;
@@ -119,12 +122,15 @@ export const findFields = (tree: PageTree, records: ReadonlyArray<PageNode>, bas
     seen.add(signature);
     fields.push(field);
   };
-  for (const targets of slotsOf(records).values()) {
+  // The record itself first (a link as a record has its address), then its parts in document order.
+  for (const targets of [records, ...slotsOf(records).values()]) {
     const present = targets.filter((t): t is PageNode => t !== null);
     if (present.length < Math.max(2, records.length * 0.4)) continue;
     const tag = present[0]!.tag;
-    const selector = fieldSelectorFor(tree, records, targets);
-    if (selector === null) continue;
+    const self = targets === records;
+    const found = self ? undefined : fieldSelectorFor(tree, records, targets);
+    if (found === null) continue;
+    const selector = found;
     const hint = hintOf(tree, present[0]!);
     const attribute = (name: string, kind: FoundField["kind"]) => {
       const values = targets.map((t) => {
@@ -132,7 +138,7 @@ export const findFields = (tree: PageTree, records: ReadonlyArray<PageNode>, bas
         if (value === undefined || value.trim() === "") return null;
         return linkAttributes.has(name) ? resolve(baseUrl, value) : value.trim();
       });
-      keep({ read: { selector, kind: "attribute", attribute: name }, kind, hint, type: "string", values });
+      keep({ read: { ...at(selector), kind: "attribute", attribute: name }, kind, hint, type: "string", values });
     };
     if (tag === "a" && present.some((t) => t.attributes.href)) attribute("href", "link");
     if (tag === "img") {
@@ -144,7 +150,7 @@ export const findFields = (tree: PageTree, records: ReadonlyArray<PageNode>, bas
     if (present.some((t) => t.attributes.title)) attribute("title", "title");
     const coded = codedClasses(targets);
     if (coded.some((c) => c !== null)) {
-      keep({ read: { selector, kind: "attribute", attribute: "class" }, kind: "coded", hint, type: "string", values: coded });
+      keep({ read: { ...at(selector), kind: "attribute", attribute: "class" }, kind: "coded", hint, type: "string", values: coded });
     }
     // Text is read from an element that says one thing: its own text, or one child's (a container's
     // text runs several together), so a wrapper of the record's parts is left out.
@@ -153,6 +159,7 @@ export const findFields = (tree: PageTree, records: ReadonlyArray<PageNode>, bas
         !t.content.some((c) => typeof c === "string" && c.trim() !== "") &&
         t.children.filter((c) => tree.text(c) !== "").length > 1,
     );
+    // The record's own text is offered only when nothing inside it says anything apart.
     if (container) continue;
     const texts = targets.map((t) => (t ? tree.text(t) || null : null));
     const lengths = texts.filter((t): t is string => t !== null).map((t) => t.length);
@@ -169,7 +176,7 @@ export const findFields = (tree: PageTree, records: ReadonlyArray<PageNode>, bas
               ? "title"
               : "text";
     const type: ColumnType = (kind === "price" && numeric >= 0.9) || kind === "number" ? "number" : "string";
-    keep({ read: { selector, kind: "text" }, kind, hint, type, values: texts });
+    keep({ read: { ...at(selector), kind: "text" }, kind, hint, type, values: texts });
   }
   // A record with nothing inside to tell apart (a plain list item) is its own one field.
   if (fields.length === 0) {

@@ -1,4 +1,5 @@
 import type { SourcePagination } from "../schema/source.js";
+import { selectFirst } from "./match.js";
 import { documentSelectorFor } from "./selectors.js";
 import type { PageNode, PageTree } from "./page-tree.js";
 
@@ -40,7 +41,13 @@ export const findPagination = (
     } catch {
       continue;
     }
-    const selector = documentSelectorFor(tree, anchor);
+    // A link told apart by nothing but its address: the address up to its page number, which stays
+    // the same on every page ("news?p=" for news?p=2, then news?p=3).
+    const numbered = /^(.*?[?&/;](?:p|page|pg|paged|pagenum|start|offset|from)[=/-]?)\d+/i.exec(anchor.attributes.href!);
+    const byAddress = numbered ? `${anchor.tag}[href^="${numbered[1]!.replace(/["\\]/g, "\\$&")}"]` : null;
+    const selector =
+      documentSelectorFor(tree, anchor) ??
+      (byAddress !== null && selectFirst(tree, tree.root, byAddress) === anchor ? byAddress : null);
     if (selector === null) continue;
     return { pagination: { kind: "next-link", selector }, why: `pages follow the link ${selector}` };
   }

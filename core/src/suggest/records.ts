@@ -110,6 +110,15 @@ const siblingGroups = (tree: PageTree): Map<string, PageNode[]> => {
       const records = nodes.filter((n) => isRecordLike(tree, n));
       if (records.length < 2) continue;
       add(`${parentKey}>${tag}`, records);
+      // Rows alike in tag but not in what they hold (a story's title row and its subtext row).
+      const shapes = new Map<string, PageNode[]>();
+      for (const node of records) {
+        const shape = node.children.map((c) => `${c.tag}.${c.classes.find(isStableClass) ?? ""}`).join(",");
+        const list = shapes.get(shape);
+        if (list) list.push(node);
+        else shapes.set(shape, [node]);
+      }
+      if (shapes.size > 1) for (const [shape, nodes] of shapes) if (nodes.length >= 3) add(`${parentKey}>${tag}(${shape})`, nodes);
       const counts = new Map<string, number>();
       for (const node of records) for (const c of node.classes) if (isStableClass(c)) counts.set(c, (counts.get(c) ?? 0) + 1);
       for (const [c, count] of counts) {

@@ -7,7 +7,7 @@ import { chooseIdentity, extractionName, fieldNames } from "./names.js";
 import { isInside, type PageNode, pageTree, type PageTree } from "./page-tree.js";
 import { findPagination } from "./pagination.js";
 import { recordGroups } from "./records.js";
-import { itemSelectorFor } from "./selectors.js";
+import { isStableClass, itemSelectorFor } from "./selectors.js";
 
 /** A suggested dataset before its preview: a POST /v1/datasets body and why it was chosen. */
 export interface Candidate {
@@ -93,6 +93,39 @@ const innermost = (tree: PageTree, members: ReadonlyArray<PageNode>): ReadonlyAr
   }
 };
 
+/**
+ * Records the supported CSS cannot select (rows told apart only by what they hold) are offered by
+ * the one part each has that it can: the element holding the most of each record's text among those
+ * every record has once, a link or a heading first (a story's title link, say).
+ */
+const selectablePart = (tree: PageTree, members: ReadonlyArray<PageNode>) => {
+  const byPath = new Map<string, PageNode[]>();
+  members.forEach((member, index) => {
+    const stack: Array<[PageNode, string]> = member.children.map((c) => [c, c.tag] as [PageNode, string]);
+    const seen = new Set<string>();
+    while (stack.length > 0) {
+      const [node, path] = stack.pop()!;
+      const key = `${path}.${node.classes.find(isStableClass) ?? ""}`;
+      if (!seen.has(key)) {
+        seen.add(key);
+        const list = byPath.get(key) ?? [];
+        if (list.length === index) list.push(node);
+        byPath.set(key, list);
+      }
+      for (const child of node.children) stack.push([child, `${key}>${child.tag}`]);
+    }
+  });
+  const parts = [...byPath.values()]
+    .filter((nodes) => nodes.length === members.length && nodes.every((n) => tree.text(n).length > 0))
+    .map((nodes) => ({ nodes, weight: nodes.reduce((sum, n) => sum + tree.text(n).length, 0) * (/^(?:a|h[1-6])$/.test(nodes[0]!.tag) ? 2 : 1) }))
+    .sort((a, b) => b.weight - a.weight);
+  for (const { nodes } of parts.slice(0, 4)) {
+    const found = itemSelectorFor(tree, nodes);
+    if (found !== null) return found;
+  }
+  return null;
+};
+
 /** The item selector for a group: its innermost wrapper's when that one is named by a class or attribute. */
 const itemSelectorOf = (tree: PageTree, members: ReadonlyArray<PageNode>) => {
   const inner = innermost(tree, members);
@@ -100,7 +133,7 @@ const itemSelectorOf = (tree: PageTree, members: ReadonlyArray<PageNode>) => {
     const found = itemSelectorFor(tree, inner);
     if (found?.exact && /[.#[]/.test(found.selector.split(/[ >]+/).pop() ?? "")) return found;
   }
-  return itemSelectorFor(tree, members);
+  return itemSelectorFor(tree, members) ?? selectablePart(tree, members);
 };
 
 /**
@@ -169,6 +202,8 @@ export const suggestCandidates = (outline: OutlineElement, options: SuggestOptio
       })),
       identity: identity.length === 1 ? { kind: "source-key", field: identity[0] } : { kind: "composite", fields: identity },
       pagination,
+      // A listing is wanted whole: as many pages as a run may read (a longer one fails its coverage check).
+      ...(pagination.kind === "none" ? {} : { maxPages: 50 }),
     };
     const why = [
       `${group.description}; selected by ${item.selector}${item.exact ? "" : " (which also selects a few other elements)"}`,

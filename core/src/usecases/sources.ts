@@ -110,16 +110,28 @@ export const suggestSources = (ownerId: OwnerId, body: unknown) =>
     for (const candidate of candidates) {
       const source = Schema.decodeUnknownOption(Source)(candidate.source);
       if (source._tag === "None" || sourceProblems(source.value, candidate.columns, allow).length > 0) continue;
-      const preview = yield* previewSource(source.value, previewColumns(source.value, candidate.columns), 2).pipe(
-        Effect.provideService(Fetcher, fetcher),
-      );
+      const previewOf = (decoded: Source) =>
+        previewSource(decoded, previewColumns(decoded, candidate.columns), 2).pipe(Effect.provideService(Fetcher, fetcher));
+      let preview = yield* previewOf(source.value);
+      let body = { source: candidate.source, why: candidate.why };
+      // A next-page selector that leads back (to the previous page's link, found first on page 2) would
+      // end every run early and call it complete: such a suggestion reads its one page instead.
+      if (preview.warnings.some((w) => w.code === "pagination_loop")) {
+        const onePage = { ...candidate.source, pagination: { kind: "none" } };
+        const decoded = Schema.decodeUnknownSync(Source)(onePage);
+        preview = yield* previewOf(decoded);
+        body = {
+          source: onePage,
+          why: `${candidate.why.replace(/\.$/, "")}; the next-page link could not be told apart from the previous-page link, so one page is read.`,
+        };
+      }
       suggestions.push({
         name: candidate.name,
         ...(request.question !== undefined ? { question: request.question } : {}),
         columns: candidate.columns,
-        source: candidate.source as unknown as Source,
+        source: body.source as unknown as Source,
         preview,
-        why: candidate.why,
+        why: body.why,
       });
     }
     // Suggestions whose records hold up in their preview come first; otherwise the page's order stands.
