@@ -21,6 +21,7 @@ import { rowEditsCapability } from "./cases/row-edits.js";
 import { rowsCapability } from "./cases/rows.js";
 import { runsCapability } from "./cases/runs.js";
 import { schedulesCapability } from "./cases/schedules.js";
+import { sourcesCapability } from "./cases/sources.js";
 import { updateDatasetCapability } from "./cases/update-dataset.js";
 import { usageCapability } from "./cases/usage.js";
 import {
@@ -52,6 +53,7 @@ export interface AdapterSet extends UnderTest<Storage | Credits> {
 export const capabilities = {
   auth: authCapability,
   createDataset: createDatasetCapability,
+  sources: sourcesCapability,
   listDatasets: listDatasetsCapability,
   updateDataset: updateDatasetCapability,
   usage: usageCapability,

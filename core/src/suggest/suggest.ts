@@ -41,7 +41,7 @@ const datasetName = (tree: PageTree, pageUrl: string, itemSelector: string): str
 
 const kindWords: Record<FoundField["kind"], RegExp> = {
   link: /url|link|href|page/,
-  image: /image|img|photo|picture|thumb/,
+  image: /image|img|photo|picture|thumb|cover|poster|logo|avatar|icon/,
   title: /title|name|headline|label/,
   price: /price|cost|amount/,
   date: /date|time|posted|published|when/,
