@@ -24,7 +24,11 @@ export interface PageTree {
   readonly byClass: ReadonlyMap<string, ReadonlyArray<PageNode>>;
   /** Whitespace-normalised textContent, as a parser's `text()` gives it (remembered once asked). */
   readonly text: (node: PageNode) => string;
+  /** The length of the text a reader sees: textContent without scripts, styles and templates. */
+  readonly visibleLength: (node: PageNode) => number;
 }
+
+const invisible = new Set(["script", "style", "noscript", "template"]);
 
 const push = <K, V>(map: Map<K, V[]>, key: K, value: V) => {
   const list = map.get(key);
@@ -92,7 +96,22 @@ export const pageTree = (outline: OutlineElement): PageTree => {
     }
     return known;
   };
-  return { root, nodes, byTag, byClass, text };
+  const lengths = new Map<PageNode, number>();
+  const visibleLength = (node: PageNode): number => {
+    let known = lengths.get(node);
+    if (known === undefined) {
+      known = 0;
+      const stack: Array<PageNode | string> = [node];
+      while (stack.length > 0) {
+        const item = stack.pop()!;
+        if (typeof item === "string") known += item.replace(/[\s\u00a0]+/g, "").length;
+        else if (!invisible.has(item.tag)) for (const part of item.content) stack.push(part);
+      }
+      lengths.set(node, known);
+    }
+    return known;
+  };
+  return { root, nodes, byTag, byClass, text, visibleLength };
 };
 
 /** Is `node` inside `ancestor` (strictly)? */

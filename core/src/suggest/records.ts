@@ -1,4 +1,4 @@
-import { isStableClass } from "./selectors.js";
+import { isClassName, isStableClass } from "./selectors.js";
 import type { PageNode, PageTree } from "./page-tree.js";
 
 /**
@@ -25,14 +25,19 @@ const boilerplateWords =
   /(?:^|[-_\s])(?:nav|navbar|navigation|menu|menus|footer|header|sidebar|side-bar|breadcrumbs?|pagination|pager|pages|tags?|tagcloud|cloud|social|share|sharing|widget|dropdown|toolbar|topbar|masthead|categories|filters?|facets?|refinements?|language|languages|locale|cookie|banner|ads?|advert|sponsored|promo)(?:$|[-_\s])/i;
 const mainWords = /(?:^|[-_\s])(?:main|content|results?|search-results|list|listing|items|products|posts|articles|entries|stories|feed|threads|topics)(?:$|[-_\s])/i;
 
-/** Why the nodes' common surroundings look like navigation or a frame, or null. */
+/**
+ * Why the nodes' common surroundings look like navigation or a frame, or null. Names (ids and
+ * classes) count only close by: a "header" far up is often a wrapper around the whole page.
+ */
 const boilerplateOf = (node: PageNode): string | null => {
-  for (let p: PageNode | null = node; p !== null; p = p.parent) {
+  let level = 0;
+  for (let p: PageNode | null = node; p !== null; p = p.parent, level++) {
     if (boilerplateTags.has(p.tag)) return `inside <${p.tag}>`;
     const role = p.attributes.role;
     if (role !== undefined && boilerplateRoles.has(role)) return `inside role=${role}`;
     const words = `${p.attributes.id ?? ""} ${p.classes.join(" ")}`;
-    if (boilerplateWords.test(words)) return `inside ${p.attributes.id ? `#${p.attributes.id}` : `.${p.classes.join(".")}`}`;
+    if (level < 5 && boilerplateWords.test(words))
+      return `inside ${p.attributes.id ? `#${p.attributes.id}` : `.${p.classes.join(".")}`}`;
   }
   return null;
 };
@@ -81,10 +86,54 @@ const linkShare = (tree: PageTree, record: PageNode): number => {
   return Math.min(1, linked / total);
 };
 
+/** The longest link text in a record: most records are named by a link (a title), their metadata is not. */
+const headlineLength = (tree: PageTree, record: PageNode): number => {
+  let longest = record.tag === "a" ? tree.visibleLength(record) : 0;
+  for (const a of record.tag === "a" ? [] : descendants(record, "a")) longest = Math.max(longest, tree.visibleLength(a));
+  return longest;
+};
+
+const descendants = (node: PageNode, tag: string): PageNode[] => {
+  const out: PageNode[] = [];
+  const stack = [...node.children];
+  while (stack.length > 0) {
+    const n = stack.pop()!;
+    if (n.tag === tag) out.push(n);
+    stack.push(...n.children);
+  }
+  return out;
+};
+
 /** A table's header row, or a spacer: not a record. */
 const isRecordLike = (tree: PageTree, node: PageNode): boolean => {
   if (node.tag === "tr") return node.children.some((c) => c.tag === "td");
   return tree.text(node) !== "" || node.children.some((c) => c.tag === "img" || c.tag === "a");
+};
+
+/**
+ * What a child of a list really is: the element inside it that holds all of it, when it is wrapped
+ * (`<div><div class="result">…</div></div>`), so wrappers group by what they wrap.
+ */
+const core = (tree: PageTree, node: PageNode): PageNode => {
+  let current = node;
+  for (;;) {
+    const kids = current.children.filter((c) => !inert.has(c.tag));
+    if (kids.length !== 1 || tree.visibleLength(kids[0]!) !== tree.visibleLength(current) || kids[0]!.tag === "a") return current;
+    current = kids[0]!;
+  }
+};
+
+/**
+ * The share of members shaped like most of them (the tags of their children): records are alike,
+ * whatever classes alternate on them (odd and even rows).
+ */
+const uniformity = (members: ReadonlyArray<PageNode>): number => {
+  const counts = new Map<string, number>();
+  for (const m of members) {
+    const key = m.children.map((c) => c.tag).join(",");
+    counts.set(key, (counts.get(key) ?? 0) + 1);
+  }
+  return Math.max(...counts.values()) / members.length;
 };
 
 /** The groups of like siblings: per parent and tag, and per class shared by at least three of them. */
@@ -96,13 +145,15 @@ const siblingGroups = (tree: PageTree): Map<string, PageNode[]> => {
     else groups.set(key, [...nodes]);
   };
   for (const parent of tree.nodes) {
-    if (inert.has(parent.tag) || parent.children.length < 3) continue;
+    // Two siblings count: lists split in parts (a table per kind of thing) are joined by their parent's kind.
+    if (inert.has(parent.tag) || parent.children.length < 2) continue;
     const byTag = new Map<string, PageNode[]>();
     for (const child of parent.children) {
       if (inert.has(child.tag)) continue;
-      const list = byTag.get(child.tag);
-      if (list) list.push(child);
-      else byTag.set(child.tag, [child]);
+      const inner = core(tree, child);
+      const list = byTag.get(inner.tag);
+      if (list) list.push(inner);
+      else byTag.set(inner.tag, [inner]);
     }
     // Siblings under parents alike (a grid's rows, say) are one group: keyed by the parent's kind.
     const parentKey = `${parent.parent?.tag}>${parent.tag}.${parent.classes.filter(isStableClass).sort().join(".")}`;
@@ -120,7 +171,8 @@ const siblingGroups = (tree: PageTree): Map<string, PageNode[]> => {
       }
       if (shapes.size > 1) for (const [shape, nodes] of shapes) if (nodes.length >= 3) add(`${parentKey}>${tag}(${shape})`, nodes);
       const counts = new Map<string, number>();
-      for (const node of records) for (const c of node.classes) if (isStableClass(c)) counts.set(c, (counts.get(c) ?? 0) + 1);
+      // Any class may split a group (a build tool's too): whether it can select the records is the selector's call.
+      for (const node of records) for (const c of node.classes) if (isClassName(c)) counts.set(c, (counts.get(c) ?? 0) + 1);
       for (const [c, count] of counts) {
         if (count >= 2 && count < records.length) add(`${parentKey}>${tag}.${c}`, records.filter((n) => n.classes.includes(c)));
       }
@@ -132,12 +184,12 @@ const siblingGroups = (tree: PageTree): Map<string, PageNode[]> => {
 /** Candidate record groups of the page, best first. */
 export const recordGroups = (tree: PageTree): RecordGroup[] => {
   const body = tree.byTag.get("body")?.[0] ?? tree.root;
-  const pageText = Math.max(1, tree.text(body).length);
+  const pageText = Math.max(1, tree.visibleLength(body));
   const scored: RecordGroup[] = [];
   for (const members of siblingGroups(tree).values()) {
     if (members.length < 3) continue;
     members.sort((a, b) => a.order - b.order);
-    const lengths = members.map((m) => tree.text(m).length);
+    const lengths = members.map((m) => tree.visibleLength(m));
     const typical = median(lengths);
     if (typical < 2) continue;
     // The text the group holds, counted as if every record were typical: a group whose text is one
@@ -148,7 +200,13 @@ export const recordGroups = (tree: PageTree): RecordGroup[] => {
     const slots = median(members.map((m) => slotsOf(tree, m)));
     const links = median(members.map((m) => linkShare(tree, m)));
     const frame = boilerplateOf(members[0]!.parent ?? members[0]!);
-    let score = share * Math.sqrt(Math.min(slots, 8)) * Math.log2(1 + members.length);
+    const headline = median(members.map((m) => headlineLength(tree, m)));
+    let score =
+      share *
+      Math.sqrt(Math.min(slots, 8)) *
+      Math.log2(1 + members.length) *
+      uniformity(members) ** 2 *
+      (1 + 0.5 * Math.min(1, headline / 40));
     // A lone link per record with little text is a menu's shape.
     if (slots <= 1 && links > 0.9) score *= 0.3;
     if (frame !== null) score *= 0.25;

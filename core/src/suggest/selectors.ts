@@ -25,6 +25,9 @@ const layoutClass =
 
 export const isLayoutClass = (name: string): boolean => layoutClass.test(name);
 
+/** A class a selector can name without escaping. */
+export const isClassName = (name: string): boolean => identifier.test(name);
+
 export const isStableClass = (name: string): boolean =>
   identifier.test(name) && !generated(name) && !stateClasses.has(name.toLowerCase());
 
@@ -39,12 +42,13 @@ const stableValue = (value: string) => value.length > 0 && value.length <= 80 &&
  * Simple selectors (one compound each) that every node of `nodes` matches, best first: a class or
  * two, a naming attribute, then the bare tag. Classes rarer on the page come first.
  */
-export const commonPieces = (tree: PageTree, nodes: ReadonlyArray<PageNode>): string[] => {
+export const commonPieces = (tree: PageTree, nodes: ReadonlyArray<PageNode>, generatedToo = false): string[] => {
   const first = nodes[0];
   if (!first || nodes.some((n) => n.tag !== first.tag) || !identifier.test(first.tag)) return [];
   const tag = first.tag;
+  const usable = (c: string) => (generatedToo ? identifier.test(c) && !stateClasses.has(c.toLowerCase()) : isStableClass(c));
   const classes = first.classes
-    .filter((c) => isStableClass(c) && nodes.every((n) => n.classes.includes(c)))
+    .filter((c) => usable(c) && nodes.every((n) => n.classes.includes(c)))
     .sort(
       (a, b) =>
         Number(isLayoutClass(a)) - Number(isLayoutClass(b)) ||
@@ -57,6 +61,12 @@ export const commonPieces = (tree: PageTree, nodes: ReadonlyArray<PageNode>): st
     if (value !== undefined && stableValue(value) && nodes.every((n) => n.attributes[name] === value)) {
       pieces.push(`${tag}[${name}=${quoted(value)}]`);
     }
+  }
+  // Old markup names nothing; its layout attributes (bgcolor, colspan, valign) are then all there is.
+  const named = new Set(["class", "id", "style", "href", "src", "alt", "title", "value", "name", "content", ...namingAttributes]);
+  for (const [name, value] of Object.entries(first.attributes)) {
+    if (named.has(name) || name.startsWith("on") || !/^[a-z][a-z-]*$/.test(name) || value.length > 40) continue;
+    if (nodes.every((n) => n.attributes[name] === value)) pieces.push(`${tag}[${name}=${quoted(value)}]`);
   }
   const id = first.attributes.id;
   if (nodes.length === 1 && id !== undefined && identifier.test(id) && !generated(id) && !/\d{3,}/.test(id)) {
@@ -86,6 +96,8 @@ export interface ItemSelector {
   /** What it selects on the page (the records, exactly, unless `exact` is false). */
   readonly matches: ReadonlyArray<PageNode>;
   readonly exact: boolean;
+  /** It names a class a build tool made (nothing else selects the records exactly). */
+  readonly generated: boolean;
 }
 
 /**
@@ -94,7 +106,18 @@ export interface ItemSelector {
  * none is exact, the closest superset that is mostly members (a table's header row, say), or null.
  */
 export const itemSelectorFor = (tree: PageTree, members: ReadonlyArray<PageNode>): ItemSelector | null => {
-  const own = commonPieces(tree, members).slice(0, 4);
+  const written = itemSelectorTried(tree, members, false);
+  if (written?.exact) return written;
+  const made = itemSelectorTried(tree, members, true);
+  return made?.exact ? { ...made, generated: true } : written;
+};
+
+const itemSelectorTried = (
+  tree: PageTree,
+  members: ReadonlyArray<PageNode>,
+  generatedToo: boolean,
+): ItemSelector | null => {
+  const own = commonPieces(tree, members, generatedToo).slice(0, 4);
   const tries: string[] = [...own];
   const parents = ancestorsAt(members, 1);
   const parentPieces = parents ? commonPieces(tree, parents).slice(0, 3) : [];
@@ -113,11 +136,11 @@ export const itemSelectorFor = (tree: PageTree, members: ReadonlyArray<PageNode>
   const wanted = new Set(members);
   for (const selector of tries) {
     const matches = selectAll(tree, tree.root, selector);
-    if (sameNodes(matches, members)) return { selector, matches, exact: true };
+    if (sameNodes(matches, members)) return { selector, matches, exact: true, generated: false };
     const hits = matches.filter((m) => wanted.has(m)).length;
     const precision = matches.length === 0 ? 0 : hits / matches.length;
     if (hits === members.length && precision >= 0.85 && precision > closestPrecision) {
-      closest = { selector, matches, exact: false };
+      closest = { selector, matches, exact: false, generated: false };
       closestPrecision = precision;
     }
   }

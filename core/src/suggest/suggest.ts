@@ -101,7 +101,8 @@ const innermost = (tree: PageTree, members: ReadonlyArray<PageNode>): ReadonlyAr
 const selectablePart = (tree: PageTree, members: ReadonlyArray<PageNode>) => {
   const byPath = new Map<string, PageNode[]>();
   members.forEach((member, index) => {
-    const stack: Array<[PageNode, string]> = member.children.map((c) => [c, c.tag] as [PageNode, string]);
+    // Popped in document order, so a path's first element in each record is the one kept.
+    const stack: Array<[PageNode, string]> = member.children.map((c) => [c, c.tag] as [PageNode, string]).reverse();
     const seen = new Set<string>();
     while (stack.length > 0) {
       const [node, path] = stack.pop()!;
@@ -112,7 +113,7 @@ const selectablePart = (tree: PageTree, members: ReadonlyArray<PageNode>) => {
         if (list.length === index) list.push(node);
         byPath.set(key, list);
       }
-      for (const child of node.children) stack.push([child, `${key}>${child.tag}`]);
+      for (let i = node.children.length - 1; i >= 0; i--) stack.push([node.children[i]!, `${key}>${node.children[i]!.tag}`]);
     }
   });
   const parts = [...byPath.values()]
@@ -146,12 +147,17 @@ export const suggestCandidates = (outline: OutlineElement, options: SuggestOptio
   const candidates: Candidate[] = [];
   const seen = new Set<string>();
   const offered: PageNode[] = [];
-  for (const group of recordGroups(tree).slice(0, groupsLooked)) {
+  // A selector that also picks up other elements, or leans on a build tool's class, counts for less.
+  const ranked = recordGroups(tree)
+    .slice(0, groupsLooked)
+    .map((group) => ({ group, item: itemSelectorOf(tree, group.members) }))
+    .filter((g): g is { group: (typeof g)["group"]; item: NonNullable<(typeof g)["item"]> } => g.item !== null)
+    .map((g) => ({ ...g, score: g.group.score * (g.item.exact ? 1 : 0.6) * (g.item.generated ? 0.9 : 1) }))
+    .sort((a, b) => b.score - a.score);
+  for (const { group, item } of ranked) {
     if (candidates.length >= (options.limit ?? 5)) break;
     // Parts of records already offered (each record's prices, say) are not records of their own.
-    if (group.members.every((m) => offered.some((r) => isInside(m, r)))) continue;
-    const item = itemSelectorOf(tree, group.members);
-    if (item === null) continue;
+    if (item.matches.every((m) => offered.some((r) => isInside(m, r)))) continue;
     const records = item.matches;
     offered.push(...records);
     // The same records reached by another element (an <li> and the <article> it wraps) are one suggestion.
@@ -206,7 +212,8 @@ export const suggestCandidates = (outline: OutlineElement, options: SuggestOptio
       ...(pagination.kind === "none" ? {} : { maxPages: 50 }),
     };
     const why = [
-      `${group.description}; selected by ${item.selector}${item.exact ? "" : " (which also selects a few other elements)"}`,
+      `${group.description}; selected by ${item.selector}${item.exact ? "" : " (which also selects a few other elements)"}` +
+        (item.generated ? " (a class name a build tool made: it may change when the site is redeployed)" : ""),
       `key: ${identity.join(" + ")}`,
       paginationWhy,
       ...(unmatched.length > 0 ? [`not found on the page: ${unmatched.join(", ")}`] : []),
