@@ -5,6 +5,8 @@ export type { components, operations, paths };
 export type GleanerClient = Client<paths>;
 export type Run = components["schemas"]["Run"];
 export type RunTrace = components["schemas"]["RunTrace"];
+export type Preview = components["schemas"]["Preview"];
+export type Suggestion = components["schemas"]["Suggestion"];
 
 export interface ClientOptions {
   /** The server's base address, e.g. http://localhost:8080 (no /v1). */

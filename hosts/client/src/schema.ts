@@ -112,6 +112,46 @@ export interface paths {
     patch: operations["updateDataset"];
     trace?: never;
   };
+  "/v1/sources/preview": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Preview a source
+     * @description Reads up to `pages` pages (1-5, default 2) of a source the way a run would (the same fetcher, render mode, address guard, robots.txt, proxy, block classification and pagination), extracts and checks them, and answers what a run would get: the pages, at most 100 records, each field's fill, the checks, the credit estimate when pagination ended within the preview, and warnings naming the part of the source to change. The source and columns are validated as `POST /v1/datasets` validates them. It writes nothing and charges nothing; an owner may ask for a limited number of previews and suggestions a minute (429 with Retry-After).
+     */
+    post: operations["previewSource"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v1/sources/suggest": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Suggest sources from a page
+     * @description Reads the page at `url` once and finds its repeated records (sibling elements of like structure, main content before navigation, menus, footers and sidebars; tables by their rows). Answers at most 5 suggestions, best first, each a valid `POST /v1/datasets` body (`name`, `columns`, `source`, and `question` when one was given) with the preview `POST /v1/sources/preview` gives it and a sentence on why. Every selector comes from the page's markup, in the supported CSS, and is verified by the preview. With `columns`, the suggestion reads those columns where the page has them. None when the page cannot be read or repeats nothing. Counts as one preview against the owner's limit.
+     */
+    post: operations["suggestSources"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/v1/datasets/{datasetId}/rows": {
     parameters: {
       query?: never;
@@ -553,6 +593,115 @@ export interface components {
       status?: "draft" | "active" | "paused";
       schedule?: string | null;
     };
+    PreviewRequest: {
+      source: components["schemas"]["Source"];
+      columns?: components["schemas"]["DatasetColumnInput"][];
+      pages?: components["schemas"]["Int"];
+    };
+    PreviewResponse: {
+      preview: components["schemas"]["Preview"];
+    };
+    Preview: {
+      pages: components["schemas"]["PreviewPage"][];
+      records: components["schemas"]["PreviewRecord"][];
+      fields: components["schemas"]["PreviewField"][];
+      checks: components["schemas"]["CheckResult"][];
+      estimate: {
+        complete: boolean;
+        pages: components["schemas"]["Int"] | null;
+        credits: components["schemas"]["Int"] | null;
+      };
+      warnings: components["schemas"]["PreviewWarning"][];
+    };
+    PreviewPage: {
+      url: string;
+      /** @enum {string} */
+      status: "read" | "failed";
+      readFailure: components["schemas"]["ReadFailure"] | null;
+      records: components["schemas"]["Int"];
+      nextUrl: string | null;
+    };
+    ReadFailure: {
+      /** @enum {string} */
+      reason:
+        | "challenge"
+        | "forbidden"
+        | "rate_limited"
+        | "login_redirect"
+        | "empty_body"
+        | "connection_reset"
+        | "robots_disallowed"
+        | "timeout"
+        | "cancelled"
+        | "network"
+        | "http_error"
+        | "invalid_content"
+        | "limit_exceeded"
+        | "unsafe_target"
+        | "unknown";
+      status: components["schemas"]["Int"] | null;
+      finalUrl: string | null;
+    };
+    PreviewRecord: {
+      pageUrl: string;
+      index: components["schemas"]["Int"];
+      values: {
+        [key: string]: string | number | boolean | null;
+      };
+      missingReasons: {
+        [key: string]: "unknown" | "not_found" | "not_applicable" | "extraction_failed";
+      };
+    };
+    PreviewField: {
+      name: string;
+      filled: components["schemas"]["Int"];
+      missing: components["schemas"]["Int"];
+      reasons: {
+        [key: string]: components["schemas"]["Int"];
+      };
+      examples: (string | number | boolean | null)[];
+    };
+    CheckResult: {
+      checkId: string;
+      passed: boolean;
+      message?: string;
+    };
+    PreviewWarning: {
+      code: string;
+      message: string;
+      path?: string;
+    };
+    SuggestRequest: {
+      /** Format: uri */
+      url: string;
+      /** @enum {string} */
+      render?: "static" | "browser";
+      question?: string;
+      columns?: components["schemas"]["WantedColumn"][];
+    };
+    WantedColumn: {
+      name: string;
+      /** @enum {string} */
+      type: "string" | "number" | "date" | "url" | "boolean";
+      description?: string;
+    };
+    SuggestResponse: {
+      page: {
+        url: string;
+        /** @enum {string} */
+        status: "read" | "failed";
+        readFailure: components["schemas"]["ReadFailure"] | null;
+      };
+      suggestions: components["schemas"]["Suggestion"][];
+    };
+    Suggestion: {
+      name: string;
+      question?: string;
+      columns: components["schemas"]["DatasetColumnInput"][];
+      source: components["schemas"]["Source"];
+      preview: components["schemas"]["Preview"];
+      why: string;
+    };
     RowList: {
       data: components["schemas"]["DatasetRow"][];
       /** @description Pass as `cursor` to read the next page; null on the last page. */
@@ -832,11 +981,6 @@ export interface components {
       queuedAt: string;
       startedAt: string | null;
       completedAt: string | null;
-    };
-    CheckResult: {
-      checkId: string;
-      passed: boolean;
-      message?: string;
     };
     CreateRunRequest: {
       /**
@@ -1250,27 +1394,6 @@ export interface components {
       matchedRows?: components["schemas"]["Int"];
       sourceUrl?: string;
       readFailure?: components["schemas"]["ReadFailure"];
-    };
-    ReadFailure: {
-      /** @enum {string} */
-      reason:
-        | "challenge"
-        | "forbidden"
-        | "rate_limited"
-        | "login_redirect"
-        | "empty_body"
-        | "connection_reset"
-        | "robots_disallowed"
-        | "timeout"
-        | "cancelled"
-        | "network"
-        | "http_error"
-        | "invalid_content"
-        | "limit_exceeded"
-        | "unsafe_target"
-        | "unknown";
-      status: components["schemas"]["Int"] | null;
-      finalUrl: string | null;
     };
     Usage: {
       balance: components["schemas"]["Int"];
@@ -1995,6 +2118,322 @@ export interface operations {
             error?: {
               /** @enum {unknown} */
               code?: "validation_error";
+            };
+          };
+        };
+      };
+      /** @description Internal error: `internal_error`. */
+      500: {
+        headers: {
+          /** @description The owner's credit balance at the time of the answer; 0 when unauthenticated. */
+          "X-Credits-Remaining"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "internal_error";
+            };
+          };
+        };
+      };
+      /** @description Unavailable: `storage_unavailable`. */
+      503: {
+        headers: {
+          /** @description The owner's credit balance at the time of the answer; 0 when unauthenticated. */
+          "X-Credits-Remaining"?: number;
+          /** @description Seconds to wait before trying again. */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "storage_unavailable";
+            };
+          };
+        };
+      };
+    };
+  };
+  previewSource: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": components["schemas"]["PreviewRequest"];
+      };
+    };
+    responses: {
+      /** @description What a run of the source would get from its first pages. */
+      200: {
+        headers: {
+          /** @description The owner's credit balance at the time of the answer; 0 when unauthenticated. */
+          "X-Credits-Remaining"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["PreviewResponse"];
+        };
+      };
+      /** @description Bad request: `bad_request`. */
+      400: {
+        headers: {
+          /** @description The owner's credit balance at the time of the answer; 0 when unauthenticated. */
+          "X-Credits-Remaining"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "bad_request";
+            };
+          };
+        };
+      };
+      /** @description Unauthorized: `unauthorized`. */
+      401: {
+        headers: {
+          /** @description The owner's credit balance at the time of the answer; 0 when unauthenticated. */
+          "X-Credits-Remaining"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "unauthorized";
+            };
+          };
+        };
+      };
+      /** @description Payload too large: `payload_too_large`. */
+      413: {
+        headers: {
+          /** @description The owner's credit balance at the time of the answer; 0 when unauthenticated. */
+          "X-Credits-Remaining"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "payload_too_large";
+            };
+          };
+        };
+      };
+      /** @description Unsupported media type: `unsupported_media_type`. */
+      415: {
+        headers: {
+          /** @description The owner's credit balance at the time of the answer; 0 when unauthenticated. */
+          "X-Credits-Remaining"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "unsupported_media_type";
+            };
+          };
+        };
+      };
+      /** @description Validation error: `validation_error`. */
+      422: {
+        headers: {
+          /** @description The owner's credit balance at the time of the answer; 0 when unauthenticated. */
+          "X-Credits-Remaining"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "validation_error";
+            };
+          };
+        };
+      };
+      /** @description Too many requests: `rate_limited`. */
+      429: {
+        headers: {
+          /** @description The owner's credit balance at the time of the answer; 0 when unauthenticated. */
+          "X-Credits-Remaining"?: number;
+          /** @description Seconds to wait before trying again. */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "rate_limited";
+            };
+          };
+        };
+      };
+      /** @description Internal error: `internal_error`. */
+      500: {
+        headers: {
+          /** @description The owner's credit balance at the time of the answer; 0 when unauthenticated. */
+          "X-Credits-Remaining"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "internal_error";
+            };
+          };
+        };
+      };
+      /** @description Unavailable: `storage_unavailable`. */
+      503: {
+        headers: {
+          /** @description The owner's credit balance at the time of the answer; 0 when unauthenticated. */
+          "X-Credits-Remaining"?: number;
+          /** @description Seconds to wait before trying again. */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "storage_unavailable";
+            };
+          };
+        };
+      };
+    };
+  };
+  suggestSources: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": components["schemas"]["SuggestRequest"];
+      };
+    };
+    responses: {
+      /** @description The page as read and the suggestions, best first. */
+      200: {
+        headers: {
+          /** @description The owner's credit balance at the time of the answer; 0 when unauthenticated. */
+          "X-Credits-Remaining"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["SuggestResponse"];
+        };
+      };
+      /** @description Bad request: `bad_request`. */
+      400: {
+        headers: {
+          /** @description The owner's credit balance at the time of the answer; 0 when unauthenticated. */
+          "X-Credits-Remaining"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "bad_request";
+            };
+          };
+        };
+      };
+      /** @description Unauthorized: `unauthorized`. */
+      401: {
+        headers: {
+          /** @description The owner's credit balance at the time of the answer; 0 when unauthenticated. */
+          "X-Credits-Remaining"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "unauthorized";
+            };
+          };
+        };
+      };
+      /** @description Payload too large: `payload_too_large`. */
+      413: {
+        headers: {
+          /** @description The owner's credit balance at the time of the answer; 0 when unauthenticated. */
+          "X-Credits-Remaining"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "payload_too_large";
+            };
+          };
+        };
+      };
+      /** @description Unsupported media type: `unsupported_media_type`. */
+      415: {
+        headers: {
+          /** @description The owner's credit balance at the time of the answer; 0 when unauthenticated. */
+          "X-Credits-Remaining"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "unsupported_media_type";
+            };
+          };
+        };
+      };
+      /** @description Validation error: `validation_error`. */
+      422: {
+        headers: {
+          /** @description The owner's credit balance at the time of the answer; 0 when unauthenticated. */
+          "X-Credits-Remaining"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "validation_error";
+            };
+          };
+        };
+      };
+      /** @description Too many requests: `rate_limited`. */
+      429: {
+        headers: {
+          /** @description The owner's credit balance at the time of the answer; 0 when unauthenticated. */
+          "X-Credits-Remaining"?: number;
+          /** @description Seconds to wait before trying again. */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "rate_limited";
             };
           };
         };

@@ -15,10 +15,13 @@ Commands:
   runs watch RUN_ID                          follow a run: pages read, records, current URL, outcome
   export DATASET_ID [--format csv|jsonl|parquet] [--as-of N]
                                              stream a dataset's rows to stdout (through the API)
+  suggest URL [--question TEXT] [--render browser] [--json]
+                                             sources for the page's repeated records, with their rows
+  preview FILE.json                          what a run of the source in FILE would get (free)
   help [COMMAND]                             this text (also: --help, COMMAND --help)
 
 Configuration comes from GLEANER_* environment variables (see README.md). The runs commands talk to
-a running server: GLEANER_URL (default http://localhost:8080) and GLEANER_API_KEY.`;
+a running server (so do export, suggest and preview): GLEANER_URL (default http://localhost:8080) and GLEANER_API_KEY.`;
 
 const commandHelp: Record<string, string> = {
   serve:
@@ -31,6 +34,16 @@ const commandHelp: Record<string, string> = {
     "gleaner export DATASET_ID [--format csv|jsonl|parquet] [--as-of N]\n" +
     "  Streams the dataset's rows (or the rows as of change-feed sequence N) to stdout through the API.\n" +
     "  Uses GLEANER_URL (default http://localhost:8080) and GLEANER_API_KEY.",
+  suggest:
+    "gleaner suggest URL [--question TEXT] [--render static|browser] [--json]\n" +
+    "  Reads the page once and prints up to five suggested sources for its repeated records, best first: each\n" +
+    "  with its first rows, the checks and why it was chosen. --json prints them as POST /v1/datasets bodies.\n" +
+    "  Uses GLEANER_URL (default http://localhost:8080) and GLEANER_API_KEY.",
+  preview:
+    "gleaner preview FILE.json\n" +
+    "  FILE holds {source, columns?, pages?} or a whole dataset body. Prints the records a run would read from\n" +
+    "  the first pages, each field's fill, the checks, the cost when known and what to fix. Writes and charges\n" +
+    "  nothing. Exits 0 when every check passes, 2 otherwise.",
   runs:
     "gleaner runs start DATASET_ID [--research] [--watch]\ngleaner runs watch RUN_ID\n" +
     "  Start a run and/or follow it until it finishes: a progress bar on a terminal, plain lines otherwise;\n" +
@@ -55,9 +68,12 @@ const main = async (argv: string[]): Promise<void> => {
       watch: { type: "boolean" },
       format: { type: "string" },
       "as-of": { type: "string" },
+      question: { type: "string" },
+      render: { type: "string" },
+      json: { type: "boolean" },
       help: { type: "boolean", short: "h" },
     },
-    allowPositionals: command === "runs",
+    allowPositionals: command === "runs" || command === "suggest" || command === "preview",
     strict: true,
   });
 
@@ -88,6 +104,12 @@ const main = async (argv: string[]): Promise<void> => {
     const run = await watchRun(client, runId);
     process.exitCode = run.status === "succeeded" ? 0 : 2;
     return;
+  }
+  if (command === "suggest" || command === "preview") {
+    const { previewCommand, suggestCommand } = await import("./cli/sources.js");
+    const target = positionals[0] ?? fail(`${command} needs ${command === "suggest" ? "a URL" : "a JSON file"}.\n\n${commandHelp[command]}`);
+    if (command === "preview") return previewCommand(apiClient(), target);
+    return suggestCommand(apiClient(), target, { question: values.question, render: values.render, json: values.json === true });
   }
   if (command === "export") {
     const datasetId = sub ?? fail("export needs a dataset id.");
