@@ -5,6 +5,7 @@ import { useLocation } from "./router.js";
 import { CreateDataset } from "./views/create-dataset.js";
 import { DatasetPage } from "./views/dataset.js";
 import { Datasets } from "./views/datasets.js";
+import { NewFromUrl } from "./views/new-from-url.js";
 import { RowPage } from "./views/row.js";
 import { RunPage } from "./views/run.js";
 import { SignIn } from "./views/sign-in.js";
@@ -66,7 +67,7 @@ const Page = ({
     case "datasets":
       return <Datasets client={client} />;
     case "new-dataset":
-      return <CreateDataset client={client} />;
+      return query.get("advanced") === "1" ? <CreateDataset client={client} /> : <NewFromUrl client={client} />;
     case "dataset":
       return <DatasetPage client={client} datasetId={route.datasetId} tab={route.tab} query={query} />;
     case "row":

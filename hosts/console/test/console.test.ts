@@ -68,8 +68,54 @@ describe("@gleaner/console in Chromium", function () {
     await screenshot(page, "datasets-empty");
   });
 
-  it("shows the API's validation error next to the field it names", async () => {
+  it("starts a new dataset from a page's address: suggestions as tables of the rows they read", async () => {
     await page.getByRole("link", { name: "New dataset" }).click();
+    await page.getByLabel("Address of a page that lists what you want").fill(stage.site.pageUrl(1));
+    await page.getByRole("button", { name: "Suggest" }).click();
+    const best = page.getByRole("article", { name: "Suggestion 1" });
+    await best.waitFor({ timeout: 20_000 });
+    expect(await best.getByRole("heading").textContent()).to.contain("article.product_pod");
+    const rows = best.getByRole("table", { name: "Rows of suggestion 1" });
+    expect(await rows.textContent()).to.contain(stage.site.books[0]!.title);
+    // A page's markup in a value is text, never markup (the fourth book's title is an <img onerror>).
+    expect(await page.evaluate(() => (window as { __gleanerXss?: number }).__gleanerXss)).to.equal(undefined);
+    await screenshot(page, "wizard-suggestions");
+  });
+
+  it("adjusts the suggestion with the preview following each edit, then creates the dataset", async () => {
+    await page.getByRole("button", { name: "Use suggestion 1" }).click();
+    await page.getByRole("heading", { name: "Adjust and create" }).waitFor();
+    const summary = page.getByTestId("preview-summary");
+    // A selector that finds nothing is named as soon as the preview catches up.
+    const price = page.getByLabel("Selector of price");
+    await price.fill("p.nowhere");
+    await page.getByText('price: "p.nowhere" found nothing in 0 of 40 records.').waitFor({ timeout: 20_000 });
+    await price.fill("p.price_color");
+    await page.getByText('price: "p.nowhere" found nothing').waitFor({ state: "detached", timeout: 20_000 });
+    // An unsupported selector is refused with the path the API names, and creating waits for a fix.
+    await page.getByLabel("Each record is (CSS selector)").fill("li:nth-child(2) article");
+    expect(await page.getByTestId("editor-problems").textContent({ timeout: 20_000 })).to.contain("/source/itemSelector");
+    expect(await page.getByRole("button", { name: "Create dataset" }).isDisabled()).to.equal(true);
+    await page.getByLabel("Each record is (CSS selector)").fill("article.product_pod");
+    await page.getByTestId("editor-problems").waitFor({ state: "detached", timeout: 20_000 });
+    // Drop the image, rename the truncated title, and see it in the preview's header.
+    await page.getByLabel("Keep image", { exact: true }).uncheck();
+    await page.getByLabel("Name of column 5").fill("short_title");
+    await page.getByRole("table", { name: "Preview rows" }).getByRole("columnheader", { name: "short_title" }).waitFor({ timeout: 20_000 });
+    expect(await summary.textContent()).to.contain("✓ identity");
+    await page.getByLabel("Name", { exact: true }).fill("Books from a suggestion");
+    await screenshot(page, "wizard-editor");
+    await page.getByRole("button", { name: "Create dataset" }).click();
+    await page.getByRole("heading", { name: "Books from a suggestion" }).waitFor();
+    const created = /#\/datasets\/([0-9a-f-]{36})/.exec(page.url())?.[1] ?? "";
+    const dataset = await (await fetch(`${stage.host.url}/v1/datasets/${created}`, { headers: { authorization: `Bearer ${stage.apiKey}` } })).json();
+    expect(dataset.dataset.columns.map((c: { name: string }) => c.name)).to.include("short_title").and.not.include("image");
+  });
+
+  it("shows the API's validation error next to the field it names", async () => {
+    await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Datasets" }).click();
+    await page.getByRole("link", { name: "New dataset" }).click();
+    await page.getByRole("link", { name: "Advanced: write the JSON" }).click();
     await page.getByRole("button", { name: "Create dataset" }).click();
     const nameErrors = page.locator("#name-errors");
     await nameErrors.waitFor();

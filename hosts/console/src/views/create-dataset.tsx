@@ -92,7 +92,10 @@ export const CreateDataset = ({ client }: { client: GleanerClient }) => {
 
   return (
     <section aria-labelledby="new-title">
-      <h1 id="new-title">New dataset</h1>
+      <div class="title-row">
+        <h1 id="new-title">New dataset (advanced)</h1>
+        <a href="#/datasets/new">Start from a page's address instead</a>
+      </div>
       <form class="stack" onSubmit={submit} noValidate>
         <label for="dataset-name">Name</label>
         <input
