@@ -86,10 +86,13 @@ const linkShare = (tree: PageTree, record: PageNode): number => {
   return Math.min(1, linked / total);
 };
 
-/** The longest link text in a record: most records are named by a link (a title), their metadata is not. */
+const headings = new Set(["a", "h1", "h2", "h3", "h4", "h5", "h6"]);
+
+/** The longest link or heading text in a record: most records are named by one (a title), their metadata is not. */
 const headlineLength = (tree: PageTree, record: PageNode): number => {
-  let longest = record.tag === "a" ? tree.visibleLength(record) : 0;
-  for (const a of record.tag === "a" ? [] : descendants(record, "a")) longest = Math.max(longest, tree.visibleLength(a));
+  if (headings.has(record.tag)) return tree.visibleLength(record);
+  let longest = 0;
+  for (const tag of headings) for (const h of descendants(record, tag)) longest = Math.max(longest, tree.visibleLength(h));
   return longest;
 };
 
@@ -102,6 +105,33 @@ const descendants = (node: PageNode, tag: string): PageNode[] => {
     stack.push(...n.children);
   }
   return out;
+};
+
+/** Tags whose repeats are a record's own parts (cells, words), never a list inside it. */
+const partTags = new Set(["td", "th", "span", "a", "b", "i", "em", "strong", "img", "p", "br", "small", "font", "code"]);
+
+/**
+ * Does the record hold a list of its own that is most of it (a table's rows, a column of cards)?
+ * A list here is three or more children alike in tag and first class, each with parts of its own.
+ */
+const isContainer = (tree: PageTree, record: PageNode): boolean => {
+  const total = tree.visibleLength(record);
+  const stack = [record];
+  while (stack.length > 0) {
+    const node = stack.pop()!;
+    const lists = new Map<string, { count: number; length: number }>();
+    for (const child of node.children) {
+      if (inert.has(child.tag) || partTags.has(child.tag) || child.children.length === 0) continue;
+      const key = `${child.tag}.${child.classes[0] ?? ""}`;
+      const list = lists.get(key) ?? { count: 0, length: 0 };
+      list.count++;
+      list.length += tree.visibleLength(child);
+      lists.set(key, list);
+    }
+    for (const { count, length } of lists.values()) if (count >= 3 && length >= 0.6 * total) return true;
+    stack.push(...node.children);
+  }
+  return false;
 };
 
 /** A table's header row, or a spacer: not a record. */
@@ -148,9 +178,12 @@ const siblingGroups = (tree: PageTree): Map<string, PageNode[]> => {
     // Two siblings count: lists split in parts (a table per kind of thing) are joined by their parent's kind.
     if (inert.has(parent.tag) || parent.children.length < 2) continue;
     const byTag = new Map<string, PageNode[]>();
+    // Each member keeps the wrapper it came in: its classes may be what tells records from ads.
+    const wrapperOf = new Map<PageNode, PageNode>();
     for (const child of parent.children) {
       if (inert.has(child.tag)) continue;
       const inner = core(tree, child);
+      wrapperOf.set(inner, child);
       const list = byTag.get(inner.tag);
       if (list) list.push(inner);
       else byTag.set(inner.tag, [inner]);
@@ -170,11 +203,15 @@ const siblingGroups = (tree: PageTree): Map<string, PageNode[]> => {
         else shapes.set(shape, [node]);
       }
       if (shapes.size > 1) for (const [shape, nodes] of shapes) if (nodes.length >= 3) add(`${parentKey}>${tag}(${shape})`, nodes);
-      const counts = new Map<string, number>();
       // Any class may split a group (a build tool's too): whether it can select the records is the selector's call.
-      for (const node of records) for (const c of node.classes) if (isClassName(c)) counts.set(c, (counts.get(c) ?? 0) + 1);
+      const counts = new Map<string, number>();
+      const classesOf = (node: PageNode) => {
+        const wrapper = wrapperOf.get(node);
+        return [...node.classes, ...(wrapper && wrapper !== node ? wrapper.classes.map((c) => `^${c}`) : [])];
+      };
+      for (const node of records) for (const c of classesOf(node)) if (isClassName(c.replace(/^\^/, ""))) counts.set(c, (counts.get(c) ?? 0) + 1);
       for (const [c, count] of counts) {
-        if (count >= 2 && count < records.length) add(`${parentKey}>${tag}.${c}`, records.filter((n) => n.classes.includes(c)));
+        if (count >= 2 && count < records.length) add(`${parentKey}>${tag}.${c}`, records.filter((n) => classesOf(n).includes(c)));
       }
     }
   }
@@ -186,9 +223,13 @@ export const recordGroups = (tree: PageTree): RecordGroup[] => {
   const body = tree.byTag.get("body")?.[0] ?? tree.root;
   const pageText = Math.max(1, tree.visibleLength(body));
   const scored: RecordGroup[] = [];
+  const seenSets = new Set<string>();
   for (const members of siblingGroups(tree).values()) {
     if (members.length < 3) continue;
     members.sort((a, b) => a.order - b.order);
+    const setKey = members.map((m) => m.order).join(",");
+    if (seenSets.has(setKey)) continue;
+    seenSets.add(setKey);
     const lengths = members.map((m) => tree.visibleLength(m));
     const typical = median(lengths);
     if (typical < 2) continue;
@@ -199,7 +240,7 @@ export const recordGroups = (tree: PageTree): RecordGroup[] => {
     if (share < 0.02) continue;
     const slots = median(members.map((m) => slotsOf(tree, m)));
     const links = median(members.map((m) => linkShare(tree, m)));
-    const frame = boilerplateOf(members[0]!.parent ?? members[0]!);
+    const frame = boilerplateOf(members[0]!);
     const headline = median(members.map((m) => headlineLength(tree, m)));
     let score =
       share *
@@ -210,6 +251,8 @@ export const recordGroups = (tree: PageTree): RecordGroup[] => {
     // A lone link per record with little text is a menu's shape.
     if (slots <= 1 && links > 0.9) score *= 0.3;
     if (frame !== null) score *= 0.25;
+    // Lists of lists: the inner list holds the records.
+    if (members.filter((m) => isContainer(tree, m)).length > members.length / 2) score *= 0.3;
     if (inMain(members[0]!)) score *= 1.3;
     const kind = members[0]!.tag === "tr" ? "table rows" : `<${members[0]!.tag}> elements`;
     scored.push({

@@ -134,7 +134,12 @@ const itemSelectorOf = (tree: PageTree, members: ReadonlyArray<PageNode>) => {
     const found = itemSelectorFor(tree, inner);
     if (found?.exact && /[.#[]/.test(found.selector.split(/[ >]+/).pop() ?? "")) return found;
   }
-  return itemSelectorFor(tree, members) ?? selectablePart(tree, members);
+  // Whole records picked up with other elements (a table's header row) read worse than a part of
+  // each that is selected exactly: a header row has no key, and its run would fail.
+  const whole = itemSelectorFor(tree, members);
+  if (whole?.exact) return whole;
+  const part = selectablePart(tree, members);
+  return part?.exact ? part : (whole ?? part);
 };
 
 /**
