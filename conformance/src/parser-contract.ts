@@ -60,6 +60,38 @@ export const parserContract = (subject: ParserUnderTest) =>
       expect(item?.select("h3 a")).to.have.length(1);
     });
 
+    it("the container never stands for a selector's first part (\"article p\" asked on an <article> finds nothing)", () => {
+      const item = doc.root.select("article.product_pod")[0];
+      expect(item?.select("article p")).to.have.length(0);
+      expect(item?.select("article")).to.have.length(0);
+      expect(item?.first("article.product_pod h3")).to.equal(null);
+      // Its own parts still match, and a nested element of its kind would.
+      expect(item?.select("p")).to.have.length(3);
+      const nested = parse("<div class='x'><div class='x'><p>in</p></div></div>");
+      const outer = nested.root.select("div.x")[0];
+      expect(outer?.select("div.x p").map((p) => p.text())).to.deep.equal(["in"]);
+      nested.dispose();
+    });
+
+    it("outlines the document as plain data: elements and text in order, comments out, templates empty", () => {
+      const page = parse(
+        "<html><head><title>T</title></head><body><!-- note --><p class='a b' data-x='1'>one <b>two</b> three</p><template><p>never</p></template></body></html>",
+      );
+      const outline = page.outline();
+      expect(outline.tag).to.equal("#document");
+      const html = outline.children.find((c) => typeof c !== "string" && c.tag === "html");
+      const body = typeof html === "string" ? undefined : html?.children.find((c) => typeof c !== "string" && c.tag === "body");
+      const elements = typeof body === "string" || !body ? [] : body.children.filter((c) => typeof c !== "string");
+      expect(elements.map((e) => (typeof e === "string" ? e : e.tag))).to.deep.equal(["p", "template"]);
+      const p = elements[0];
+      if (typeof p === "string" || !p) throw new Error("no <p>");
+      expect(p.attributes).to.deep.equal({ class: "a b", "data-x": "1" });
+      expect(p.children.map((c) => (typeof c === "string" ? c : `<${c.tag}>`))).to.deep.equal(["one ", "<b>", " three"]);
+      const template = elements[1];
+      expect(typeof template === "string" ? null : template?.children).to.deep.equal([]);
+      page.dispose();
+    });
+
     it("first is the first element select finds, within the container, or null", () => {
       const items = doc.root.select("article.product_pod");
       for (const item of items) {

@@ -1,4 +1,5 @@
-import { _compileUnsafe, selectAll, selectOne } from "css-select";
+import { _compileUnsafe, is, selectAll, selectOne } from "css-select";
+import { parse, stringify } from "css-what";
 import { type AnyNode, Element } from "domhandler";
 
 /**
@@ -53,8 +54,28 @@ const elementQuery = (selector: string, element: Element): Query => {
   scope[0] = element;
   return query;
 };
+
+/**
+ * A query compiled against an array context lets the element itself stand for the selector's first
+ * part ("article p" asked on an <article> matched its own paragraphs; jsdom's `:scope article p`
+ * does not). That happens only when the element matches that first part, so only then is the
+ * selector run uncompiled, with the element as its context, which css-select reads strictly.
+ */
+const fromFirstPart = new Map<string, Query>();
+const firstPartQuery = (selector: string): Query =>
+  remember(fromFirstPart, selector, () => {
+    const [tokens = []] = parse(selector);
+    const end = tokens.findIndex((t) => t.type === "descendant" || t.type === "child");
+    return _compileUnsafe(stringify([end < 0 ? tokens : tokens.slice(0, end)]), { relativeSelector: false });
+  });
+const standsForFirstPart = (selector: string, element: Element): boolean => is<AnyNode, Element>(element, firstPartQuery(selector));
+
 export const selectInElement = (selector: string, element: Element): Element[] =>
-  selectAll<AnyNode, Element>(elementQuery(selector, element), element);
+  standsForFirstPart(selector, element)
+    ? selectAll<AnyNode, Element>(selector, element)
+    : selectAll<AnyNode, Element>(elementQuery(selector, element), element);
 /** The first of `selectInElement` (css-select's findOne walks in the same document order as findAll). */
 export const firstInElement = (selector: string, element: Element): Element | null =>
-  selectOne<AnyNode, Element>(elementQuery(selector, element), element);
+  standsForFirstPart(selector, element)
+    ? selectOne<AnyNode, Element>(selector, element)
+    : selectOne<AnyNode, Element>(elementQuery(selector, element), element);
