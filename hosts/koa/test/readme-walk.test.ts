@@ -60,20 +60,24 @@ describe("README's walk, run as written", function () {
     const url = (await server.waitFor(/listening on (\S+)/))[1]!;
     const key = (await server.waitFor(/^API key: (gl_\S+)$/m))[1]!;
 
-    const walk = spawn("bash", ["-euo", "pipefail", "-c", block("walk")], {
-      cwd: `${root}hosts/koa`,
-      env: { ...process.env, KEY: key, API: url, SITE: siteUrl },
-    });
-    let out = "";
-    let err = "";
-    walk.stdout.on("data", (chunk) => {
-      out += String(chunk);
-    });
-    walk.stderr.on("data", (chunk) => {
-      err += String(chunk);
-    });
-    const code = await new Promise<number | null>((resolve) => walk.on("exit", resolve));
-    expect(code, `${out}\n${err}`).to.equal(0);
+    const runBlock = async (tag: string) => {
+      const walk = spawn("bash", ["-euo", "pipefail", "-c", block(tag)], {
+        cwd: `${root}hosts/koa`,
+        env: { ...process.env, KEY: key, API: url, SITE: siteUrl },
+      });
+      let out = "";
+      let err = "";
+      walk.stdout.on("data", (chunk) => {
+        out += String(chunk);
+      });
+      walk.stderr.on("data", (chunk) => {
+        err += String(chunk);
+      });
+      const code = await new Promise<number | null>((resolve) => walk.on("exit", resolve));
+      expect(code, `${out}\n${err}`).to.equal(0);
+      return out;
+    };
+    const out = await runBlock("walk");
     expect(out).to.match(/^dataset [0-9a-f-]{36}$/m);
     expect(out).to.contain('{"status":"succeeded","rowDeltas":{"new":1000,"changed":0,"gone":0}}');
     expect(out).to.contain('{"balance":950}');
@@ -85,5 +89,11 @@ describe("README's walk, run as written", function () {
     expect(csv[0]).to.equal('"link","title","price"');
     expect(csv).to.have.length(501);
     expect(csv.slice(1).every((line) => /^"[^"]+","(?:[^"]|"")*",\d+(\.\d+)?$/.test(line))).to.equal(true);
+
+    // "From a page to a source": suggest, preview, create, as written.
+    const suggested = await runBlock("walk-suggest");
+    expect(suggested).to.match(/^\{"item":"article\.product_pod","columns":\[[^\]]*"url"[^\]]*\],"price":51\.77\}$/m);
+    expect(suggested).to.contain('{"failed":[],"estimate":{"complete":false,"pages":null,"credits":null}}');
+    expect(suggested).to.match(/^created [0-9a-f-]{36}$/m);
   });
 });
