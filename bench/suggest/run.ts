@@ -85,7 +85,12 @@ const rows = pages.map((page) => {
   const suggestions = answers.get(page.slug) ?? [];
   const html = page.html.toString("utf8");
   const scores = suggestions.slice(0, 3).map((s) => scoreSuggestion(html, pageUrl(page.slug), s, page.truth));
-  const top = scores[0] ?? { precision: 0, recall: 0, fieldsFound: 0, fieldsTotal: Object.keys(page.truth.records[0] ?? {}).length };
+  const top = scores[0] ?? {
+    precision: 0,
+    recall: 0,
+    fieldsFound: 0,
+    fieldsTotal: Object.keys(page.truth.records[0] ?? {}).length,
+  };
   return {
     slug: page.slug,
     kind: page.truth.kind,
@@ -119,7 +124,12 @@ const summary = {
   top3: pct(rows.filter((r) => r.top3).length, rows.length),
   fieldsFound: `${fieldsFound}/${fieldsTotal} (${pct(fieldsFound, fieldsTotal)})`,
   suggestP50Ms: Math.round(median(rows.map((r) => r.suggestMs))),
-  suggestP90Ms: Math.round(percentile(rows.map((r) => r.suggestMs), 90)),
+  suggestP90Ms: Math.round(
+    percentile(
+      rows.map((r) => r.suggestMs),
+      90,
+    ),
+  ),
   floorP50Ms: Number(median(rows.map((r) => r.floorMs)).toFixed(1)),
   suggestOverFloorMedian: Number(median(ratios).toFixed(1)),
   repeats,

@@ -60,7 +60,7 @@ export const parserContract = (subject: ParserUnderTest) =>
       expect(item?.select("h3 a")).to.have.length(1);
     });
 
-    it("the container never stands for a selector's first part (\"article p\" asked on an <article> finds nothing)", () => {
+    it('the container never stands for a selector\'s first part ("article p" asked on an <article> finds nothing)', () => {
       const item = doc.root.select("article.product_pod")[0];
       expect(item?.select("article p")).to.have.length(0);
       expect(item?.select("article")).to.have.length(0);
@@ -80,13 +80,18 @@ export const parserContract = (subject: ParserUnderTest) =>
       const outline = page.outline();
       expect(outline.tag).to.equal("#document");
       const html = outline.children.find((c) => typeof c !== "string" && c.tag === "html");
-      const body = typeof html === "string" ? undefined : html?.children.find((c) => typeof c !== "string" && c.tag === "body");
+      const body =
+        typeof html === "string" ? undefined : html?.children.find((c) => typeof c !== "string" && c.tag === "body");
       const elements = typeof body === "string" || !body ? [] : body.children.filter((c) => typeof c !== "string");
       expect(elements.map((e) => (typeof e === "string" ? e : e.tag))).to.deep.equal(["p", "template"]);
       const p = elements[0];
       if (typeof p === "string" || !p) throw new Error("no <p>");
       expect(p.attributes).to.deep.equal({ class: "a b", "data-x": "1" });
-      expect(p.children.map((c) => (typeof c === "string" ? c : `<${c.tag}>`))).to.deep.equal(["one ", "<b>", " three"]);
+      expect(p.children.map((c) => (typeof c === "string" ? c : `<${c.tag}>`))).to.deep.equal([
+        "one ",
+        "<b>",
+        " three",
+      ]);
       const template = elements[1];
       expect(typeof template === "string" ? null : template?.children).to.deep.equal([]);
       page.dispose();

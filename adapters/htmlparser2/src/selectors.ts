@@ -68,7 +68,8 @@ const firstPartQuery = (selector: string): Query =>
     const end = tokens.findIndex((t) => t.type === "descendant" || t.type === "child");
     return _compileUnsafe(stringify([end < 0 ? tokens : tokens.slice(0, end)]), { relativeSelector: false });
   });
-const standsForFirstPart = (selector: string, element: Element): boolean => is<AnyNode, Element>(element, firstPartQuery(selector));
+const standsForFirstPart = (selector: string, element: Element): boolean =>
+  is<AnyNode, Element>(element, firstPartQuery(selector));
 
 export const selectInElement = (selector: string, element: Element): Element[] =>
   standsForFirstPart(selector, element)

@@ -102,11 +102,17 @@ export const sourceCases = (ctx: SuiteContext): void => {
         missing: 20,
         reasons: { extraction_failed: 20 },
       });
-      expect(preview.records[0].missingReasons).to.deep.equal({ rating: "extraction_failed", availability: "not_found" });
+      expect(preview.records[0].missingReasons).to.deep.equal({
+        rating: "extraction_failed",
+        availability: "not_found",
+      });
 
       const nothing = await owner.post(
         "/v1/sources/preview",
-        previewOf(bend(booksDataset(site), (b) => (b.source.itemSelector = "article.no-such-item")), 1),
+        previewOf(
+          bend(booksDataset(site), (b) => (b.source.itemSelector = "article.no-such-item")),
+          1,
+        ),
       );
       expect(nothing.status).to.equal(200);
       expect(nothing.body.preview.warnings[0]).to.deep.include({ code: "no_items", path: "/source/itemSelector" });
@@ -117,8 +123,16 @@ export const sourceCases = (ctx: SuiteContext): void => {
       const owner = await ctx.owner(1);
       const bent = (edit: (b: Body) => void, pages?: number) => previewOf(bend(booksDataset(site), edit), pages);
       const cases: Array<[string, Body, string[]]> = [
-        ["a position selector", bent((b) => (b.source.itemSelector = "li:nth-child(2) article")), ["/source/itemSelector"]],
-        ["a field without a column", bent((b) => (b.source.fields[1].name = "headline")), ["/source/fields/1/name", "/columns/1/name"]],
+        [
+          "a position selector",
+          bent((b) => (b.source.itemSelector = "li:nth-child(2) article")),
+          ["/source/itemSelector"],
+        ],
+        [
+          "a field without a column",
+          bent((b) => (b.source.fields[1].name = "headline")),
+          ["/source/fields/1/name", "/columns/1/name"],
+        ],
         ["a column id", bent((b) => (b.columns[0].id = "x")), ["/columns/0/id"]],
         ["six pages", bent(() => {}, 6), ["/pages"]],
         ["a private address", bent((b) => (b.source.url = "http://10.1.2.3/books.html")), ["/source/url"]],
@@ -129,7 +143,10 @@ export const sourceCases = (ctx: SuiteContext): void => {
         expect(answer.body.error.code, what).to.equal("validation_error");
         expect(paths(answer), what).to.include.members(expected);
       }
-      const dataset = await owner.post("/v1/datasets", bend(booksDataset(site), (b) => (b.source.itemSelector = "li:nth-child(2) article")));
+      const dataset = await owner.post(
+        "/v1/datasets",
+        bend(booksDataset(site), (b) => (b.source.itemSelector = "li:nth-child(2) article")),
+      );
       expect(dataset.status).to.equal(422);
       const preview = await owner.post("/v1/sources/preview", cases[0]![1]);
       expect(preview.body.error.details).to.deep.equal(dataset.body.error.details);
@@ -247,7 +264,10 @@ export const sourceCases = (ctx: SuiteContext): void => {
       expect(best.source.itemSelector).to.match(/tr$/);
       expect(best.question).to.equal("Which books are listed?");
       expect(best.columns.map((c: Body) => c.name)).to.include.members(["title", "price"]);
-      expect(best.preview.records[0].values).to.deep.include({ title: table.books[0]!.title, price: table.books[0]!.price_gbp });
+      expect(best.preview.records[0].values).to.deep.include({
+        title: table.books[0]!.title,
+        price: table.books[0]!.price_gbp,
+      });
       expect(rest.map((s: Body) => s.why).join(" ")).to.include("#sidebar");
       const dataset = await acceptsWhole(owner, best, table.books.length);
       expect(dataset.question).to.equal("Which books are listed?");
@@ -269,7 +289,10 @@ export const sourceCases = (ctx: SuiteContext): void => {
       expect(names).to.include.members(["book_price", "cover"]);
       expect(names).to.not.include("isbn");
       expect(best.why).to.include("isbn");
-      expect(best.columns.find((c: Body) => c.name === "book_price")).to.deep.include({ type: "number", description: "Price in pounds" });
+      expect(best.columns.find((c: Body) => c.name === "book_price")).to.deep.include({
+        type: "number",
+        description: "Price in pounds",
+      });
       expect(best.preview.records[0].values.book_price).to.equal(site.books[0]!.price_gbp);
       expect(String(best.preview.records[0].values.cover)).to.match(/\.jpg$/);
     });

@@ -57,7 +57,8 @@ export async function startTableSite(): Promise<TableSite> {
   const server = createServer((req, res) => {
     const path = (req.url ?? "/").split("?")[0] ?? "/";
     const html = { "content-type": "text/html; charset=utf-8" };
-    if (path === "/robots.txt") return res.writeHead(200, { "content-type": "text/plain" }).end("User-agent: *\nDisallow: /private/\n");
+    if (path === "/robots.txt")
+      return res.writeHead(200, { "content-type": "text/plain" }).end("User-agent: *\nDisallow: /private/\n");
     if (path === "/moved") return res.writeHead(302, { location: "http://10.255.255.1/catalogue.html" }).end();
     if (path === "/private/table.html") return res.writeHead(200, html).end(listing(1));
     const match = /^\/catalogue\/table-(\d+)\.html$/.exec(path);

@@ -21,7 +21,13 @@ export const previewRecordLimit = 100;
 export const previewColumns = (source: Source, columns: ReadonlyArray<ColumnInput> | undefined): DatasetColumn[] => {
   const identity = source.identity.kind === "source-key" ? [source.identity.field] : source.identity.fields;
   const inputs: ReadonlyArray<ColumnInput> =
-    columns ?? source.fields.map((f) => ({ name: f.name, type: "string", ownership: "collected", key: identity.includes(f.name) }));
+    columns ??
+    source.fields.map((f) => ({
+      name: f.name,
+      type: "string",
+      ownership: "collected",
+      key: identity.includes(f.name),
+    }));
   return inputs.map((c) => ({
     id: c.name as FieldId,
     label: c.label ?? c.name,
@@ -156,7 +162,13 @@ export const previewSource = Effect.fn("source.preview")(function* (
         records: p.records.length,
         nextUrl: p.stored.next,
       })),
-      ...read.failures.map((f) => ({ url: f.url, status: "failed" as const, readFailure: f.failure, records: 0, nextUrl: null })),
+      ...read.failures.map((f) => ({
+        url: f.url,
+        status: "failed" as const,
+        readFailure: f.failure,
+        records: 0,
+        nextUrl: null,
+      })),
     ],
     records: recordsOf(read, nameById),
     fields,

@@ -17,7 +17,8 @@ export interface FoundField {
 }
 
 const linkAttributes = new Set(["href", "src", "data-src"]);
-const priceLike = /(?:[$€£¥₹]|\b(?:USD|EUR|GBP|JPY|CHF|CAD|AUD|INR)\b)\s?-?\d|\d[\d.,]*\s?(?:[$€£¥₹]|\b(?:USD|EUR|GBP|kr|zł)\b)/;
+const priceLike =
+  /(?:[$€£¥₹]|\b(?:USD|EUR|GBP|JPY|CHF|CAD|AUD|INR)\b)\s?-?\d|\d[\d.,]*\s?(?:[$€£¥₹]|\b(?:USD|EUR|GBP|kr|zł)\b)/;
 const numberLike = /^[^\d\p{L}]{0,3}-?\d[\d.,\s]*(?:\s?[%\p{L}.]{0,12})?$/u;
 const dateLike =
   /\b\d{4}-\d{2}-\d{2}\b|\b\d{1,2}[./]\d{1,2}[./]\d{2,4}\b|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.? \d{1,2}\b|\b\d{1,2} (?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)|\b\d+ (?:second|minute|hour|day|week|month|year)s? ago\b/i;
@@ -29,7 +30,9 @@ const stepKey = (node: PageNode) => `${node.tag}.${node.classes.find(isStableCla
 const slotsOf = (records: ReadonlyArray<PageNode>) => {
   const slots = new Map<string, Array<PageNode | null>>();
   records.forEach((record, index) => {
-    const stack: Array<[PageNode, string]> = record.children.map((c) => [c, stepKey(c)] as [PageNode, string]).reverse();
+    const stack: Array<[PageNode, string]> = record.children
+      .map((c) => [c, stepKey(c)] as [PageNode, string])
+      .reverse();
     while (stack.length > 0) {
       const [node, path] = stack.pop()!;
       if (node.tag === "script" || node.tag === "style" || node.tag === "svg") continue;
@@ -74,7 +77,7 @@ const codedClasses = (targets: ReadonlyArray<PageNode | null>) => {
   return targets.map((t) => {
     if (!t) return null;
     const own = t.classes.filter((c) => !common.includes(c));
-    return own.length > 0 ? t.attributes.class ?? null : null;
+    return own.length > 0 ? (t.attributes.class ?? null) : null;
   });
 };
 
@@ -90,7 +93,9 @@ const headerOf = (tree: PageTree, target: PageNode): string | null => {
   const column = row.children.filter((c) => c.tag === "td" || c.tag === "th").indexOf(cell);
   let table: PageNode | null = row.parent;
   while (table && table.tag !== "table") table = table.parent;
-  const headerRow = table ? tree.byTag.get("tr")?.find((tr) => tr.children.some((c) => c.tag === "th") && isWithin(tr, table!)) : null;
+  const headerRow = table
+    ? tree.byTag.get("tr")?.find((tr) => tr.children.some((c) => c.tag === "th") && isWithin(tr, table!))
+    : null;
   const header = headerRow?.children.filter((c) => c.tag === "td" || c.tag === "th")[column];
   const text = header ? tree.text(header) : "";
   return text === "" ? null : text;
@@ -150,7 +155,13 @@ export const findFields = (tree: PageTree, records: ReadonlyArray<PageNode>, bas
     if (present.some((t) => t.attributes.title)) attribute("title", "title");
     const coded = codedClasses(targets);
     if (coded.some((c) => c !== null)) {
-      keep({ read: { ...at(selector), kind: "attribute", attribute: "class" }, kind: "coded", hint, type: "string", values: coded });
+      keep({
+        read: { ...at(selector), kind: "attribute", attribute: "class" },
+        kind: "coded",
+        hint,
+        type: "string",
+        values: coded,
+      });
     }
     // Text is read from an element that says one thing: its own text, or one child's (a container's
     // text runs several together), so a wrapper of the record's parts is left out.

@@ -9,7 +9,11 @@ export const extractionName = (text: string): string | null => {
     .toLowerCase()
     .split(/[^a-z0-9]+/)
     .filter((w) => w !== "");
-  const name = words.join("_").replace(/^[0-9_]+/, "").slice(0, 40).replace(/_+$/, "");
+  const name = words
+    .join("_")
+    .replace(/^[0-9_]+/, "")
+    .slice(0, 40)
+    .replace(/_+$/, "");
   return /^[a-z][a-z0-9_]*$/.test(name) ? name : null;
 };
 

@@ -43,7 +43,9 @@ export const findPagination = (
     }
     // A link told apart by nothing but its address: the address up to its page number, which stays
     // the same on every page ("news?p=" for news?p=2, then news?p=3).
-    const numbered = /^(.*?[?&/;](?:p|page|pg|paged|pagenum|start|offset|from)[=/-]?)\d+/i.exec(anchor.attributes.href!);
+    const numbered = /^(.*?[?&/;](?:p|page|pg|paged|pagenum|start|offset|from)[=/-]?)\d+/i.exec(
+      anchor.attributes.href!,
+    );
     const byAddress = numbered ? `${anchor.tag}[href^="${numbered[1]!.replace(/["\\]/g, "\\$&")}"]` : null;
     const selector =
       documentSelectorFor(tree, anchor) ??

@@ -15,15 +15,46 @@ export interface RecordGroup {
 
 /** Elements that never hold records, nor are one. */
 const inert = new Set([
-  "#document", "head", "script", "style", "noscript", "template", "svg", "path", "br", "hr", "meta", "link",
-  "option", "optgroup", "select", "iframe", "input", "button", "wbr", "source", "track", "col", "colgroup",
+  "#document",
+  "head",
+  "script",
+  "style",
+  "noscript",
+  "template",
+  "svg",
+  "path",
+  "br",
+  "hr",
+  "meta",
+  "link",
+  "option",
+  "optgroup",
+  "select",
+  "iframe",
+  "input",
+  "button",
+  "wbr",
+  "source",
+  "track",
+  "col",
+  "colgroup",
 ]);
 
 const boilerplateTags = new Set(["nav", "header", "footer", "aside", "menu"]);
-const boilerplateRoles = new Set(["navigation", "banner", "contentinfo", "complementary", "menu", "menubar", "toolbar", "search"]);
+const boilerplateRoles = new Set([
+  "navigation",
+  "banner",
+  "contentinfo",
+  "complementary",
+  "menu",
+  "menubar",
+  "toolbar",
+  "search",
+]);
 const boilerplateWords =
   /(?:^|[-_\s])(?:nav|navbar|navigation|menu|menus|footer|header|sidebar|side-bar|breadcrumbs?|pagination|pager|pages|tags?|tagcloud|cloud|social|share|sharing|widget|dropdown|toolbar|topbar|masthead|categories|filters?|facets?|refinements?|language|languages|locale|cookie|banner|ads?|advert|sponsored|promo)(?:$|[-_\s])/i;
-const mainWords = /(?:^|[-_\s])(?:main|content|results?|search-results|list|listing|items|products|posts|articles|entries|stories|feed|threads|topics)(?:$|[-_\s])/i;
+const mainWords =
+  /(?:^|[-_\s])(?:main|content|results?|search-results|list|listing|items|products|posts|articles|entries|stories|feed|threads|topics)(?:$|[-_\s])/i;
 
 /**
  * Why the nodes' common surroundings look like navigation or a frame, or null. Names (ids and
@@ -92,7 +123,8 @@ const headings = new Set(["a", "h1", "h2", "h3", "h4", "h5", "h6"]);
 const headlineLength = (tree: PageTree, record: PageNode): number => {
   if (headings.has(record.tag)) return tree.visibleLength(record);
   let longest = 0;
-  for (const tag of headings) for (const h of descendants(record, tag)) longest = Math.max(longest, tree.visibleLength(h));
+  for (const tag of headings)
+    for (const h of descendants(record, tag)) longest = Math.max(longest, tree.visibleLength(h));
   return longest;
 };
 
@@ -108,7 +140,22 @@ const descendants = (node: PageNode, tag: string): PageNode[] => {
 };
 
 /** Tags whose repeats are a record's own parts (cells, words), never a list inside it. */
-const partTags = new Set(["td", "th", "span", "a", "b", "i", "em", "strong", "img", "p", "br", "small", "font", "code"]);
+const partTags = new Set([
+  "td",
+  "th",
+  "span",
+  "a",
+  "b",
+  "i",
+  "em",
+  "strong",
+  "img",
+  "p",
+  "br",
+  "small",
+  "font",
+  "code",
+]);
 
 /**
  * Does the record hold a list of its own that is most of it (a table's rows, a column of cards)?
@@ -148,7 +195,8 @@ const core = (tree: PageTree, node: PageNode): PageNode => {
   let current = node;
   for (;;) {
     const kids = current.children.filter((c) => !inert.has(c.tag));
-    if (kids.length !== 1 || tree.visibleLength(kids[0]!) !== tree.visibleLength(current) || kids[0]!.tag === "a") return current;
+    if (kids.length !== 1 || tree.visibleLength(kids[0]!) !== tree.visibleLength(current) || kids[0]!.tag === "a")
+      return current;
     current = kids[0]!;
   }
 };
@@ -202,16 +250,22 @@ const siblingGroups = (tree: PageTree): Map<string, PageNode[]> => {
         if (list) list.push(node);
         else shapes.set(shape, [node]);
       }
-      if (shapes.size > 1) for (const [shape, nodes] of shapes) if (nodes.length >= 3) add(`${parentKey}>${tag}(${shape})`, nodes);
+      if (shapes.size > 1)
+        for (const [shape, nodes] of shapes) if (nodes.length >= 3) add(`${parentKey}>${tag}(${shape})`, nodes);
       // Any class may split a group (a build tool's too): whether it can select the records is the selector's call.
       const counts = new Map<string, number>();
       const classesOf = (node: PageNode) => {
         const wrapper = wrapperOf.get(node);
         return [...node.classes, ...(wrapper && wrapper !== node ? wrapper.classes.map((c) => `^${c}`) : [])];
       };
-      for (const node of records) for (const c of classesOf(node)) if (isClassName(c.replace(/^\^/, ""))) counts.set(c, (counts.get(c) ?? 0) + 1);
+      for (const node of records)
+        for (const c of classesOf(node)) if (isClassName(c.replace(/^\^/, ""))) counts.set(c, (counts.get(c) ?? 0) + 1);
       for (const [c, count] of counts) {
-        if (count >= 2 && count < records.length) add(`${parentKey}>${tag}.${c}`, records.filter((n) => classesOf(n).includes(c)));
+        if (count >= 2 && count < records.length)
+          add(
+            `${parentKey}>${tag}.${c}`,
+            records.filter((n) => classesOf(n).includes(c)),
+          );
       }
     }
   }

@@ -32,11 +32,23 @@ export const isStableClass = (name: string): boolean =>
   identifier.test(name) && !generated(name) && !stateClasses.has(name.toLowerCase());
 
 /** Attributes whose value names what an element is (not where it points or what it shows). */
-const namingAttributes = ["itemprop", "itemtype", "role", "data-testid", "data-test", "data-type", "data-component-type", "data-role", "type", "rel"];
+const namingAttributes = [
+  "itemprop",
+  "itemtype",
+  "role",
+  "data-testid",
+  "data-test",
+  "data-type",
+  "data-component-type",
+  "data-role",
+  "type",
+  "rel",
+];
 
 const quoted = (value: string) => `"${value.replace(/\\/g, "\\\\").replace(/"/g, '\\"')}"`;
 
-const stableValue = (value: string) => value.length > 0 && value.length <= 80 && !/[\n\r]/.test(value) && !generated(value);
+const stableValue = (value: string) =>
+  value.length > 0 && value.length <= 80 && !/[\n\r]/.test(value) && !generated(value);
 
 /**
  * Simple selectors (one compound each) that every node of `nodes` matches, best first: a class or
@@ -46,7 +58,8 @@ export const commonPieces = (tree: PageTree, nodes: ReadonlyArray<PageNode>, gen
   const first = nodes[0];
   if (!first || nodes.some((n) => n.tag !== first.tag) || !identifier.test(first.tag)) return [];
   const tag = first.tag;
-  const usable = (c: string) => (generatedToo ? identifier.test(c) && !stateClasses.has(c.toLowerCase()) : isStableClass(c));
+  const usable = (c: string) =>
+    generatedToo ? identifier.test(c) && !stateClasses.has(c.toLowerCase()) : isStableClass(c);
   const classes = first.classes
     .filter((c) => usable(c) && nodes.every((n) => n.classes.includes(c)))
     .sort(
@@ -63,7 +76,19 @@ export const commonPieces = (tree: PageTree, nodes: ReadonlyArray<PageNode>, gen
     }
   }
   // Old markup names nothing; its layout attributes (bgcolor, colspan, valign) are then all there is.
-  const named = new Set(["class", "id", "style", "href", "src", "alt", "title", "value", "name", "content", ...namingAttributes]);
+  const named = new Set([
+    "class",
+    "id",
+    "style",
+    "href",
+    "src",
+    "alt",
+    "title",
+    "value",
+    "name",
+    "content",
+    ...namingAttributes,
+  ]);
   for (const [name, value] of Object.entries(first.attributes)) {
     if (named.has(name) || name.startsWith("on") || !/^[a-z][a-z-]*$/.test(name) || value.length > 40) continue;
     if (nodes.every((n) => n.attributes[name] === value)) pieces.push(`${tag}[${name}=${quoted(value)}]`);
@@ -161,7 +186,8 @@ export const fieldSelectorFor = (
   const tries: string[] = [...own];
   const parents = present.map((t) => t.parent).filter((p): p is PageNode => p !== null && !records.includes(p));
   if (parents.length === present.length) {
-    for (const parent of commonPieces(tree, parents).slice(0, 2)) for (const base of own) tries.push(`${parent} > ${base}`);
+    for (const parent of commonPieces(tree, parents).slice(0, 2))
+      for (const base of own) tries.push(`${parent} > ${base}`);
   }
   const holds = (selector: string) =>
     records.every((record, i) => selectFirst(tree, record, selector) === (targets[i] ?? null));

@@ -113,12 +113,16 @@ const selectablePart = (tree: PageTree, members: ReadonlyArray<PageNode>) => {
         if (list.length === index) list.push(node);
         byPath.set(key, list);
       }
-      for (let i = node.children.length - 1; i >= 0; i--) stack.push([node.children[i]!, `${key}>${node.children[i]!.tag}`]);
+      for (let i = node.children.length - 1; i >= 0; i--)
+        stack.push([node.children[i]!, `${key}>${node.children[i]!.tag}`]);
     }
   });
   const parts = [...byPath.values()]
     .filter((nodes) => nodes.length === members.length && nodes.every((n) => tree.text(n).length > 0))
-    .map((nodes) => ({ nodes, weight: nodes.reduce((sum, n) => sum + tree.text(n).length, 0) * (/^(?:a|h[1-6])$/.test(nodes[0]!.tag) ? 2 : 1) }))
+    .map((nodes) => ({
+      nodes,
+      weight: nodes.reduce((sum, n) => sum + tree.text(n).length, 0) * (/^(?:a|h[1-6])$/.test(nodes[0]!.tag) ? 2 : 1),
+    }))
     .sort((a, b) => b.weight - a.weight);
   for (const { nodes } of parts.slice(0, 4)) {
     const found = itemSelectorFor(tree, nodes);
@@ -181,7 +185,9 @@ export const suggestCandidates = (outline: OutlineElement, options: SuggestOptio
       const identity = chooseIdentity(fields);
       // The key stays, under its own name, when no wanted column is it.
       const extra = identity.filter((i) => !kept.some(([, f]) => f === i));
-      const order = [...kept.map(([c, f]) => ({ c, f })), ...extra.map((f) => ({ c: -1, f }))].sort((a, b) => a.f - b.f);
+      const order = [...kept.map(([c, f]) => ({ c, f })), ...extra.map((f) => ({ c: -1, f }))].sort(
+        (a, b) => a.f - b.f,
+      );
       const wanted = options.columns;
       fields = order.map(({ f }) => fields[f]!);
       names = order.map(({ c, f }) => (c >= 0 ? wanted[c]!.name : names[f]!));
@@ -211,7 +217,8 @@ export const suggestCandidates = (outline: OutlineElement, options: SuggestOptio
         read: field.read,
         ...(identity.includes(names[i]!) ? { required: true } : {}),
       })),
-      identity: identity.length === 1 ? { kind: "source-key", field: identity[0] } : { kind: "composite", fields: identity },
+      identity:
+        identity.length === 1 ? { kind: "source-key", field: identity[0] } : { kind: "composite", fields: identity },
       pagination,
       // A listing is wanted whole: as many pages as a run may read (a longer one fails its coverage check).
       ...(pagination.kind === "none" ? {} : { maxPages: 50 }),

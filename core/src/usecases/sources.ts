@@ -12,7 +12,13 @@ import { previewColumns, previewSource } from "../engine/preview.js";
 import type { ColumnInput } from "../schema/column.js";
 import type { OwnerId } from "../schema/ids.js";
 import { Source } from "../schema/source.js";
-import { PreviewRequest, type Preview, SuggestRequest, type Suggestion, type SuggestResponse } from "../schema/sources.js";
+import {
+  PreviewRequest,
+  type Preview,
+  SuggestRequest,
+  type Suggestion,
+  type SuggestResponse,
+} from "../schema/sources.js";
 import { suggestCandidates } from "../suggest/suggest.js";
 import { takePreview } from "./preview-limits.js";
 
@@ -28,7 +34,12 @@ const invalid = (details: ValidationError["details"]) =>
 /** The columns a preview checks against: the request's, else a string column per field (keys from the identity). */
 const columnsFor = (source: Source, columns: ReadonlyArray<ColumnInput> | undefined): ReadonlyArray<ColumnInput> =>
   columns ??
-  previewColumns(source, undefined).map(({ name, type, key }) => ({ name, type, key, ownership: "collected" as const }));
+  previewColumns(source, undefined).map(({ name, type, key }) => ({
+    name,
+    type,
+    key,
+    ownership: "collected" as const,
+  }));
 
 /**
  * Reads each URL once per request: a suggestion's previews all start on the page it was made from.
@@ -90,7 +101,11 @@ export const suggestSources = (ownerId: OwnerId, body: unknown) =>
     const fetched = read.right;
     const parsed = yield* Effect.either((yield* DocumentParser).parse(fetched.body, fetched.finalUrl));
     if (parsed._tag === "Left") {
-      const readFailure = { reason: parsed.left.reason, status: fetched.status, finalUrl: originOnly(fetched.finalUrl) };
+      const readFailure = {
+        reason: parsed.left.reason,
+        status: fetched.status,
+        finalUrl: originOnly(fetched.finalUrl),
+      };
       return { page: { url: fetched.finalUrl, status: "failed" as const, readFailure }, suggestions: [] };
     }
     const document = parsed.right;
@@ -111,7 +126,9 @@ export const suggestSources = (ownerId: OwnerId, body: unknown) =>
       const source = Schema.decodeUnknownOption(Source)(candidate.source);
       if (source._tag === "None" || sourceProblems(source.value, candidate.columns, allow).length > 0) continue;
       const previewOf = (decoded: Source) =>
-        previewSource(decoded, previewColumns(decoded, candidate.columns), 2).pipe(Effect.provideService(Fetcher, fetcher));
+        previewSource(decoded, previewColumns(decoded, candidate.columns), 2).pipe(
+          Effect.provideService(Fetcher, fetcher),
+        );
       let preview = yield* previewOf(source.value);
       let body = { source: candidate.source, why: candidate.why };
       // A next-page selector that leads back (to the previous page's link, found first on page 2) would
@@ -135,6 +152,9 @@ export const suggestSources = (ownerId: OwnerId, body: unknown) =>
       });
     }
     // Suggestions whose records hold up in their preview come first; otherwise the page's order stands.
-    const ordered = [...suggestions.filter((s) => recordsHold(s.preview)), ...suggestions.filter((s) => !recordsHold(s.preview))];
+    const ordered = [
+      ...suggestions.filter((s) => recordsHold(s.preview)),
+      ...suggestions.filter((s) => !recordsHold(s.preview)),
+    ];
     return { page: { url: fetched.finalUrl, status: "read" as const, readFailure: null }, suggestions: ordered };
   });

@@ -17,13 +17,25 @@ const suggest = (html: string, options: Partial<Parameters<typeof suggestCandida
 
 /** Every selector of a candidate, item, fields and pagination. */
 const selectorsOf = (c: Candidate): string[] => {
-  const source = c.source as { itemSelector: string; fields: Array<{ read: { selector?: string } }>; pagination: { selector?: string } };
-  return [source.itemSelector, ...source.fields.flatMap((f) => f.read.selector ?? []), ...(source.pagination.selector ? [source.pagination.selector] : [])];
+  const source = c.source as {
+    itemSelector: string;
+    fields: Array<{ read: { selector?: string } }>;
+    pagination: { selector?: string };
+  };
+  return [
+    source.itemSelector,
+    ...source.fields.flatMap((f) => f.read.selector ?? []),
+    ...(source.pagination.selector ? [source.pagination.selector] : []),
+  ];
 };
 
 /** A body POST /v1/datasets accepts: decodes and breaks no creation rule. */
 const expectValidBody = (c: Candidate) => {
-  const request = Schema.decodeUnknownSync(CreateDatasetRequest)({ name: c.name, columns: c.columns, source: c.source });
+  const request = Schema.decodeUnknownSync(CreateDatasetRequest)({
+    name: c.name,
+    columns: c.columns,
+    source: c.source,
+  });
   expect(createDatasetProblems(request)).to.deep.equal([]);
 };
 
@@ -56,7 +68,12 @@ describe("suggest: sources from a page's markup", () => {
       for (const selector of selectorsOf(c)) expect(selector).to.not.match(/nth|css-/);
     }
     // The menu is offered after the records, saying where it sits.
-    expect(candidates.slice(1).map((c) => c.why).join(" ")).to.match(/inside (<nav>|\.menu)/);
+    expect(
+      candidates
+        .slice(1)
+        .map((c) => c.why)
+        .join(" "),
+    ).to.match(/inside (<nav>|\.menu)/);
   });
 
   it("reads each thing that varies: link, title, image, a typed price and a class-coded rating; the link is the key", () => {
@@ -68,26 +85,37 @@ describe("suggest: sources from a page's markup", () => {
     // "In stock" is the same in every record: nothing to collect.
     expect(Object.keys(columns)).to.not.include("stock");
     const fields = (best!.source as { fields: Array<{ name: string; read: Record<string, string> }> }).fields;
-    expect(fields.find((f) => f.name === "rating")?.read).to.deep.equal({ selector: "span.stars", kind: "attribute", attribute: "class" });
+    expect(fields.find((f) => f.name === "rating")?.read).to.deep.equal({
+      selector: "span.stars",
+      kind: "attribute",
+      attribute: "class",
+    });
     expect(fields.find((f) => f.name === "url")?.read).to.deep.include({ kind: "attribute", attribute: "href" });
   });
 
   it("finds the next page by rel=next, by its words, or says there is none", () => {
     const pagination = (extra: string, head = "") =>
       (suggest(shop(6, extra).replace("</head>", `${head}</head>`))[0]!.source as { pagination: unknown }).pagination;
-    expect(pagination('<a href="/p2" rel="next">2</a>')).to.deep.equal({ kind: "next-link", selector: 'a[rel="next"]' });
+    expect(pagination('<a href="/p2" rel="next">2</a>')).to.deep.equal({
+      kind: "next-link",
+      selector: 'a[rel="next"]',
+    });
     expect(pagination('<p class="pages"><a class="next-page" href="/p2">Next »</a></p>')).to.deep.equal({
       kind: "next-link",
       selector: "a.next-page",
     });
-    expect(pagination("", '<link rel="next" href="/p2">')).to.deep.equal({ kind: "next-link", selector: 'link[rel="next"]' });
+    expect(pagination("", '<link rel="next" href="/p2">')).to.deep.equal({
+      kind: "next-link",
+      selector: 'link[rel="next"]',
+    });
     expect(pagination("")).to.deep.equal({ kind: "none" });
   });
 
   it("names a table's columns by its header and keys its rows by their link", () => {
     const rows = Array.from(
       { length: 6 },
-      (_, i) => `<tr><td class="city"><a href="/city/${i}">City ${i}</a></td><td class="pop">${(i + 1) * 1000}</td></tr>`,
+      (_, i) =>
+        `<tr><td class="city"><a href="/city/${i}">City ${i}</a></td><td class="pop">${(i + 1) * 1000}</td></tr>`,
     ).join("");
     const html = `<html><body><table><thead><tr><th>Name</th><th>Population</th></tr></thead><tbody>${rows}</tbody></table></body></html>`;
     const [best] = suggest(html);

@@ -94,22 +94,31 @@ describe("@gleaner/console in Chromium", function () {
     await page.getByText('price: "p.nowhere" found nothing').waitFor({ state: "detached", timeout: 20_000 });
     // An unsupported selector is refused with the path the API names, and creating waits for a fix.
     await page.getByLabel("Each record is (CSS selector)").fill("li:nth-child(2) article");
-    expect(await page.getByTestId("editor-problems").textContent({ timeout: 20_000 })).to.contain("/source/itemSelector");
+    expect(await page.getByTestId("editor-problems").textContent({ timeout: 20_000 })).to.contain(
+      "/source/itemSelector",
+    );
     expect(await page.getByRole("button", { name: "Create dataset" }).isDisabled()).to.equal(true);
     await page.getByLabel("Each record is (CSS selector)").fill("article.product_pod");
     await page.getByTestId("editor-problems").waitFor({ state: "detached", timeout: 20_000 });
     // Drop the image, rename the truncated title, and see it in the preview's header.
     await page.getByLabel("Keep image", { exact: true }).uncheck();
     await page.getByLabel("Name of column 5").fill("short_title");
-    await page.getByRole("table", { name: "Preview rows" }).getByRole("columnheader", { name: "short_title" }).waitFor({ timeout: 20_000 });
+    await page
+      .getByRole("table", { name: "Preview rows" })
+      .getByRole("columnheader", { name: "short_title" })
+      .waitFor({ timeout: 20_000 });
     expect(await summary.textContent()).to.contain("✓ identity");
     await page.getByLabel("Name", { exact: true }).fill("Books from a suggestion");
     await screenshot(page, "wizard-editor");
     await page.getByRole("button", { name: "Create dataset" }).click();
     await page.getByRole("heading", { name: "Books from a suggestion" }).waitFor();
     const created = /#\/datasets\/([0-9a-f-]{36})/.exec(page.url())?.[1] ?? "";
-    const dataset = await (await fetch(`${stage.host.url}/v1/datasets/${created}`, { headers: { authorization: `Bearer ${stage.apiKey}` } })).json();
-    expect(dataset.dataset.columns.map((c: { name: string }) => c.name)).to.include("short_title").and.not.include("image");
+    const dataset = await (
+      await fetch(`${stage.host.url}/v1/datasets/${created}`, { headers: { authorization: `Bearer ${stage.apiKey}` } })
+    ).json();
+    expect(dataset.dataset.columns.map((c: { name: string }) => c.name))
+      .to.include("short_title")
+      .and.not.include("image");
   });
 
   it("shows the API's validation error next to the field it names", async () => {

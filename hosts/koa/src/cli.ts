@@ -107,9 +107,15 @@ const main = async (argv: string[]): Promise<void> => {
   }
   if (command === "suggest" || command === "preview") {
     const { previewCommand, suggestCommand } = await import("./cli/sources.js");
-    const target = positionals[0] ?? fail(`${command} needs ${command === "suggest" ? "a URL" : "a JSON file"}.\n\n${commandHelp[command]}`);
+    const target =
+      positionals[0] ??
+      fail(`${command} needs ${command === "suggest" ? "a URL" : "a JSON file"}.\n\n${commandHelp[command]}`);
     if (command === "preview") return previewCommand(apiClient(), target);
-    return suggestCommand(apiClient(), target, { question: values.question, render: values.render, json: values.json === true });
+    return suggestCommand(apiClient(), target, {
+      question: values.question,
+      render: values.render,
+      json: values.json === true,
+    });
   }
   if (command === "export") {
     const datasetId = sub ?? fail("export needs a dataset id.");

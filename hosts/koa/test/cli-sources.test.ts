@@ -63,14 +63,23 @@ describe("gleaner suggest / gleaner preview", function () {
     expect(ok.stdout).to.contain("2 page(s) read, 40 records.");
     const broken = join(folder, "broken.json");
     const body = booksDataset(site, "next-link", (b) => (b.source.fields[2].read.selector = "p.gone"));
-    writeFileSync(broken, JSON.stringify({ source: body.source, columns: body.columns.filter((c: { ownership?: string }) => c.ownership !== "user"), pages: 1 }));
+    writeFileSync(
+      broken,
+      JSON.stringify({
+        source: body.source,
+        columns: body.columns.filter((c: { ownership?: string }) => c.ownership !== "user"),
+        pages: 1,
+      }),
+    );
     const failed = await gleaner("preview", broken).then(
       () => null,
       (error: { code: number; stdout: string }) => error,
     );
     expect(failed?.code).to.equal(2);
     expect(failed?.stdout).to.contain("✗ present:price");
-    expect(failed?.stdout).to.contain('Warning: price: "p.gone" found nothing in 0 of 20 records. [/source/fields/2/read/selector]');
+    expect(failed?.stdout).to.contain(
+      'Warning: price: "p.gone" found nothing in 0 of 20 records. [/source/fields/2/read/selector]',
+    );
   });
 
   it("preview names each invalid field and exits 1", async () => {

@@ -45,11 +45,21 @@ export const NewFromUrl = ({ client }: { client: GleanerClient }) => {
       </div>
       <form class="stack" onSubmit={suggest}>
         <label for="page-url">Address of a page that lists what you want</label>
-        <input id="page-url" type="url" value={url} placeholder="https://…" onInput={(e) => setUrl(e.currentTarget.value)} />
+        <input
+          id="page-url"
+          type="url"
+          value={url}
+          placeholder="https://…"
+          onInput={(e) => setUrl(e.currentTarget.value)}
+        />
         <label for="page-question">What do you want to know? (optional)</label>
         <input id="page-question" value={question} onInput={(e) => setQuestion(e.currentTarget.value)} />
         <label class="check">
-          <input type="checkbox" checked={render === "browser"} onChange={(e) => setRender(e.currentTarget.checked ? "browser" : "static")} />
+          <input
+            type="checkbox"
+            checked={render === "browser"}
+            onChange={(e) => setRender(e.currentTarget.checked ? "browser" : "static")}
+          />
           The list appears only with JavaScript (read it in a browser)
         </label>
         <div>
@@ -69,7 +79,9 @@ export const NewFromUrl = ({ client }: { client: GleanerClient }) => {
         </p>
       )}
       {answer && answer.page.status === "read" && answer.suggestions.length === 0 && (
-        <p role="status">This page holds no repeated records to suggest. Try a page that lists them, or write the source yourself.</p>
+        <p role="status">
+          This page holds no repeated records to suggest. Try a page that lists them, or write the source yourself.
+        </p>
       )}
       {answer?.suggestions.map((suggestion, i) => (
         <article key={suggestion.source.itemSelector} class="suggestion" aria-label={`Suggestion ${i + 1}`}>

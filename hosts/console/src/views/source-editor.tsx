@@ -57,11 +57,16 @@ const bodyOf = (draft: Draft, base: Source): Schemas["CreateDatasetRequest"] => 
       name: f.name,
       read: {
         ...(f.selector.trim() ? { selector: f.selector.trim() } : {}),
-        ...(f.attribute.trim() ? { kind: "attribute" as const, attribute: f.attribute.trim() } : { kind: "text" as const }),
+        ...(f.attribute.trim()
+          ? { kind: "attribute" as const, attribute: f.attribute.trim() }
+          : { kind: "text" as const }),
       },
       ...(f.key ? { required: true } : {}),
     })),
-    identity: keys.length === 1 ? { kind: "source-key" as const, field: keys[0]! } : { kind: "composite" as const, fields: keys },
+    identity:
+      keys.length === 1
+        ? { kind: "source-key" as const, field: keys[0]! }
+        : { kind: "composite" as const, fields: keys },
     pagination:
       draft.nextSelector === null ? base.pagination : { kind: "next-link" as const, selector: draft.nextSelector },
   };
@@ -85,7 +90,15 @@ const previewDelayMs = 600;
  * A suggestion to adjust before it becomes a dataset: rename or drop columns, choose the key, edit
  * any selector; the preview follows the edits. Problems are shown with the path the API names.
  */
-export const SourceEditor = ({ client, suggestion, onBack }: { client: GleanerClient; suggestion: Suggestion; onBack: () => void }) => {
+export const SourceEditor = ({
+  client,
+  suggestion,
+  onBack,
+}: {
+  client: GleanerClient;
+  suggestion: Suggestion;
+  onBack: () => void;
+}) => {
   const [draft, setDraft] = useState<Draft>(() => draftOf(suggestion));
   const [preview, setPreview] = useState<Preview>(suggestion.preview);
   const [problems, setProblems] = useState<string[]>([]);
@@ -145,13 +158,27 @@ export const SourceEditor = ({ client, suggestion, onBack }: { client: GleanerCl
       </div>
       <div class="stack">
         <label for="draft-name">Name</label>
-        <input id="draft-name" value={draft.name} onInput={(e) => setDraft({ ...draft, name: e.currentTarget.value })} />
+        <input
+          id="draft-name"
+          value={draft.name}
+          onInput={(e) => setDraft({ ...draft, name: e.currentTarget.value })}
+        />
         <label for="draft-item">Each record is (CSS selector)</label>
-        <input id="draft-item" class="code" value={draft.itemSelector} onInput={(e) => setDraft({ ...draft, itemSelector: e.currentTarget.value })} />
+        <input
+          id="draft-item"
+          class="code"
+          value={draft.itemSelector}
+          onInput={(e) => setDraft({ ...draft, itemSelector: e.currentTarget.value })}
+        />
         {draft.nextSelector !== null && (
           <>
             <label for="draft-next">Next page link (CSS selector)</label>
-            <input id="draft-next" class="code" value={draft.nextSelector} onInput={(e) => setDraft({ ...draft, nextSelector: e.currentTarget.value })} />
+            <input
+              id="draft-next"
+              class="code"
+              value={draft.nextSelector}
+              onInput={(e) => setDraft({ ...draft, nextSelector: e.currentTarget.value })}
+            />
           </>
         )}
       </div>
@@ -174,28 +201,60 @@ export const SourceEditor = ({ client, suggestion, onBack }: { client: GleanerCl
               return (
                 <tr key={i}>
                   <td>
-                    <input type="checkbox" aria-label={`Keep ${f.name}`} checked={f.include} onChange={(e) => edit(i, { include: e.currentTarget.checked })} />
+                    <input
+                      type="checkbox"
+                      aria-label={`Keep ${f.name}`}
+                      checked={f.include}
+                      onChange={(e) => edit(i, { include: e.currentTarget.checked })}
+                    />
                   </td>
                   <td>
-                    <input aria-label={`Name of column ${i + 1}`} value={f.name} onInput={(e) => edit(i, { name: e.currentTarget.value })} />
+                    <input
+                      aria-label={`Name of column ${i + 1}`}
+                      value={f.name}
+                      onInput={(e) => edit(i, { name: e.currentTarget.value })}
+                    />
                   </td>
                   <td>
-                    <select aria-label={`Type of ${f.name}`} value={f.type} onChange={(e) => edit(i, { type: e.currentTarget.value as ColumnType })}>
+                    <select
+                      aria-label={`Type of ${f.name}`}
+                      value={f.type}
+                      onChange={(e) => edit(i, { type: e.currentTarget.value as ColumnType })}
+                    >
                       <option value="string">text</option>
                       <option value="number">number</option>
                       <option value="boolean">yes/no</option>
                     </select>
                   </td>
                   <td>
-                    <input type="checkbox" aria-label={`${f.name} is the key`} checked={f.key} onChange={(e) => edit(i, { key: e.currentTarget.checked })} />
+                    <input
+                      type="checkbox"
+                      aria-label={`${f.name} is the key`}
+                      checked={f.key}
+                      onChange={(e) => edit(i, { key: e.currentTarget.checked })}
+                    />
                   </td>
                   <td>
-                    <input aria-label={`Selector of ${f.name}`} class="code" value={f.selector} placeholder="(the record itself)" onInput={(e) => edit(i, { selector: e.currentTarget.value })} />
+                    <input
+                      aria-label={`Selector of ${f.name}`}
+                      class="code"
+                      value={f.selector}
+                      placeholder="(the record itself)"
+                      onInput={(e) => edit(i, { selector: e.currentTarget.value })}
+                    />
                   </td>
                   <td>
-                    <input aria-label={`Attribute of ${f.name}`} class="code" value={f.attribute} placeholder="(its text)" onInput={(e) => edit(i, { attribute: e.currentTarget.value })} />
+                    <input
+                      aria-label={`Attribute of ${f.name}`}
+                      class="code"
+                      value={f.attribute}
+                      placeholder="(its text)"
+                      onInput={(e) => edit(i, { attribute: e.currentTarget.value })}
+                    />
                   </td>
-                  <td class="muted">{f.include && filled ? `${filled.filled}/${filled.filled + filled.missing}` : ""}</td>
+                  <td class="muted">
+                    {f.include && filled ? `${filled.filled}/${filled.filled + filled.missing}` : ""}
+                  </td>
                 </tr>
               );
             })}

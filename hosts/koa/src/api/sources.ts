@@ -1,4 +1,11 @@
-import { PreviewRequest, PreviewResponse, previewSourceRequest, SuggestRequest, SuggestResponse, suggestSources } from "@gleaner/core";
+import {
+  PreviewRequest,
+  PreviewResponse,
+  previewSourceRequest,
+  SuggestRequest,
+  SuggestResponse,
+  suggestSources,
+} from "@gleaner/core";
 import type { Route } from "./route.js";
 
 /** Extensions: see what a source gets before creating a dataset, and sources suggested from a page. */
@@ -18,7 +25,11 @@ export const sourceRoutes: ReadonlyArray<Route> = [
       "nothing; an owner may ask for a limited number of previews and suggestions a minute (429 with Retry-After).",
     auth: true,
     body: { schema: PreviewRequest, required: true },
-    success: { status: 200, description: "What a run of the source would get from its first pages.", schema: PreviewResponse },
+    success: {
+      status: 200,
+      description: "What a run of the source would get from its first pages.",
+      schema: PreviewResponse,
+    },
     errors: { 429: ["rate_limited"] },
     handle: ({ owner, body }) => previewSourceRequest(owner.id, body),
   },

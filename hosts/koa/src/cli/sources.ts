@@ -14,7 +14,11 @@ export const recordsTable = (preview: Preview, rows = 5): string => {
   const names = preview.fields.map((f) => f.name);
   const table = new Table({ head: names, style: { head: [], border: [] }, wordWrap: false });
   for (const record of preview.records.slice(0, rows)) {
-    table.push(names.map((name) => cell(record.values[name] ?? (record.missingReasons[name] ? `(${record.missingReasons[name]})` : ""))));
+    table.push(
+      names.map((name) =>
+        cell(record.values[name] ?? (record.missingReasons[name] ? `(${record.missingReasons[name]})` : "")),
+      ),
+    );
   }
   return table.toString();
 };
@@ -93,7 +97,10 @@ export const previewCommand = async (client: GleanerClient, file: string): Promi
   if (error) {
     const details = (error.error as { details?: Array<{ path: string; message: string }> }).details ?? [];
     return fail(
-      [`The preview was refused: ${error.error.code}: ${error.error.message}`, ...details.map((d) => `  ${d.path} ${d.message}`)].join("\n"),
+      [
+        `The preview was refused: ${error.error.code}: ${error.error.message}`,
+        ...details.map((d) => `  ${d.path} ${d.message}`),
+      ].join("\n"),
     );
   }
   console.log(recordsTable(data.preview, 10));
