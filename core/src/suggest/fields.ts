@@ -2,7 +2,7 @@ import { parseNumber } from "../engine/coerce.js";
 import type { ColumnType } from "../schema/column.js";
 import type { SourceRead } from "../schema/source.js";
 import { fieldSelectorFor, isStableClass } from "./selectors.js";
-import type { PageNode, PageTree } from "./page-tree.js";
+import { isInside, type PageNode, type PageTree } from "./page-tree.js";
 
 /** One field a suggestion reads from each record, with what it read on this page. */
 export interface FoundField {
@@ -94,17 +94,13 @@ const headerOf = (tree: PageTree, target: PageNode): string | null => {
   let table: PageNode | null = row.parent;
   while (table && table.tag !== "table") table = table.parent;
   const headerRow = table
-    ? tree.byTag.get("tr")?.find((tr) => tr.children.some((c) => c.tag === "th") && isWithin(tr, table!))
+    ? tree.byTag.get("tr")?.find((tr) => tr.children.some((c) => c.tag === "th") && isInside(tr, table!))
     : null;
   const header = headerRow?.children.filter((c) => c.tag === "td" || c.tag === "th")[column];
   const text = header ? tree.text(header) : "";
   return text === "" ? null : text;
 };
 
-const isWithin = (node: PageNode, ancestor: PageNode) => {
-  for (let p = node.parent; p; p = p.parent) if (p === ancestor) return true;
-  return false;
-};
 
 const hintOf = (tree: PageTree, target: PageNode): string | null =>
   target.attributes.itemprop ??
