@@ -85,6 +85,25 @@ export const browserCases = (ctx: SuiteContext): void => {
       expect((await owner.get("/v1/usage")).body.balance).to.equal(120);
     });
 
+    it("previews and suggestions read a script-rendered page in Chromium with render: browser, and find nothing without it", async () => {
+      site.reset();
+      const owner = await ctx.owner(1);
+      const body = booksDataset(site, "next-link", rendered("browser"));
+      const preview = await owner.post("/v1/sources/preview", { source: body.source, pages: 1 });
+      expect(preview.status, JSON.stringify(preview.body)).to.equal(200);
+      expect(preview.body.preview.pages[0]).to.deep.include({ status: "read", records: 20 });
+      const stillEmpty = await owner.post("/v1/sources/preview", {
+        source: booksDataset(site, "next-link", rendered("static")).source,
+        pages: 1,
+      });
+      expect(stillEmpty.body.preview.warnings[0]).to.deep.include({ code: "no_items" });
+      const suggested = await owner.post("/v1/sources/suggest", { url: site.pageUrl(1), render: "browser" });
+      expect(suggested.status).to.equal(200);
+      const [best] = suggested.body.suggestions;
+      expect(best.source).to.deep.include({ render: "browser", itemSelector: "article.product_pod" });
+      expect(best.preview.records[0].values).to.deep.include({ price: site.books[0]!.price_gbp });
+    });
+
     it("a site that refuses every browser read makes the run blocked, free of charge", async () => {
       site.reset();
       const owner = await ctx.owner(120);
