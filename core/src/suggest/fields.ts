@@ -9,8 +9,10 @@ export interface FoundField {
   readonly read: SourceRead;
   /** What the value is, guessed from the markup and the values (named and typed from it). */
   readonly kind: "link" | "image" | "title" | "price" | "date" | "number" | "coded" | "text";
-  /** A name the markup gives it (itemprop, a class, a table header), when it gives one. */
+  /** A name the markup gives it (itemprop, a shared aria-label, a table header, a class), when it gives one. */
   readonly hint: string | null;
+  /** The hint is a name a person gave the field (not a class, which is read for a usual word in it). */
+  readonly named: boolean;
   readonly type: ColumnType;
   /** The value read in each record (null where the record has none). */
   readonly values: ReadonlyArray<string | null>;
@@ -101,10 +103,16 @@ const headerOf = (tree: PageTree, target: PageNode): string | null => {
   return text === "" ? null : text;
 };
 
+/** An aria-label names a field only when it is the same in every record (else it is a value). */
+const sharedLabel = (present: ReadonlyArray<PageNode>): string | undefined => {
+  const label = present[0]?.attributes["aria-label"];
+  return label !== undefined && present.every((t) => t.attributes["aria-label"] === label) ? label : undefined;
+};
 
-const hintOf = (tree: PageTree, target: PageNode): string | null =>
-  target.attributes.itemprop ??
-  headerOf(tree, target) ??
+const nameOf = (tree: PageTree, target: PageNode, present: ReadonlyArray<PageNode>): string | null =>
+  target.attributes.itemprop ?? sharedLabel(present) ?? headerOf(tree, target);
+
+const classHint = (target: PageNode): string | null =>
   target.classes.find((c) => isStableClass(c) && c.length > 2 && !/^(?:col|row|span|pull|float|text|d|p|m)-/.test(c)) ??
   null;
 
@@ -132,14 +140,23 @@ export const findFields = (tree: PageTree, records: ReadonlyArray<PageNode>, bas
     const found = self ? undefined : fieldSelectorFor(tree, records, targets);
     if (found === null) continue;
     const selector = found;
-    const hint = hintOf(tree, present[0]!);
+    const given = nameOf(tree, present[0]!, present);
+    const hint = given ?? classHint(present[0]!);
+    const named = given !== null;
     const attribute = (name: string, kind: FoundField["kind"]) => {
       const values = targets.map((t) => {
         const value = t?.attributes[name];
         if (value === undefined || value.trim() === "") return null;
         return linkAttributes.has(name) ? resolve(baseUrl, value) : value.trim();
       });
-      keep({ read: { ...at(selector), kind: "attribute", attribute: name }, kind, hint, type: "string", values });
+      keep({
+        read: { ...at(selector), kind: "attribute", attribute: name },
+        kind,
+        hint,
+        named,
+        type: "string",
+        values,
+      });
     };
     if (tag === "a" && present.some((t) => t.attributes.href)) attribute("href", "link");
     if (tag === "img") {
@@ -155,6 +172,7 @@ export const findFields = (tree: PageTree, records: ReadonlyArray<PageNode>, bas
         read: { ...at(selector), kind: "attribute", attribute: "class" },
         kind: "coded",
         hint,
+        named,
         type: "string",
         values: coded,
       });
@@ -183,12 +201,12 @@ export const findFields = (tree: PageTree, records: ReadonlyArray<PageNode>, bas
               ? "title"
               : "text";
     const type: ColumnType = (kind === "price" && numeric >= 0.9) || kind === "number" ? "number" : "string";
-    keep({ read: { ...at(selector), kind: "text" }, kind, hint, type, values: texts });
+    keep({ read: { ...at(selector), kind: "text" }, kind, hint, named, type, values: texts });
   }
   // A record with nothing inside to tell apart (a plain list item) is its own one field.
   if (fields.length === 0) {
     const values = records.map((r) => tree.text(r) || null);
-    keep({ read: { kind: "text" }, kind: "text", hint: null, type: "string", values });
+    keep({ read: { kind: "text" }, kind: "text", hint: null, named: false, type: "string", values });
   }
   return fields;
 };

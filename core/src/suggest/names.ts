@@ -45,7 +45,9 @@ export const fieldNames = (fields: ReadonlyArray<FoundField>): string[] => {
   const taken = new Map<string, number>();
   return fields.map((field) => {
     const fromHint = field.hint === null ? null : extractionName(field.hint);
-    const common = fromHint === null ? undefined : usual.find(([pattern]) => pattern.test(fromHint))?.[1];
+    // A class is read for the usual word in it ("price_color" is a price); a given name is kept.
+    const common =
+      fromHint === null || field.named ? undefined : usual.find(([pattern]) => pattern.test(fromHint))?.[1];
     let base = byKind[field.kind];
     // The markup's word names text and class-coded values; an attribute is named by what it holds.
     if (fromHint !== null && (field.read.kind === "text" || field.kind === "coded")) base = common ?? fromHint;

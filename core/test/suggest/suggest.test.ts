@@ -46,6 +46,7 @@ const card = (i: number, generated: string) => `
     <span class="price">€${(20 + i * 3).toFixed(2)}</span>
     <span class="stars rating-${(i % 5) + 1}">rated</span>
     <span class="stock">In stock</span>
+    <span aria-label="Delivery time">${i + 1} days</span>
   </div>`;
 
 const shop = (cards: number, extra = "") => `<!doctype html><html><head><title>Kettles | Shop</title></head><body>
@@ -82,6 +83,8 @@ describe("suggest: sources from a page's markup", () => {
     expect(columns.url).to.deep.include({ type: "string", key: true });
     expect(columns.price).to.deep.include({ type: "number", key: false });
     expect(Object.keys(columns)).to.include.members(["url", "title", "image", "rating", "price"]);
+    // A label every record shares names the field; the values are its own.
+    expect(columns.delivery_time).to.deep.include({ type: "number" });
     // "In stock" is the same in every record: nothing to collect.
     expect(Object.keys(columns)).to.not.include("stock");
     const fields = (best!.source as { fields: Array<{ name: string; read: Record<string, string> }> }).fields;
