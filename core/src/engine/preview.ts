@@ -1,7 +1,7 @@
 import * as Effect from "effect/Effect";
 import { utf8Excerpt } from "../reading/excerpt.js";
 import type { ColumnInput, DatasetColumn } from "../schema/column.js";
-import type { FieldId } from "../schema/ids.js";
+import { type FieldId, newId } from "../schema/ids.js";
 import type { MissingReason, Scalar } from "../schema/row.js";
 import type { Preview, PreviewField, PreviewRecord, PreviewWarning } from "../schema/sources.js";
 import type { Source } from "../schema/source.js";
@@ -131,14 +131,16 @@ const warningsOf = (source: Source, read: ReadOutcome, fields: ReadonlyArray<Pre
 /**
  * Reads up to `pages` pages of a source exactly as a run reads them (the same fetcher, guards and
  * pagination) and reports what a run would get from them. Nothing is stored: the trace goes nowhere
- * and no kept read is asked for.
+ * and no kept read is asked for. `session` is what the reads share as a run's reads do (a browser
+ * context and its cookies): one request's own, never another's.
  */
 export const previewSource = Effect.fn("source.preview")(function* (
   source: Source,
   columns: ReadonlyArray<DatasetColumn>,
   pages: number,
+  session: string = newId(),
 ) {
-  const read = yield* readSource(source, columns, new TraceRecorder("preview"), null, pages);
+  const read = yield* readSource(source, columns, new TraceRecorder(session), null, pages);
   const nameById = new Map(columns.map((c) => [c.id as string, c.name]));
   const fields = fieldsOf(source, read);
   // Over the pages read, coverage is complete unless a read failed or the source's own limits ended it.

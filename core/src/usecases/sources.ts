@@ -10,7 +10,7 @@ import { checkUrl } from "../reading/target-policy.js";
 import { createDatasetProblems, sourceTargetProblems } from "../rules/dataset-rules.js";
 import { previewColumns, previewSource } from "../engine/preview.js";
 import type { ColumnInput } from "../schema/column.js";
-import type { OwnerId } from "../schema/ids.js";
+import { newId, type OwnerId } from "../schema/ids.js";
 import { Source } from "../schema/source.js";
 import {
   PreviewRequest,
@@ -91,8 +91,10 @@ export const suggestSources = (ownerId: OwnerId, body: unknown) =>
     yield* takePreview(ownerId);
     const fetcher = readingOnce(yield* Fetcher);
     const render = request.render ?? "static";
+    // The request's reads share a browser session (as a run's do), never another request's.
+    const session = newId();
     const read = yield* Effect.either(
-      fetcher.read({ url: request.url, render, proxy: "auto", ignoreRobots: false, runId: "suggest" }),
+      fetcher.read({ url: request.url, render, proxy: "auto", ignoreRobots: false, runId: session }),
     );
     if (read._tag === "Left") {
       const page = { url: request.url, status: "failed" as const, readFailure: read.left.failure };
@@ -126,7 +128,7 @@ export const suggestSources = (ownerId: OwnerId, body: unknown) =>
       const source = Schema.decodeUnknownOption(Source)(candidate.source);
       if (source._tag === "None" || sourceProblems(source.value, candidate.columns, allow).length > 0) continue;
       const previewOf = (decoded: Source) =>
-        previewSource(decoded, previewColumns(decoded, candidate.columns), 2).pipe(
+        previewSource(decoded, previewColumns(decoded, candidate.columns), 2, session).pipe(
           Effect.provideService(Fetcher, fetcher),
         );
       let preview = yield* previewOf(source.value);
