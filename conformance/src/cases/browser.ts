@@ -104,6 +104,40 @@ export const browserCases = (ctx: SuiteContext): void => {
       expect(best.preview.records[0].values).to.deep.include({ price: site.books[0]!.price_gbp });
     });
 
+    it("each preview reads in a browser session of its own: a cookie one owner's preview got never reaches another's", async () => {
+      // The page sets a cookie named by the request and lists the cookies it was sent.
+      const server = createServer((req, res) => {
+        const who = new URL(req.url ?? "/", "http://x").searchParams.get("who") ?? "none";
+        const sent = req.headers.cookie ?? "no cookie";
+        res.writeHead(req.url?.startsWith("/list.html") ? 200 : 404, {
+          "content-type": "text/html; charset=utf-8",
+          "set-cookie": `who=${who}; Path=/`,
+        });
+        res.end(
+          `<html><body><ul><li class="item"><b>${sent}</b></li><li class="item"><b>${who}</b></li></ul></body></html>`,
+        );
+      });
+      await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", () => resolve()));
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/list.html`;
+      try {
+        const seen = async (who: string) => {
+          const body = browserListDataset("cookies", `${url}?who=${who}`);
+          const answer = await (await ctx.owner(1)).post("/v1/sources/preview", {
+            source: body.source,
+            columns: body.columns,
+            pages: 1,
+          });
+          expect(answer.status, JSON.stringify(answer.body)).to.equal(200);
+          return answer.body.preview.records.map((r: Body) => r.values.name);
+        };
+        expect(await seen("first")).to.deep.equal(["no cookie", "first"]);
+        expect(await seen("second")).to.deep.equal(["no cookie", "second"]);
+      } finally {
+        server.closeAllConnections();
+        await new Promise((resolve) => server.close(resolve));
+      }
+    });
+
     it("a site that refuses every browser read makes the run blocked, free of charge", async () => {
       site.reset();
       const owner = await ctx.owner(120);
