@@ -61,15 +61,28 @@ const elementQuery = (selector: string, element: Element): Query => {
  * does not). That happens only when the element matches that first part, so only then is the
  * selector run uncompiled, with the element as its context, which css-select reads strictly.
  */
-const fromFirstPart = new Map<string, Query>();
-const firstPartQuery = (selector: string): Query =>
-  remember(fromFirstPart, selector, () => {
-    const [tokens = []] = parse(selector);
-    const end = tokens.findIndex((t) => t.type === "descendant" || t.type === "child");
-    return _compileUnsafe(stringify([end < 0 ? tokens : tokens.slice(0, end)]), { relativeSelector: false });
+const fromFirstPart = new Map<string, Query | null>();
+const firstPartQuery = (selector: string): Query | null => {
+  if (fromFirstPart.has(selector)) return fromFirstPart.get(selector)!;
+  // Each group's part before its first combinator; a group that starts with one ("> p") never lets
+  // the element stand for anything.
+  const parts = parse(selector).flatMap((tokens) => {
+    const end = tokens.findIndex(
+      (t) => t.type === "descendant" || t.type === "child" || t.type === "adjacent" || t.type === "sibling",
+    );
+    return end === 0 ? [] : [end < 0 ? tokens : tokens.slice(0, end)];
   });
-const standsForFirstPart = (selector: string, element: Element): boolean =>
-  is<AnyNode, Element>(element, firstPartQuery(selector));
+  const query =
+    parts.length === 0 ? null : _compileUnsafe<AnyNode, Element>(stringify(parts), { relativeSelector: false });
+  if (fromFirstPart.size >= maxCached) fromFirstPart.delete(fromFirstPart.keys().next().value as string);
+  fromFirstPart.set(selector, query);
+  compiles++;
+  return query;
+};
+const standsForFirstPart = (selector: string, element: Element): boolean => {
+  const query = firstPartQuery(selector);
+  return query !== null && is<AnyNode, Element>(element, query);
+};
 
 export const selectInElement = (selector: string, element: Element): Element[] =>
   standsForFirstPart(selector, element)
