@@ -77,6 +77,6 @@ export {
 export * from "./schema/sources.js";
 export * from "./usecases/sources.js";
 export * from "./usecases/preview-limits.js";
-export { previewSource, previewColumns, previewRecordLimit } from "./engine/preview.js";
+export { defaultColumns, previewSource, previewColumns, previewRecordLimit } from "./engine/preview.js";
 export { extractPage, type ExtractedRecord, type PageExtraction } from "./engine/extract.js";
 export { suggestCandidates, type Candidate, type SuggestOptions } from "./suggest/suggest.js";

@@ -14,21 +14,23 @@ import { TraceRecorder } from "./trace.js";
 /** A preview shows at most this many records; every record still counts in `fields` and `checks`. */
 export const previewRecordLimit = 100;
 
-/**
- * The columns a preview types its values by: the request's, else one string column per field (the
- * text read), keyed as the identity says. A column's id is its name, so checks read present:<name>.
- */
-export const previewColumns = (source: Source, columns: ReadonlyArray<ColumnInput> | undefined): DatasetColumn[] => {
+/** Without the request's columns: one string column per field (the text read), keyed as the identity says. */
+export const defaultColumns = (source: Source): ColumnInput[] => {
   const identity = source.identity.kind === "source-key" ? [source.identity.field] : source.identity.fields;
-  const inputs: ReadonlyArray<ColumnInput> =
-    columns ??
-    source.fields.map((f) => ({
-      name: f.name,
-      type: "string",
-      ownership: "collected",
-      key: identity.includes(f.name),
-    }));
-  return inputs.map((c) => ({
+  return source.fields.map((f) => ({
+    name: f.name,
+    type: "string",
+    ownership: "collected",
+    key: identity.includes(f.name),
+  }));
+};
+
+/**
+ * The columns a preview types its values by, as stored columns whose id is their name, so checks
+ * read present:<name>.
+ */
+export const previewColumns = (columns: ReadonlyArray<ColumnInput>): DatasetColumn[] =>
+  columns.map((c) => ({
     id: c.name as FieldId,
     label: c.label ?? c.name,
     ownership: c.ownership,
@@ -36,7 +38,6 @@ export const previewColumns = (source: Source, columns: ReadonlyArray<ColumnInpu
     type: c.type,
     key: c.key,
   }));
-};
 
 /** A value as a preview shows it: text capped like an evidence excerpt (2048 UTF-8 bytes). */
 const shown = (value: Scalar): Scalar => (typeof value === "string" ? utf8Excerpt(value, excerptBytes).text : value);

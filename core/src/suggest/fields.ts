@@ -1,4 +1,5 @@
 import { parseNumber } from "../engine/coerce.js";
+import { resolveReference } from "../reading/excerpt.js";
 import type { ColumnType } from "../schema/column.js";
 import type { SourceRead } from "../schema/source.js";
 import { fieldSelectorFor, isStableClass } from "./selectors.js";
@@ -28,8 +29,11 @@ const dateLike =
 /** An element's place in its record, by tag and first class: how like parts of records are matched. */
 const stepKey = (node: PageNode) => `${node.tag}.${node.classes.find(isStableClass) ?? ""}`;
 
-/** The first element of each path (from the record down) in each record, in document order. */
-const slotsOf = (records: ReadonlyArray<PageNode>) => {
+/**
+ * The first element of each path (from the record down, by tag and first class) in each record, in
+ * document order: the like parts of records, null where a record has none.
+ */
+export const recordParts = (records: ReadonlyArray<PageNode>) => {
   const slots = new Map<string, Array<PageNode | null>>();
   records.forEach((record, index) => {
     const stack: Array<[PageNode, string]> = record.children
@@ -51,14 +55,6 @@ const slotsOf = (records: ReadonlyArray<PageNode>) => {
     }
   });
   return slots;
-};
-
-const resolve = (baseUrl: string, value: string): string => {
-  try {
-    return new URL(value.trim(), baseUrl).href;
-  } catch {
-    return value;
-  }
 };
 
 const varies = (values: ReadonlyArray<string | null>): boolean => {
@@ -132,7 +128,7 @@ export const findFields = (tree: PageTree, records: ReadonlyArray<PageNode>, bas
     fields.push(field);
   };
   // The record itself first (a link as a record has its address), then its parts in document order.
-  for (const targets of [records, ...slotsOf(records).values()]) {
+  for (const targets of [records, ...recordParts(records).values()]) {
     const present = targets.filter((t): t is PageNode => t !== null);
     if (present.length < Math.max(2, records.length * 0.4)) continue;
     const tag = present[0]!.tag;
@@ -147,7 +143,7 @@ export const findFields = (tree: PageTree, records: ReadonlyArray<PageNode>, bas
       const values = targets.map((t) => {
         const value = t?.attributes[name];
         if (value === undefined || value.trim() === "") return null;
-        return linkAttributes.has(name) ? resolve(baseUrl, value) : value.trim();
+        return linkAttributes.has(name) ? (resolveReference(baseUrl, value) ?? value) : value.trim();
       });
       keep({
         read: { ...at(selector), kind: "attribute", attribute: name },

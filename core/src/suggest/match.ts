@@ -108,15 +108,27 @@ const subtreeEnd = (scope: PageNode): number => {
   return last.order + 1;
 };
 
+/** Where `scope`'s descendants begin in a document-ordered list (lists from the tree's indexes are). */
+const firstAfter = (list: ReadonlyArray<PageNode>, scope: PageNode): number => {
+  let lo = 0;
+  let hi = list.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (list[mid]!.order <= scope.order) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+};
+
 /** Descendants of `scope` matching `selector`, in document order (none for a selector outside the subset). */
 export const selectAll = (tree: PageTree, scope: PageNode, selector: string): PageNode[] => {
   const steps = compile(selector);
   if (steps === null || steps.length === 0) return [];
   const end = subtreeEnd(scope);
+  const list = candidates(tree, steps[steps.length - 1]!);
   const out: PageNode[] = [];
-  for (const node of candidates(tree, steps[steps.length - 1]!)) {
-    if (node.order <= scope.order || node.order >= end) continue;
-    if (matchesAt(node, steps, steps.length - 1, scope)) out.push(node);
+  for (let i = firstAfter(list, scope); i < list.length && list[i]!.order < end; i++) {
+    if (matchesAt(list[i]!, steps, steps.length - 1, scope)) out.push(list[i]!);
   }
   return out;
 };
@@ -127,15 +139,7 @@ export const selectFirst = (tree: PageTree, scope: PageNode, selector: string): 
   if (steps === null || steps.length === 0) return null;
   const end = subtreeEnd(scope);
   const list = candidates(tree, steps[steps.length - 1]!);
-  // Lists are in document order: start at the first one past the scope.
-  let lo = 0;
-  let hi = list.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (list[mid]!.order <= scope.order) lo = mid + 1;
-    else hi = mid;
-  }
-  for (let i = lo; i < list.length && list[i]!.order < end; i++) {
+  for (let i = firstAfter(list, scope); i < list.length && list[i]!.order < end; i++) {
     if (matchesAt(list[i]!, steps, steps.length - 1, scope)) return list[i]!;
   }
   return null;

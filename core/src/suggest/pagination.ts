@@ -7,19 +7,13 @@ import type { PageNode, PageTree } from "./page-tree.js";
 const nextWords =
   /^(?:next|next page|next ›|next »|next >|more|older|older posts|older entries|older articles|load more|›|»|→|>|>>|suivant|suivante|page suivante|weiter|nächste|nächste seite|siguiente|próxima|successivo|volgende|następna|次へ|下一页)$/i;
 
-const labelOf = (tree: PageTree, node: PageNode) =>
-  tree
-    .text(node)
-    .replace(/[\s\u00a0]+/g, " ")
-    .trim();
-
 const isNextLink = (tree: PageTree, node: PageNode): boolean => {
   if (!node.attributes.href || node.attributes.href.startsWith("#") || node.attributes.href.startsWith("javascript:"))
     return false;
   if ((node.attributes.rel ?? "").split(/\s+/).includes("next")) return true;
   const label = `${node.attributes["aria-label"] ?? ""} ${node.attributes.title ?? ""}`.toLowerCase();
   if (/\bnext\b/.test(label)) return true;
-  if (nextWords.test(labelOf(tree, node))) return true;
+  if (nextWords.test(tree.text(node))) return true;
   return node.classes.some((c) => /^(?:next|next-page|nextpage|pagination-next|pager-next)$/i.test(c));
 };
 

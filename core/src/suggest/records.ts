@@ -88,7 +88,7 @@ const median = (values: number[]): number => {
 };
 
 /** The things a record says: links, images and elements with text of their own (at most 12 counted). */
-const slotsOf = (tree: PageTree, record: PageNode): number => {
+const thingsSaid = (tree: PageTree, record: PageNode): number => {
   let count = 0;
   const stack = [...record.children];
   while (stack.length > 0 && count < 12) {
@@ -105,10 +105,9 @@ const slotsOf = (tree: PageTree, record: PageNode): number => {
 /** The share of a record's text inside links. */
 const linkShare = (tree: PageTree, record: PageNode): number => {
   const total = tree.text(record).length;
-  if (total === 0) return 1;
+  if (total === 0 || record.tag === "a") return 1;
   let linked = 0;
   const stack = [...record.children];
-  if (record.tag === "a") return 1;
   while (stack.length > 0) {
     const node = stack.pop()!;
     if (node.tag === "a") linked += tree.text(node).length;
@@ -123,20 +122,13 @@ const headings = new Set(["a", "h1", "h2", "h3", "h4", "h5", "h6"]);
 const headlineLength = (tree: PageTree, record: PageNode): number => {
   if (headings.has(record.tag)) return tree.visibleLength(record);
   let longest = 0;
-  for (const tag of headings)
-    for (const h of descendants(record, tag)) longest = Math.max(longest, tree.visibleLength(h));
-  return longest;
-};
-
-const descendants = (node: PageNode, tag: string): PageNode[] => {
-  const out: PageNode[] = [];
-  const stack = [...node.children];
+  const stack = [...record.children];
   while (stack.length > 0) {
-    const n = stack.pop()!;
-    if (n.tag === tag) out.push(n);
-    stack.push(...n.children);
+    const node = stack.pop()!;
+    if (headings.has(node.tag)) longest = Math.max(longest, tree.visibleLength(node));
+    stack.push(...node.children);
   }
-  return out;
+  return longest;
 };
 
 /** Tags whose repeats are a record's own parts (cells, words), never a list inside it. */
@@ -292,7 +284,7 @@ export const recordGroups = (tree: PageTree): RecordGroup[] => {
     const share = Math.min(1, (typical * members.length) / pageText);
     // A few words in a corner of the page (a form's labels) are not what anyone collects.
     if (share < 0.02) continue;
-    const slots = median(members.map((m) => slotsOf(tree, m)));
+    const slots = median(members.map((m) => thingsSaid(tree, m)));
     const links = median(members.map((m) => linkShare(tree, m)));
     const frame = boilerplateOf(members[0]!);
     const headline = median(members.map((m) => headlineLength(tree, m)));

@@ -2,12 +2,12 @@ import type { OutlineElement } from "../ports/document-parser.js";
 import type { ColumnInput, ColumnType } from "../schema/column.js";
 import type { RenderMode } from "../schema/source.js";
 import type { WantedColumn } from "../schema/sources.js";
-import { findFields, type FoundField } from "./fields.js";
+import { findFields, type FoundField, recordParts } from "./fields.js";
 import { chooseIdentity, extractionName, fieldNames } from "./names.js";
 import { isInside, type PageNode, pageTree, type PageTree } from "./page-tree.js";
 import { findPagination } from "./pagination.js";
 import { recordGroups } from "./records.js";
-import { isStableClass, itemSelectorFor } from "./selectors.js";
+import { itemSelectorFor } from "./selectors.js";
 
 /** A suggested dataset before its preview: a POST /v1/datasets body and why it was chosen. */
 export interface Candidate {
@@ -78,47 +78,13 @@ const mapWanted = (wanted: ReadonlyArray<WantedColumn>, fields: ReadonlyArray<Fo
 };
 
 /**
- * Where every record is one element wrapping all of it (an <li> around an <article class="product">),
- * that element: it is what the record is, and usually what its markup names.
- */
-const innermost = (tree: PageTree, members: ReadonlyArray<PageNode>): ReadonlyArray<PageNode> => {
-  let current = members;
-  for (;;) {
-    const inner = current.map((m) => {
-      const kids = m.children.filter((c) => c.tag !== "script" && c.tag !== "style");
-      return kids.length === 1 && tree.text(kids[0]!) === tree.text(m) ? kids[0]! : null;
-    });
-    if (inner.some((n) => n === null || n.tag === "a" || n.tag === "span")) return current;
-    current = inner as PageNode[];
-  }
-};
-
-/**
  * Records the supported CSS cannot select (rows told apart only by what they hold) are offered by
  * the one part each has that it can: the element holding the most of each record's text among those
  * every record has once, a link or a heading first (a story's title link, say).
  */
 const selectablePart = (tree: PageTree, members: ReadonlyArray<PageNode>) => {
-  const byPath = new Map<string, PageNode[]>();
-  members.forEach((member, index) => {
-    // Popped in document order, so a path's first element in each record is the one kept.
-    const stack: Array<[PageNode, string]> = member.children.map((c) => [c, c.tag] as [PageNode, string]).reverse();
-    const seen = new Set<string>();
-    while (stack.length > 0) {
-      const [node, path] = stack.pop()!;
-      const key = `${path}.${node.classes.find(isStableClass) ?? ""}`;
-      if (!seen.has(key)) {
-        seen.add(key);
-        const list = byPath.get(key) ?? [];
-        if (list.length === index) list.push(node);
-        byPath.set(key, list);
-      }
-      for (let i = node.children.length - 1; i >= 0; i--)
-        stack.push([node.children[i]!, `${key}>${node.children[i]!.tag}`]);
-    }
-  });
-  const parts = [...byPath.values()]
-    .filter((nodes) => nodes.length === members.length && nodes.every((n) => tree.text(n).length > 0))
+  const parts = [...recordParts(members).values()]
+    .filter((nodes): nodes is PageNode[] => nodes.every((n) => n !== null && tree.text(n).length > 0))
     .map((nodes) => ({
       nodes,
       weight: nodes.reduce((sum, n) => sum + tree.text(n).length, 0) * (/^(?:a|h[1-6])$/.test(nodes[0]!.tag) ? 2 : 1),
@@ -131,13 +97,8 @@ const selectablePart = (tree: PageTree, members: ReadonlyArray<PageNode>) => {
   return null;
 };
 
-/** The item selector for a group: its innermost wrapper's when that one is named by a class or attribute. */
+/** The item selector for a group (its members are already what wrappers wrap: records.ts). */
 const itemSelectorOf = (tree: PageTree, members: ReadonlyArray<PageNode>) => {
-  const inner = innermost(tree, members);
-  if (inner !== members) {
-    const found = itemSelectorFor(tree, inner);
-    if (found?.exact && /[.#[]/.test(found.selector.split(/[ >]+/).pop() ?? "")) return found;
-  }
   // Whole records picked up with other elements (a table's header row) read worse than a part of
   // each that is selected exactly: a header row has no key, and its run would fail.
   const whole = itemSelectorFor(tree, members);

@@ -8,7 +8,7 @@ import { AllowedTargets } from "../reading/allowed-targets.js";
 import { originOnly } from "../reading/origin.js";
 import { checkUrl } from "../reading/target-policy.js";
 import { createDatasetProblems, sourceTargetProblems } from "../rules/dataset-rules.js";
-import { previewColumns, previewSource } from "../engine/preview.js";
+import { defaultColumns, previewColumns, previewSource } from "../engine/preview.js";
 import type { ColumnInput } from "../schema/column.js";
 import { newId, type OwnerId } from "../schema/ids.js";
 import { Source } from "../schema/source.js";
@@ -30,16 +30,6 @@ const sourceProblems = (source: Source, columns: ReadonlyArray<ColumnInput>, all
 
 const invalid = (details: ValidationError["details"]) =>
   new ValidationError({ message: `The source is invalid: ${details[0]?.path} ${details[0]?.message}.`, details });
-
-/** The columns a preview checks against: the request's, else a string column per field (keys from the identity). */
-const columnsFor = (source: Source, columns: ReadonlyArray<ColumnInput> | undefined): ReadonlyArray<ColumnInput> =>
-  columns ??
-  previewColumns(source, undefined).map(({ name, type, key }) => ({
-    name,
-    type,
-    key,
-    ownership: "collected" as const,
-  }));
 
 /**
  * Reads each URL once per request: a suggestion's previews all start on the page it was made from.
@@ -64,11 +54,11 @@ const readingOnce = (fetcher: Fetcher["Type"]): Fetcher["Type"] => {
 export const previewSourceRequest = (ownerId: OwnerId, body: unknown) =>
   Effect.gen(function* () {
     const request = yield* decodeBody(PreviewRequest, body);
-    const columns = columnsFor(request.source, request.columns);
+    const columns = request.columns ?? defaultColumns(request.source);
     const problems = sourceProblems(request.source, columns, yield* AllowedTargets);
     if (problems.length > 0) return yield* Effect.fail(invalid(problems));
     yield* takePreview(ownerId);
-    const preview = yield* previewSource(request.source, previewColumns(request.source, columns), request.pages);
+    const preview = yield* previewSource(request.source, previewColumns(columns), request.pages);
     return { preview };
   });
 
@@ -128,7 +118,7 @@ export const suggestSources = (ownerId: OwnerId, body: unknown) =>
       const source = Schema.decodeUnknownOption(Source)(candidate.source);
       if (source._tag === "None" || sourceProblems(source.value, candidate.columns, allow).length > 0) continue;
       const previewOf = (decoded: Source) =>
-        previewSource(decoded, previewColumns(decoded, candidate.columns), 2, session).pipe(
+        previewSource(decoded, previewColumns(candidate.columns), 2, session).pipe(
           Effect.provideService(Fetcher, fetcher),
         );
       let preview = yield* previewOf(source.value);

@@ -5,14 +5,14 @@ import { expect } from "chai";
 
 /**
  * README's walk, run as written: the blocks tagged `sh walk-site`, `sh walk-server` and `sh walk`
- * are read from README.md (not copied here), so a change that breaks the walk breaks this test.
+ * are read from README.md, and `sh walk-suggest` from the guide docs/guides/from-a-page-to-a-source.md
+ * (not copied here), so a change that breaks the walk breaks this test.
  * Only the ports differ (0: free ones) so the test never collides with a server already running.
  */
 const root = fileURLToPath(new URL("../../../", import.meta.url));
-const readme = readFileSync(`${root}README.md`, "utf8");
-const block = (tag: string): string => {
-  const match = new RegExp(`\`\`\`sh ${tag}\\n([\\s\\S]*?)\`\`\``).exec(readme);
-  if (!match?.[1]) throw new Error(`README.md has no \`\`\`sh ${tag} block.`);
+const block = (tag: string, file = "README.md"): string => {
+  const match = new RegExp(`\`\`\`sh ${tag}\\n([\\s\\S]*?)\`\`\``).exec(readFileSync(`${root}${file}`, "utf8"));
+  if (!match?.[1]) throw new Error(`${file} has no \`\`\`sh ${tag} block.`);
   return match[1];
 };
 
@@ -60,8 +60,8 @@ describe("README's walk, run as written", function () {
     const url = (await server.waitFor(/listening on (\S+)/))[1]!;
     const key = (await server.waitFor(/^API key: (gl_\S+)$/m))[1]!;
 
-    const runBlock = async (tag: string) => {
-      const walk = spawn("bash", ["-euo", "pipefail", "-c", block(tag)], {
+    const runBlock = async (tag: string, file?: string) => {
+      const walk = spawn("bash", ["-euo", "pipefail", "-c", block(tag, file)], {
         cwd: `${root}hosts/koa`,
         env: { ...process.env, KEY: key, API: url, SITE: siteUrl },
       });
@@ -90,8 +90,8 @@ describe("README's walk, run as written", function () {
     expect(csv).to.have.length(501);
     expect(csv.slice(1).every((line) => /^"[^"]+","(?:[^"]|"")*",\d+(\.\d+)?$/.test(line))).to.equal(true);
 
-    // "From a page to a source": suggest, preview, create, as written.
-    const suggested = await runBlock("walk-suggest");
+    // The guide "From a page to a source": suggest, preview, create, as written.
+    const suggested = await runBlock("walk-suggest", "docs/guides/from-a-page-to-a-source.md");
     expect(suggested).to.match(/^\{"item":"article\.product_pod","columns":\[[^\]]*"url"[^\]]*\],"price":51\.77\}$/m);
     expect(suggested).to.contain('{"failed":[],"estimate":{"complete":false,"pages":null,"credits":null}}');
     expect(suggested).to.match(/^created [0-9a-f-]{36}$/m);
