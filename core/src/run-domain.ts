@@ -1,6 +1,8 @@
 import * as Schema from "effect/Schema";
 import * as Struct from "effect/Struct";
 import type { PageReadsToKeep } from "./page-reads.js";
+import type { HeldOutcome } from "./held-outcome.js";
+import { DriftReport } from "./schema/drift.js";
 import { ResearchRecipe } from "./schema/research.js";
 import { RunArtifactWithBody } from "./schema/responses.js";
 import { Run, RunTrace } from "./schema/run.js";
@@ -26,6 +28,8 @@ export const RunRecord = Schema.Struct({
   attempts: Schema.Int.pipe(Schema.greaterThanOrEqualTo(0)),
   /** Pages charged when the run was accepted; null otherwise. */
   chargedPages: Schema.NullOr(Schema.Int.pipe(Schema.greaterThanOrEqualTo(0))),
+  /** The owner asked to accept the run despite drift (`{"acceptDrift": true}`); absent means false. */
+  acceptDrift: Schema.optional(Schema.Boolean),
 });
 export type RunRecord = typeof RunRecord.Type;
 
@@ -183,6 +187,8 @@ export const RunPlanRecord = Schema.Struct({
   knownRowIds: Schema.optional(RowIdsByKey),
   /** Pages whose extraction was reused rather than parsed; absent when none was (or before it existed). */
   reused: Schema.optional(Schema.Array(PageReuse)),
+  /** What the drift rule found (decision 0040); absent when it did not apply. */
+  drift: Schema.optional(DriftReport),
 });
 export type RunPlanRecord = typeof RunPlanRecord.Type;
 
@@ -258,10 +264,23 @@ export interface RunAcceptance {
   readonly observations: ReadonlyArray<SourceObservation>;
   readonly charge: { readonly ownerId: OwnerId; readonly pages: number; readonly entryId: string };
   readonly evidence: RunEvidence;
-  /** The run as it is stored if the owner cannot pay: `held`, nothing else written. */
+  /** The run as it is stored if it is held (the owner cannot pay, or drift): `held`, nothing else written. */
   readonly heldRun: RunRecord;
   /** The evidence stored with `heldRun`: its trace ends with a failed accept step. */
   readonly heldEvidence: RunEvidence;
+  /**
+   * What the run would write, kept with `heldRun` for a later accept (HeldOutcomeStorage); built
+   * only when the store holds the run.
+   */
+  readonly heldOutcome: () => HeldOutcome;
+  /** Hold the run whatever the balance: the drift rule tripped (decision 0040). */
+  readonly holdForDrift?: boolean;
+  /**
+   * The owner accepts a `held` run's outcome (POST /v1/runs/{id}/accept): the stored run must be `held`
+   * and still the dataset's newest run; a short balance writes nothing (`Unpaid`); on acceptance the
+   * dataset's held outcome is dropped.
+   */
+  readonly acceptingHeld?: boolean;
   /**
    * Deterministic runs: every page the run read, to replace the dataset's kept page reads when the
    * run is accepted (nothing is kept for a held run). Absent: the store keeps what it has.
@@ -280,7 +299,9 @@ export type AcceptanceOutcome =
   /** A row changed (an edit) since the engine read it: recompute and try again. */
   | { readonly _tag: "RowsChanged" }
   /** The run is no longer `running` (another delivery finished it): nothing was written. */
-  | { readonly _tag: "AlreadyFinished"; readonly run: RunRecord };
+  | { readonly _tag: "AlreadyFinished"; readonly run: RunRecord }
+  /** Accepting a held run: the balance is short; nothing was written. */
+  | { readonly _tag: "Unpaid"; readonly balance: number };
 
 /** Keyset position in the rows listing (updatedAt desc, id desc). */
 export interface RowPosition {

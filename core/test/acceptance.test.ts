@@ -84,6 +84,35 @@ describe("the acceptance decision", () => {
   });
 });
 
+describe("the acceptance decision for drift and held runs", () => {
+  it("holds a run the drift rule tripped whatever the balance, but only once its rows are current", () => {
+    const drifted = { ...acceptance(), holdForDrift: true } as RunAcceptance;
+    expect(decideAcceptance(drifted, facts({ balance: 1000 }))._tag).to.equal("Held");
+    const moved = [{ row: row("a"), expectedRevisionId: "r1" }] as unknown as RunAcceptance["rows"];
+    const stale = { ...acceptance(moved), holdForDrift: true } as RunAcceptance;
+    expect(decideAcceptance(stale, facts({ rowHeads: new Map([["a", "r2"]]) }))._tag).to.equal("RowsChanged");
+  });
+
+  it("accepts a held run only while it is held and the dataset's newest run", () => {
+    const accepting = { ...acceptance(), acceptingHeld: true } as RunAcceptance;
+    const held = { ...run, status: "held" } as RunRecord;
+    const decision = decideAcceptance(accepting, facts({ storedRun: held, newestRunId: run.id }));
+    expect(decision._tag).to.equal("Accepted");
+    expect(decision._tag === "Accepted" && decision.charge?.amount).to.equal(-3);
+    expect(decideAcceptance(accepting, facts({ storedRun: held, newestRunId: "later" }))._tag).to.equal("RowsChanged");
+    expect(decideAcceptance(accepting, facts({ newestRunId: run.id }))._tag).to.equal("AlreadyFinished");
+  });
+
+  it("answers Unpaid, writing nothing, when a held run's owner still cannot pay", () => {
+    const accepting = { ...acceptance(), acceptingHeld: true } as RunAcceptance;
+    const held = { ...run, status: "held" } as RunRecord;
+    expect(decideAcceptance(accepting, facts({ storedRun: held, newestRunId: run.id, balance: 2 }))).to.deep.equal({
+      _tag: "Unpaid",
+      balance: 2,
+    });
+  });
+});
+
 describe("the rows after an acceptance", () => {
   const version = (id: string, v: string) => ({ id, v }) as unknown as RowRecord;
 

@@ -37,12 +37,17 @@ const accept = (state: MemoryState, acceptance: RunAcceptance): AcceptanceOutcom
     rowHeads,
     alreadyCharged: state.ledger.some((e) => e.kind === "charge" && e.runId === run.id),
     balance: state.balanceOf(acceptance.charge.ownerId),
+    ...(acceptance.acceptingHeld ? { newestRunId: state.newestRun(run.datasetId)?.id ?? null } : {}),
   });
   if (decision._tag === "Held") {
+    const held = acceptance.heldOutcome();
     state.putRun(decision.run);
     keepEvidence(state, decision.run, acceptance.heldEvidence);
+    state.heldOutcomes.set(run.datasetId, held);
+    state.putWebhookMessages(outboxMessagesForRun(decision.run, state.webhooksOf(run.ownerId), null, held.reason));
   }
   if (decision._tag === "Accepted") {
+    if (acceptance.acceptingHeld) state.heldOutcomes.delete(run.datasetId);
     if (decision.charge) state.addLedgerEntry({ ...decision.charge, ownerId: acceptance.charge.ownerId });
     for (const observation of acceptance.observations) state.observations.set(observation.id, observation);
     const revisions = state.revisionsOf(run.datasetId);
@@ -144,6 +149,7 @@ export const makeMemoryRuns = (state: MemoryState): RunStorage => ({
       if (state.runs.get(runId)?.status !== "running") return Option.none();
       return Option.fromNullable(state.traceProgress.get(runId));
     }),
+  heldOutcome: (datasetId) => Effect.sync(() => Option.fromNullable(state.heldOutcomes.get(datasetId))),
   acceptedReads: (datasetId) =>
     Effect.sync(() => {
       const kept = state.pageReads.get(datasetId);

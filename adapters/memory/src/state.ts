@@ -1,6 +1,7 @@
 import type {
   ApiKeyRecord,
   DatasetRecord,
+  HeldOutcome,
   LedgerEntry,
   OutboxMessage,
   PageReadToKeep,
@@ -34,6 +35,8 @@ export class MemoryState {
   /** datasetId -> id of its newest run (queuedAt desc, id desc), so reading it sorts nothing. */
   readonly newestRunIds = new Map<string, string>();
   readonly evidence = new Map<string, RunEvidence>();
+  /** datasetId -> what its newest held run would write (one per dataset, decision 0040). */
+  readonly heldOutcomes = new Map<string, HeldOutcome>();
   /** Traces of runs in flight; dropped when the run finishes (its final trace is in `evidence`). */
   readonly traceProgress = new Map<string, RunEvidence["trace"]>();
   /** datasetId -> rowId -> row */

@@ -17,7 +17,9 @@ import { ensureAccount } from "./credits.js";
 import { ledgerToDoc, runFromDoc } from "./documents.js";
 import type { Mongo } from "./mongo.js";
 import { observationToDoc, revisionToDoc, rowToDoc } from "./row-documents.js";
+import { dropHeldOutcome, keepHeldOutcome } from "./held-outcomes.js";
 import { writePageReads } from "./page-reads.js";
+import { newestRunsFirst } from "./queries.js";
 import { writeEvidence, writeRun } from "./run-writes.js";
 import type { Collections } from "./schema.js";
 import { allocateSequences } from "./sequences.js";
@@ -38,8 +40,10 @@ export const headsMatch = rowHeadsMatch;
  * 3. whether the run is already charged (the unique per-run charge index backs this) and the
  *    owner's balance. A charge writes the owner's account document, so two runs of one owner
  *    cannot both spend the same credits: the second conflicts and is retried on the new balance;
- * 4. as decided: the held run and its evidence, or the charge, observations, revisions (sequences
- *    from the dataset's counter), rows, the run, evidence and the run's webhook messages (outbox).
+ * 4. as decided: the held run, its evidence, its outcome and its webhook messages, or the charge,
+ *    observations, revisions (sequences from the dataset's counter), rows, the run, evidence and the
+ *    run's webhook messages (outbox). Accepting a held run locks it while it is `held`, reads the
+ *    dataset's newest run, and drops the dataset's held outcome.
  *
  * RowsChanged commits the lock field on the run; it is meaningless outside this function and is
  * dropped when the run is next replaced.
@@ -66,11 +70,15 @@ const accept = async (
   const decision = decideAcceptance(acceptance, await readFacts(collections, session, acceptance));
   if (decision._tag === "Held") {
     const stamped = stampAcceptance(acceptance, now());
+    const held = acceptance.heldOutcome();
     await writeRun(collections, session, stamped.heldRun);
     await writeEvidence(collections, session, stamped.heldRun.id, stamped.heldEvidence);
+    await keepHeldOutcome(collections, session, held);
+    await writeOutbox(collections, session, stamped.heldRun, null, held.reason);
     return { _tag: "Held", run: stamped.heldRun };
   }
   if (decision._tag === "Accepted") {
+    if (acceptance.acceptingHeld) await dropHeldOutcome(collections, session, acceptance.run.datasetId);
     return { _tag: "Accepted", run: await writeAccepted(collections, session, acceptance, decision.charge, now) };
   }
   return acceptanceOutcome(decision);
@@ -79,11 +87,11 @@ const accept = async (
 const readFacts = async (
   collections: Collections,
   session: ClientSession,
-  { run, charge, rows }: RunAcceptance,
+  { run, charge, rows, acceptingHeld }: RunAcceptance,
 ): Promise<AcceptanceFacts> => {
   const runId = toUuid(run.id);
   const locked = await collections.runs.findOneAndUpdate(
-    { _id: runId, status: "running" },
+    { _id: runId, status: acceptingHeld ? "held" : "running" },
     { $set: { txLock: new ObjectId() } },
     { session, returnDocument: "after" },
   );
@@ -102,7 +110,14 @@ const readFacts = async (
     { session, projection: { _id: 1 } },
   );
   const account = await collections.accounts.findOne({ _id: toUuid(charge.ownerId) }, { session });
+  const newest = acceptingHeld
+    ? await collections.runs.findOne(
+        { datasetId: toUuid(run.datasetId) },
+        { session, sort: newestRunsFirst, projection: { _id: 1 } },
+      )
+    : undefined;
   return {
+    ...(newest === undefined ? {} : { newestRunId: newest ? fromUuid(newest._id) : null }),
     storedRun: stored ? runFromDoc(stored) : null,
     rowHeads: new Map(heads.map((doc) => [fromUuid(doc._id), fromUuidOrNull(doc.revisionId)])),
     alreadyCharged: alreadyCharged !== null,

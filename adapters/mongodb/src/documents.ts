@@ -159,6 +159,8 @@ export interface RunDoc {
   readonly startedAt: Date | null;
   readonly completedAt: Date | null;
   readonly attempts: number;
+  /** Present (true) only when the owner asked to accept the run despite drift. */
+  readonly acceptDrift?: boolean;
   readonly chargedPages: number | null;
   /** Set by acceptRun to lock the run inside its transaction (see accept.ts); never read. */
   readonly txLock?: ObjectId;
@@ -181,6 +183,7 @@ export const runToDoc = (run: RunRecord): RunDoc => ({
   completedAt: toDateOrNull(run.completedAt),
   attempts: run.attempts,
   chargedPages: run.chargedPages,
+  ...(run.acceptDrift ? { acceptDrift: true } : {}),
 });
 
 const decodeRun = decodedOrThrow(RunRecord, "run");
@@ -200,6 +203,7 @@ export const runFromDoc = (doc: RunDoc): RunRecord =>
     completedAt: fromDateOrNull(doc.completedAt),
     attempts: doc.attempts,
     chargedPages: doc.chargedPages,
+    ...(doc.acceptDrift ? { acceptDrift: true } : {}),
   });
 
 const decodeRunSummary = decodedOrThrow(RunSummary, "run");

@@ -2,6 +2,7 @@ import type { RunStorage } from "@gleaner/core";
 import * as Effect from "effect/Effect";
 import * as Option from "effect/Option";
 import { isUuid, toDate, toUuid } from "./bson.js";
+import { heldOutcomeOf } from "./held-outcomes.js";
 import { acceptRun } from "./accept.js";
 import { pageReadFromDoc } from "./page-reads.js";
 import { datasetFromDoc, runFromDoc, runToDoc } from "./documents.js";
@@ -154,6 +155,7 @@ export const makeRunMethods = (mongo: Mongo): RunStorage => {
             return Option.some({ recipe: recipeFromDoc(doc), artifacts: pages.map(artifactEntryFromDoc) });
           }),
 
+    heldOutcome: (datasetId) => (!isUuid(datasetId) ? Effect.succeed(Option.none()) : heldOutcomeOf(mongo, datasetId)),
     acceptedReads: (datasetId) =>
       !isUuid(datasetId)
         ? Effect.succeed([])

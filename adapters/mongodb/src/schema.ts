@@ -8,6 +8,7 @@ import type {
   RowDoc,
   TraceProgressDoc,
 } from "./row-documents.js";
+import type { HeldOutcomeDoc } from "./held-outcomes.js";
 import type { PageReadDoc } from "./page-reads.js";
 import type { WebhookAttemptDoc, WebhookDoc, WebhookMessageDoc } from "./webhooks.js";
 
@@ -59,6 +60,7 @@ export const collectionIndexes = {
   observations: [],
   page_reads: [{ key: { datasetId: 1, url: 1 }, name: "page_reads_dataset_url", unique: true }],
   accounts: [],
+  held_outcomes: [],
   ledger: [
     {
       key: { runId: 1 },
@@ -102,6 +104,8 @@ export interface Collections {
   /** The page reads of each dataset's newest accepted run (decision 0021). */
   readonly pageReads: Collection<PageReadDoc>;
   readonly accounts: Collection<AccountDoc>;
+  /** The newest held run's outcome of each dataset, by dataset id (decision 0040). */
+  readonly heldOutcomes: Collection<HeldOutcomeDoc>;
   readonly ledger: Collection<LedgerDoc>;
   readonly webhooks: Collection<WebhookDoc>;
   /** The webhook outbox, written in acceptRun's and finishRun's transactions. */
@@ -122,6 +126,7 @@ export const collectionsOf = (db: Db): Collections => ({
   observations: db.collection<ObservationDoc>("observations"),
   pageReads: db.collection<PageReadDoc>("page_reads"),
   accounts: db.collection<AccountDoc>("accounts"),
+  heldOutcomes: db.collection<HeldOutcomeDoc>("held_outcomes"),
   ledger: db.collection<LedgerDoc>("ledger"),
   webhooks: db.collection<WebhookDoc>("webhooks"),
   webhookMessages: db.collection<WebhookMessageDoc>("webhook_messages"),

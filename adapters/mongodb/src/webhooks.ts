@@ -110,12 +110,13 @@ export const writeOutbox = async (
   session: ClientSession,
   run: RunRecord,
   changes: RunChanges | null,
+  heldFor: Parameters<typeof outboxMessagesForRun>[3] = null,
 ): Promise<void> => {
   const webhooks = await collections.webhooks
     .find({ ownerId: toUuid(run.ownerId) }, { session })
     .sort({ createdAt: 1, _id: 1 })
     .toArray();
-  const messages = outboxMessagesForRun(run, webhooks.map(webhookFromDoc), changes);
+  const messages = outboxMessagesForRun(run, webhooks.map(webhookFromDoc), changes, heldFor);
   if (messages.length === 0) return;
   await collections.webhookMessages.bulkWrite(
     messages.map((m, index) => ({

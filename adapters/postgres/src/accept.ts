@@ -14,6 +14,7 @@ import * as Clock from "effect/Clock";
 import * as Effect from "effect/Effect";
 import { isDeepStrictEqual } from "node:util";
 import { type Db, type Transaction, uuidArray } from "./db.js";
+import { sendHeldOutcome, sendHeldOutcomeDropped } from "./held-outcomes.js";
 import { artifactBodies, sendBodies } from "./page-bodies.js";
 import { keptAsDecoded, pageReadsToWrite, sendPageReads } from "./page-reads.js";
 import { factsByPage, sendPageRecords } from "./page-records.js";
@@ -51,7 +52,8 @@ import { writeOutbox } from "./webhooks.js";
  * 4. each row's head revision for core's RowsChanged check: the kept rows' when they are that
  *    version (decision 0036), else read and locked;
  * 5. then, as decided: the sequences (allocated first), the evidence's page bodies (those the store
- *    did not serve the run), and the held run and its evidence, or the charge, observations, rows
+ *    did not serve the run), and the held run, its evidence, its outcome (held_outcomes) and webhook
+ *    messages, or (dropping the dataset's held outcome when a held run is accepted) the charge, observations, rows
  *    (those seen unchanged only as the run's sighting) and revisions (written from their new rows
  *    when they only create them, decision 0036; else copied in before), page records and page
  *    reads, run, evidence and the run's webhook messages (outbox); the run and evidence stamped
@@ -96,12 +98,16 @@ export const acceptRun = (
         );
         if (decision._tag === "Held" || allocated === null) {
           const stamped = stampAcceptance(acceptance, yield* Clock.currentTimeMillis);
+          const held = acceptance.heldOutcome();
           yield* writeRun(tx, stamped.heldRun);
           const { trace } = stamped.heldEvidence;
           yield* Effect.flatten(sendEvidence(tx, stamped.heldRun.id, trace, encodeEvidence(stamped.heldEvidence)));
+          yield* Effect.flatten(sendHeldOutcome(tx, held));
+          yield* writeOutbox(tx, stamped.heldRun, null, held.reason);
           yield* bodiesSent;
           return { _tag: "Held", run: stamped.heldRun } as const;
         }
+        if (acceptance.acceptingHeld) yield* Effect.flatten(sendHeldOutcomeDropped(tx, acceptance.run.datasetId));
         const run = yield* writeAccepted(tx, acceptance, decision.charge, allocated, (key, value, size) =>
           keptValues.push([key, value, size]),
         );
@@ -140,7 +146,7 @@ export const acceptRun = (
 const readFacts = (
   tx: Transaction,
   cache: RowsCache,
-  { run, charge, rows }: RunAcceptance,
+  { run, charge, rows, acceptingHeld }: RunAcceptance,
 ): Effect.Effect<
   {
     readonly facts: AcceptanceFacts;
@@ -169,9 +175,18 @@ const readFacts = (
          from owners o where o.id = $2 for no key update of o`,
       [run.id, charge.ownerId, run.datasetId],
     );
+    // Accepting a held run: the dataset's newest run, read under the dataset's lock (a run queued
+    // after the held one makes its outcome stale).
+    const newestSent = acceptingHeld
+      ? yield* tx.send<{ id: string }>(
+          "select id from runs where dataset_id = $1 order by queued_at desc, id desc limit 1",
+          [run.datasetId],
+        )
+      : null;
     const [stored] = yield* runSent;
     const [dataset] = yield* datasetSent;
     const [charged] = yield* ownerSent;
+    const newest = newestSent === null ? undefined : ((yield* newestSent)[0]?.id ?? null);
     const sightingRunId = charged?.sighting_run_id ?? null;
     const version = dataset === undefined ? null : rowsVersion(dataset.last_sequence, sightingRunId);
     return {
@@ -186,6 +201,7 @@ const readFacts = (
         ),
         alreadyCharged: charged?.already ?? false,
         balance: Number(charged?.balance ?? 0),
+        ...(newest === undefined ? {} : { newestRunId: newest }),
       },
       lastSequence: dataset === undefined ? null : Number(dataset.last_sequence),
       sightingRunId,

@@ -35,10 +35,11 @@ export interface RunRow {
   readonly completed_at: Date | null;
   readonly attempts: number;
   readonly charged_pages: number | null;
+  readonly accept_drift: boolean;
 }
 
 export const runColumns =
-  "id, dataset_id, owner_id, status, trigger, checks, row_deltas, error, queued_at, started_at, completed_at, attempts, charged_pages";
+  "id, dataset_id, owner_id, status, trigger, checks, row_deltas, error, queued_at, started_at, completed_at, attempts, charged_pages, accept_drift";
 
 const decodeRun = storedDecoder(RunRecord, "PostgreSQL", "run");
 
@@ -58,9 +59,10 @@ export const toRun = (row: RunRow) =>
     trigger: row.trigger,
     attempts: row.attempts,
     chargedPages: row.charged_pages,
+    ...(row.accept_drift ? { acceptDrift: true } : {}),
   });
 
-/** $1…$13 in runColumns order. */
+/** $1…$14 in runColumns order. */
 export const runValues = (run: RunRecord): ReadonlyArray<unknown> => [
   run.id,
   run.datasetId,
@@ -75,6 +77,7 @@ export const runValues = (run: RunRecord): ReadonlyArray<unknown> => [
   run.completedAt,
   run.attempts,
   run.chargedPages,
+  run.acceptDrift === true,
 ];
 
 export interface RowTableRow {

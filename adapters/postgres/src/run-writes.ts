@@ -18,9 +18,12 @@ import { runValues } from "./records.js";
 
 // Writes shared by finishRun and acceptRun, and the artifact mapping.
 
-/** Overwrites every field of a stored run but its dataset and owner, which never change. Sent (`Transaction.send`). */
+/**
+ * Overwrites every field of a stored run but its dataset, owner and acceptDrift, which never change.
+ * Sent (`Transaction.send`).
+ */
 export const sendRun = (tx: Transaction, run: RunRecord) => {
-  const [id, _datasetId, _ownerId, ...fields] = runValues(run);
+  const [id, _datasetId, _ownerId, ...fields] = runValues(run).slice(0, -1);
   return tx
     .send(
       `update runs set status = $2, trigger = $3, checks = $4, row_deltas = $5, error = $6, queued_at = $7,

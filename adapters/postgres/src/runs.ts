@@ -2,6 +2,7 @@ import type { RunEvidence, RunStorage } from "@gleaner/core";
 import * as Effect from "effect/Effect";
 import * as Option from "effect/Option";
 import { acceptRun } from "./accept.js";
+import { heldOutcomeOf } from "./held-outcomes.js";
 import type { ContentCache } from "./content-cache.js";
 import type { RowsCache } from "./rows-cache.js";
 import { prefixedDatasetColumns, toPrefixedDatasetRecord } from "./datasets.js";
@@ -29,7 +30,7 @@ export const makeRunMethods = (db: Db, cache: RowsCache, content: ContentCache):
   insertRun: (run) =>
     db
       .query(
-        `insert into runs (${runColumns}) values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`,
+        `insert into runs (${runColumns}) values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`,
         runValues(run),
       )
       .pipe(Effect.asVoid, conflictsOn({ runs_one_active_per_dataset: runInProgress })),
@@ -87,6 +88,8 @@ export const makeRunMethods = (db: Db, cache: RowsCache, content: ContentCache):
     ),
 
   acceptRun: (acceptance) => acceptRun(db, cache, content, acceptance),
+
+  heldOutcome: (datasetId) => (!isUuid(datasetId) ? Effect.succeed(Option.none()) : heldOutcomeOf(db, datasetId)),
 
   // runs_owner_recent (migration 0002) serves both run counts; datasets_owner_newest the other.
   ownerActivity: (ownerId, since) =>

@@ -101,13 +101,14 @@ export const writeOutbox = (
   tx: Transaction,
   run: RunRecord,
   changes: RunChanges | null,
+  heldFor: Parameters<typeof outboxMessagesForRun>[3] = null,
 ): Effect.Effect<void, StorageFailure> =>
   Effect.gen(function* () {
     const webhooks = yield* tx.query<WebhookRow>(
       `select ${webhookColumns} from webhooks where owner_id = $1 order by created_at, id`,
       [run.ownerId],
     );
-    const messages = outboxMessagesForRun(run, yield* allDecoded(toWebhook)(webhooks), changes);
+    const messages = outboxMessagesForRun(run, yield* allDecoded(toWebhook)(webhooks), changes, heldFor);
     if (messages.length === 0) return;
     // One statement, rows in the array's order, so position follows core's order.
     yield* tx.query(

@@ -96,6 +96,50 @@ export const storeContract = (store: StoreUnderTest): void => {
       expect(heldEvidence.artifacts).to.deep.equal([]);
     });
 
+    it("keeps a held run's outcome, one per dataset, and accepts it once, only while it is the newest run", async () => {
+      const { ownerId, dataset, running } = await runningRun(0);
+      const acceptance = anAcceptance(running, 3, ["a", "b"]);
+      expect((await run((s) => s.acceptRun(acceptance)))._tag).to.equal("Held");
+      const kept = Option.getOrThrow(await run((s) => s.heldOutcome(dataset.id)));
+      expect(kept).to.deep.equal(acceptance.heldOutcome());
+      const held = Option.getOrThrow(await run((s) => s.getRun(ownerId, running.id)));
+      const accepting: RunAcceptance = {
+        ...acceptance,
+        run: { ...acceptance.run, completedAt: new Date().toISOString() },
+        heldRun: held,
+        acceptingHeld: true,
+      };
+      // Unpaid: nothing written, the run still held, its outcome still kept.
+      expect(await run((s) => s.acceptRun(accepting))).to.deep.equal({ _tag: "Unpaid", balance: 0 });
+      expect(Option.getOrThrow(await run((s) => s.getRun(ownerId, running.id))).status).to.equal("held");
+      expect(Option.isSome(await run((s) => s.heldOutcome(dataset.id)))).to.equal(true);
+      await (await credits()).grant(ownerId, 5).pipe(Effect.runPromise);
+      const outcomes = await Promise.all(Array.from({ length: 4 }, () => run((s) => s.acceptRun(accepting))));
+      expect(outcomes.map((o) => o._tag).sort()).to.deep.equal([
+        "Accepted",
+        "AlreadyFinished",
+        "AlreadyFinished",
+        "AlreadyFinished",
+      ]);
+      expect(await Effect.runPromise((await credits()).balance(ownerId))).to.equal(2);
+      expect(await run((s) => s.loadRows(dataset.id))).to.have.length(2);
+      expect(Option.getOrThrow(await run((s) => s.getRun(ownerId, running.id))).status).to.equal("succeeded");
+      expect(Option.isNone(await run((s) => s.heldOutcome(dataset.id)))).to.equal(true);
+    });
+
+    it("refuses to accept a held run once a later run of its dataset was queued", async () => {
+      const { ownerId, dataset, running } = await runningRun(0);
+      const acceptance = anAcceptance(running, 1, ["a"]);
+      await run((s) => s.acceptRun(acceptance));
+      await run((s) => s.insertRun(aQueuedRun(dataset, 1)));
+      await (await credits()).grant(ownerId, 5).pipe(Effect.runPromise);
+      const held = Option.getOrThrow(await run((s) => s.getRun(ownerId, running.id)));
+      const accepting = { ...acceptance, heldRun: held, acceptingHeld: true };
+      expect(await run((s) => s.acceptRun(accepting))).to.deep.equal({ _tag: "RowsChanged" });
+      expect(await Effect.runPromise((await credits()).balance(ownerId))).to.equal(5);
+      expect(await run((s) => s.loadRows(dataset.id))).to.deep.equal([]);
+    });
+
     it("answers RowsChanged and writes nothing when a row's head moved", async () => {
       const { ownerId, dataset, running } = await runningRun(10);
       const acceptance = anAcceptance(running, 1, ["a"]);

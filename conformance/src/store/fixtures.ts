@@ -154,6 +154,23 @@ export const anAcceptance = (running: RunRecord, pages: number, rowKeys: Readonl
     evidence: evidenceOf(running),
     heldRun: { ...completed, status: "held", error: "insufficient credits" },
     heldEvidence: { ...evidenceOf(running), artifacts: [] },
+    heldOutcome: () => ({
+      runId: running.id,
+      datasetId: running.datasetId,
+      reason: "credits",
+      schemaVersion: 1,
+      columns: [],
+      pages,
+      rowsDigest: "d",
+      records: rowKeys.map((rowKey, index) => ({
+        pageUrl: "http://127.0.0.1/page-1",
+        index,
+        entryId: String(index),
+        rowKey,
+        cells: { title: { value: rowKey, missingReason: null, raw: rowKey } },
+      })),
+      observations: [],
+    }),
   };
 };
 

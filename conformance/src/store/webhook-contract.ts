@@ -186,6 +186,22 @@ export const webhookStoreCases = ({ run, runningRun }: Harness): void => {
     expect(await claim(stranger.dataset.id as RunRecord["datasetId"], far)).to.equal(null);
   });
 
+  it("writes run.held for a held run to a webhook that asked for it, with the reason and the run's message", async () => {
+    const poor = await runningRun(0);
+    await run((s) => s.insertWebhook({ ...aWebhook(poor.ownerId, "held"), events: ["run.held"] }));
+    const held = await run((s) => s.acceptRun(anAcceptance(poor.running, 5, ["a"])));
+    expect(held._tag).to.equal("Held");
+    const message = await claim(poor.dataset.id as RunRecord["datasetId"], far);
+    expect(message?.message.payload).to.deep.include({ type: "run.held" });
+    expect(message?.message.payload.data).to.deep.equal({
+      runId: poor.running.id,
+      datasetId: poor.dataset.id,
+      reason: "credits",
+      message: "insufficient credits",
+    });
+    expect(await claim(poor.dataset.id as RunRecord["datasetId"], far)).to.equal(null);
+  });
+
   it("drops a deleted webhook's messages; another owner cannot delete or see it", async () => {
     const { ownerId, datasetId, webhooks } = await accepted(["doomed"]);
     const webhook = webhooks[0]!;

@@ -136,14 +136,33 @@ export const completionArea = (index: RunIndex) => {
   };
 };
 
+/** Drift (decision 0040): each tripped rule's figures, its examples pointing at the records read. */
+export const driftArea = (index: RunIndex) => {
+  const drift = index.plan?.drift;
+  if (!drift) return undefined;
+  return {
+    presentRows: drift.presentRows,
+    records: drift.records,
+    accepted: drift.accepted,
+    rules: drift.findings.map(({ examples, ...rule }) => ({
+      ...rule,
+      examples: examples.map(({ index: at, ...example }) => {
+        const page = example.url === null || at === null ? null : index.pageEvidenceOf(example.url);
+        return { ...example, evidenceId: page === null ? null : `${page}#${at}` };
+      }),
+    })),
+  };
+};
+
 const costReason = (index: RunIndex, pages: number | null): string => {
   const { run } = index.recording;
   switch (run.status) {
     case "succeeded":
       return `Every check passed: ${run.chargedPages ?? 0} page(s) charged.`;
     case "held":
-      return pages === null
-        ? `Held before reading: ${run.error ?? "no reason recorded"}`
+      if (pages === null) return `Held before reading: ${run.error ?? "no reason recorded"}`;
+      return index.plan?.drift && !index.plan.drift.accepted
+        ? "Every check passed, but the run does not look like the dataset (drift): nothing charged."
         : `Every check passed, but the owner cannot pay for ${pages} page(s): nothing charged.`;
     case "blocked":
       return "The site refused every read: nothing charged.";

@@ -8,6 +8,7 @@ import {
   sourcesArea,
   timingArea,
   cellsArea,
+  driftArea,
 } from "./areas.js";
 import { entityDiagnosis } from "./entity.js";
 import { findingsOf, unknownsOf } from "./findings.js";
@@ -65,6 +66,7 @@ export const diagnoseRun = (recording: RunRecording, asked: DiagnosticsAsked): R
             checks: run.checks.length,
             traceSteps: evidence.trace.steps.length,
           },
+    ...(index.plan?.drift ? { drift: driftArea(index) } : {}),
     findings: findingsOf(index),
     unknowns: limitUnknowns(unknowns),
     ...(asked.summary ? { summary: lossSummary(index, attemptId, unknowns, basis) } : {}),

@@ -17,6 +17,14 @@ const statusFindings = (index: RunIndex): DiagnosticFinding[] => {
       ];
     }
     case "held":
+      if (index.plan?.drift && !index.plan.drift.accepted) {
+        return [
+          finding(
+            "run_held_drift",
+            "Every check passed, but the run does not look like the dataset; nothing was written or charged. The owner may accept it.",
+          ),
+        ];
+      }
       return pages === null
         ? [finding("run_held", `The run was held before reading: ${run.error ?? "no reason recorded"}`)]
         : [
@@ -51,9 +59,9 @@ const statusFindings = (index: RunIndex): DiagnosticFinding[] => {
   }
 };
 
-/** Findings about what was read: pages not read, identities, duplicates, lost cells, rows gone or back. */
+/** Findings about what was read: drift, pages not read, identities, duplicates, lost cells, rows gone or back. */
 const dataFindings = (index: RunIndex): DiagnosticFinding[] => {
-  const found: DiagnosticFinding[] = [];
+  const found: DiagnosticFinding[] = (index.plan?.drift?.findings ?? []).map((f) => finding(f.code, f.message));
   for (const f of index.recording.evidence?.failures ?? []) {
     found.push(
       finding(

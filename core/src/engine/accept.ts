@@ -1,9 +1,11 @@
 import * as Clock from "effect/Clock";
 import * as Effect from "effect/Effect";
+import { rowsDigest, toHeldRecord } from "../held-outcome.js";
 import type { PageReadsToKeep } from "../page-reads.js";
 import { Storage } from "../ports/storage.js";
 import type { AcceptanceOutcome, RunEvidence, RunPlanRecord, RunRecord } from "../run-domain.js";
 import { observationsToStore } from "../rules/cited-observations.js";
+import { DriftPolicy, driftMessage, findDrift } from "../rules/drift.js";
 import type { DatasetColumn } from "../schema/column.js";
 import { newId } from "../schema/ids.js";
 import type { SourceObservation } from "../schema/row.js";
@@ -44,17 +46,18 @@ export interface AcceptInput {
 }
 
 /**
- * accept, for every kind of run: reconcile against the current rows and hand the store one
- * acceptance (Storage.acceptRun: rows, revisions, observations, one credit per distinct page,
- * held when unpaid); recompute when an edit slipped in between (RowsChanged). The plan records the
- * reconciliation; the accept step is `succeeded` in the evidence stored with an accepted run and
- * `failed` in the evidence stored with a held one. The step spans reconciliation and the store's
- * write: the store stamps `completedAt` and the step's end while it writes (`stampAcceptance`), in
- * the same atomic write.
+ * accept, for every kind of run: reconcile against the current rows, apply the drift rule, and hand
+ * the store one acceptance (Storage.acceptRun: rows, revisions, observations, one credit per distinct
+ * page; held for drift, or when unpaid, with what it would write kept for a later accept); recompute
+ * when an edit slipped in between (RowsChanged). The plan records the reconciliation and any drift;
+ * the accept step is `succeeded` in the evidence stored with an accepted run and `failed` in the
+ * evidence stored with a held one. The step spans reconciliation and the store's write: the store
+ * stamps `completedAt` and the step's end while it writes (`stampAcceptance`), in the same atomic write.
  * Returns the store's outcome, or "exhausted" when rows kept changing.
  */
 export const acceptPhase = Effect.fn("run.accept")(function* (input: AcceptInput) {
   const storage = yield* Storage;
+  const policy = yield* DriftPolicy;
   const { run, checks, pages } = input;
   for (let attempt = 1; attempt <= maxAcceptAttempts; attempt++) {
     const started = yield* Clock.currentTimeMillis;
@@ -71,7 +74,17 @@ export const acceptPhase = Effect.fn("run.accept")(function* (input: AcceptInput
       observationByPage: new Map(observations.map((o) => [o.sourceUrl, o.id])),
       now: completedAt,
     });
-    const plan: RunPlanRecord = { ...input.plan, reconciliation: reconciliation.record, pagesToCharge: pages };
+    const found = policy.enabled
+      ? findDrift({ columns: input.columns, current, records: input.records }, policy.thresholds)
+      : null;
+    const drift = found !== null && found.findings.length > 0 ? { ...found, accepted: run.acceptDrift === true } : null;
+    const holdForDrift = drift !== null && !drift.accepted;
+    const plan: RunPlanRecord = {
+      ...input.plan,
+      reconciliation: reconciliation.record,
+      pagesToCharge: pages,
+      ...(drift ? { drift } : {}),
+    };
     const durationMs = Math.max(0, Math.round((yield* Clock.currentTimeMillis) - started));
     const step = { phase: "accept" as const, startedAt: completedAt, durationMs };
     const evidence = input.evidence(completedAt, input.trace(completedAt, { ...step, status: "succeeded" }), plan);
@@ -90,9 +103,23 @@ export const acceptPhase = Effect.fn("run.accept")(function* (input: AcceptInput
         ...run,
         status: "held",
         checks,
-        error: `Every check passed, but the owner cannot pay for ${pages} page(s); nothing was written.`,
+        error: holdForDrift
+          ? driftMessage(drift)
+          : `Every check passed, but the owner cannot pay for ${pages} page(s); nothing was written.`,
         completedAt,
       },
+      heldOutcome: () => ({
+        runId: run.id,
+        datasetId: run.datasetId,
+        reason: holdForDrift ? "drift" : "credits",
+        schemaVersion: input.schemaVersion,
+        columns: input.columns,
+        pages,
+        rowsDigest: rowsDigest(current),
+        records: input.records.map(toHeldRecord),
+        observations,
+      }),
+      ...(holdForDrift ? { holdForDrift } : {}),
       rows: reconciliation.rows,
       revisions: reconciliation.revisions,
       // Only revisions can cite this run's observations: a row without one keeps the evidence and
@@ -109,6 +136,7 @@ export const acceptPhase = Effect.fn("run.accept")(function* (input: AcceptInput
       yield* Effect.logInfo(held ? "run held" : "run accepted").pipe(
         Effect.annotateLogs({
           outcome: outcome._tag,
+          ...(held ? { heldFor: holdForDrift ? "drift" : "credits" } : {}),
           ...reconciliation.rowDeltas,
           pages,
           creditsCharged: held ? 0 : pages,

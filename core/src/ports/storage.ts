@@ -18,6 +18,7 @@ import type {
 import type { DatasetId, ObservationId, OwnerId, RevisionId, RowId, RunId } from "../schema/ids.js";
 import type { RowStatus, SourceObservation } from "../schema/row.js";
 import type { Routine } from "./run-queue.js";
+import type { HeldOutcomeStorage } from "./held-outcome-storage.js";
 import type { PageReadStorage } from "./page-read-storage.js";
 import type { WebhookStorage } from "./webhook-storage.js";
 
@@ -52,7 +53,7 @@ export interface FoundApiKey {
  * means) live in core; an adapter stores and reads, and enforces only the uniqueness and
  * compare-and-set guards named here.
  */
-export interface StorageService extends WebhookStorage, PageReadStorage {
+export interface StorageService extends WebhookStorage, PageReadStorage, HeldOutcomeStorage {
   /** Fails with Conflict `owner_exists` when the name is taken. */
   readonly createOwner: (owner: Owner) => Effect.Effect<void, Conflict | StorageFailure>;
   readonly findOwnerByName: (name: string) => Effect.Effect<Option.Option<Owner>, StorageFailure>;
@@ -114,13 +115,17 @@ export interface StorageService extends WebhookStorage, PageReadStorage {
    */
   readonly finishRun: (run: RunRecord, evidence: RunEvidence) => Effect.Effect<RunRecord, StorageFailure>;
   /**
-   * Accepts a run in one transaction: guard the run is `running` and each row's head revision is
-   * the one the engine read; charge `charge.pages` credits idempotently by run id (or, when the
-   * balance is short, store `heldRun` instead and nothing else); write rows, revisions with the
-   * next gapless per-dataset sequences, observations, evidence, the `succeeded` run and the
-   * webhook messages core's outboxMessagesForRun gives for it (none for a held run). The run, held
-   * run and evidence are written as `stampAcceptance(acceptance, now)` with `now` read from the Clock
-   * after the rows are written (so the run's completedAt and its accept step include the write).
+   * Accepts a run in one transaction, as core's decideAcceptance orders from the facts the store
+   * reads: guard the run is `running` (`held` when `acceptingHeld`, and then still the dataset's
+   * newest run) and each row's head revision is the one the engine read; charge `charge.pages`
+   * credits idempotently by run id (or, when the balance is short or `holdForDrift`, store `heldRun`,
+   * its evidence, `heldOutcome` as the dataset's held outcome and the held run's webhook messages,
+   * and nothing else); write rows, revisions with the next gapless per-dataset sequences,
+   * observations, evidence, the `succeeded` run and the webhook messages core's
+   * outboxMessagesForRun gives for it (dropping the dataset's held outcome when `acceptingHeld`).
+   * The run, held run and evidence are written as `stampAcceptance(acceptance, now)` with `now` read
+   * from the Clock after the rows are written (so the run's completedAt and its accept step include
+   * the write).
    */
   readonly acceptRun: (acceptance: RunAcceptance) => Effect.Effect<AcceptanceOutcome, StorageFailure>;
   /**
@@ -251,6 +256,7 @@ export type RunStorage = Pick<
   | "saveTraceProgress"
   | "getTraceProgress"
   | "acceptedReads"
+  | "heldOutcome"
 >;
 export type RowStorage = Pick<
   StorageService,
@@ -267,3 +273,4 @@ export type RowStorage = Pick<
 >;
 export type { WebhookStorage } from "./webhook-storage.js";
 export type { PageReadStorage } from "./page-read-storage.js";
+export type { HeldOutcomeStorage } from "./held-outcome-storage.js";

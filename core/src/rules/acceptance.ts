@@ -17,6 +17,8 @@ export interface AcceptanceFacts {
   readonly alreadyCharged: boolean;
   /** The owner's balance; only consulted when the run is not charged yet. */
   readonly balance: number;
+  /** The dataset's newest run (queuedAt desc, id desc); read only when accepting a held run. */
+  readonly newestRunId?: string | null;
 }
 
 /** The store's orders: what to write (and what to answer) for one acceptance. */
@@ -25,8 +27,10 @@ export type AcceptanceDecision =
   | { readonly _tag: "AlreadyFinished"; readonly run: RunRecord }
   /** Nothing written: a row changed since the engine read it (recompute and try again). */
   | { readonly _tag: "RowsChanged" }
-  /** Write only `run` (the held run) and the evidence. */
+  /** Write only `run` (the held run), its evidence, the held outcome and the held run's webhook messages. */
   | { readonly _tag: "Held"; readonly run: RunRecord }
+  /** Nothing written: accepting a held run, the owner still cannot pay. */
+  | { readonly _tag: "Unpaid"; readonly balance: number }
   /** Write `charge` when not null, then observations, revisions, rows, `run` and the evidence. */
   | { readonly _tag: "Accepted"; readonly run: RunRecord; readonly charge: LedgerEntry | null };
 
@@ -55,15 +59,23 @@ export const rowsAfterAcceptance = (
 };
 
 /**
- * The acceptance protocol: run finished? -> rows changed since the plan? -> already charged? ->
- * balance short -> held; otherwise charge (once per run) and write.
+ * The acceptance protocol: run finished (for a held run's acceptance: still held, and still the
+ * dataset's newest run)? -> rows changed since the plan? -> drift -> held; already charged? -> balance
+ * short -> held (accepting a held run: unpaid, nothing written); otherwise charge (once per run) and write.
  */
 export const decideAcceptance = (acceptance: RunAcceptance, facts: AcceptanceFacts): AcceptanceDecision => {
   const { run, charge } = acceptance;
-  if (facts.storedRun?.status !== "running") return { _tag: "AlreadyFinished", run: facts.storedRun ?? run };
+  const expected = acceptance.acceptingHeld ? "held" : "running";
+  if (facts.storedRun?.status !== expected) return { _tag: "AlreadyFinished", run: facts.storedRun ?? run };
+  if (acceptance.acceptingHeld && facts.newestRunId !== run.id) return { _tag: "RowsChanged" };
   if (!rowHeadsMatch(facts.rowHeads, acceptance.rows)) return { _tag: "RowsChanged" };
+  if (acceptance.holdForDrift) return { _tag: "Held", run: acceptance.heldRun };
   if (facts.alreadyCharged) return { _tag: "Accepted", run, charge: null };
-  if (facts.balance < charge.pages) return { _tag: "Held", run: acceptance.heldRun };
+  if (facts.balance < charge.pages) {
+    return acceptance.acceptingHeld
+      ? { _tag: "Unpaid", balance: facts.balance }
+      : { _tag: "Held", run: acceptance.heldRun };
+  }
   return {
     _tag: "Accepted",
     run,
@@ -112,11 +124,13 @@ const traceUntil = (
  * An acceptance stamped by the store while it writes it (decision 0020): `completedAt` of the run (and
  * of the held run) is `nowMs`, read from the store's Clock after it wrote the rows and before it writes
  * the run, so the trace's accept step includes the write. One atomic write: no reader ever sees the run
- * finished with another time.
+ * finished with another time. A held run accepted later keeps the trace of the run as it was: only
+ * its completedAt is the acceptance's.
  */
 export const stampAcceptance = (acceptance: RunAcceptance, nowMs: number): RunAcceptance => {
   const completedAt = isoAt(nowMs);
   const { run, heldRun, evidence, heldEvidence } = acceptance;
+  if (acceptance.acceptingHeld) return { ...acceptance, run: { ...run, completedAt } };
   return {
     ...acceptance,
     run: { ...run, completedAt },

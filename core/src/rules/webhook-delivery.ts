@@ -5,7 +5,7 @@ import type { RunFinishedPayload } from "../schema/webhook-payloads.js";
  * Webhook delivery rules (Standard Webhooks), shared by every delivery adapter: which events exist,
  * which outcomes are retried and when. The payloads' shapes are schemas (schema/webhook-payloads.ts).
  */
-export const webhookEventTypes = ["run.finished", "rows.changed"] as const;
+export const webhookEventTypes = ["run.finished", "rows.changed", "run.held"] as const;
 export type WebhookEventType = (typeof webhookEventTypes)[number];
 
 export const runFinishedPayload = (run: RunRecord, at: string): RunFinishedPayload => ({

@@ -1,5 +1,5 @@
 import type { NewRevision, RunRecord } from "../run-domain.js";
-import type { RowsChangedData, WebhookPayload } from "../schema/webhook-payloads.js";
+import type { RowsChangedData, RunHeldData, WebhookPayload } from "../schema/webhook-payloads.js";
 import type { OutboxMessage, WebhookRecord } from "../webhook-domain.js";
 import { runFinishedPayload, type WebhookEventType } from "./webhook-delivery.js";
 
@@ -24,20 +24,33 @@ export interface RunChanges {
   readonly revisions: ReadonlyArray<Pick<NewRevision, "kind">>;
 }
 
+const messageSuffix = { "run.finished": "finished", "rows.changed": "changed", "run.held": "held" } as const;
+
 /**
  * The outbox messages a finished run leaves, written in the same transaction as the run's outcome:
  * an accepted run -> `run.finished`, then `rows.changed` when it wrote revisions; a failed or
- * blocked run -> `run.finished` only; a held run (or any other state) -> nothing, since nothing
- * was decided yet. One message per matching webhook of the run's owner, in that order.
+ * blocked run -> `run.finished` only; a run held for drift or credits (`heldFor`) -> `run.held`, and
+ * `run.finished` once its owner accepts it; any other state -> nothing, since nothing was decided
+ * yet. One message per matching webhook of the run's owner, in that order.
  */
 export const outboxMessagesForRun = (
   run: RunRecord,
   webhooks: ReadonlyArray<WebhookRecord>,
   changes: RunChanges | null,
+  heldFor: RunHeldData["reason"] | null = null,
 ): ReadonlyArray<OutboxMessage> => {
-  if (run.status !== "succeeded" && run.status !== "failed" && run.status !== "blocked") return [];
   const at = run.completedAt ?? run.queuedAt;
-  const payloads: WebhookPayload[] = [runFinishedPayload(run, at)];
+  const held = run.status === "held" && heldFor !== null;
+  if (run.status !== "succeeded" && run.status !== "failed" && run.status !== "blocked" && !held) return [];
+  const payloads: WebhookPayload[] = held
+    ? [
+        {
+          type: "run.held",
+          timestamp: at,
+          data: { runId: run.id, datasetId: run.datasetId, reason: heldFor, message: run.error ?? "" },
+        },
+      ]
+    : [runFinishedPayload(run, at)];
   if (run.status === "succeeded" && changes && changes.revisions.length > 0) {
     payloads.push({
       type: "rows.changed",
@@ -54,7 +67,7 @@ export const outboxMessagesForRun = (
     webhooks
       .filter((webhook) => webhookMatches(webhook, run, payload.type))
       .map((webhook) => ({
-        id: `msg_${run.id}_${payload.type === "run.finished" ? "finished" : "changed"}_${webhook.id}`,
+        id: `msg_${run.id}_${messageSuffix[payload.type]}_${webhook.id}`,
         webhookId: webhook.id,
         datasetId: run.datasetId,
         payload,

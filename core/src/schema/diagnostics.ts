@@ -1,5 +1,7 @@
 import * as Schema from "effect/Schema";
+import { DriftCode } from "./drift.js";
 import { RunId } from "./ids.js";
+import { Scalar } from "./row.js";
 import { RunStatus, RunTracePhase } from "./run.js";
 
 /** Endpoint 14's payload: SPEC.md's building blocks, and the areas docs/decisions/0013 defines. */
@@ -225,6 +227,36 @@ export const RunDiagnostics = Schema.Struct({
       entities: Count,
       checks: Count,
       traceSteps: Count,
+    }),
+  ),
+  /** The drift rule's figures (decision 0040): present when it tripped, whether the run was held or accepted. */
+  drift: Schema.optional(
+    Schema.Struct({
+      presentRows: Count,
+      records: Count,
+      accepted: Schema.Boolean,
+      rules: Schema.Array(
+        Schema.Struct({
+          code: DriftCode,
+          fieldId: Schema.NullOr(Schema.String),
+          column: Schema.NullOr(Schema.String),
+          before: Schema.Number,
+          after: Schema.Number,
+          rowsBefore: Count,
+          recordsAfter: Count,
+          message: Text,
+          examples: Schema.Array(
+            Schema.Struct({
+              entity: Schema.String,
+              rowId: Schema.NullOr(Schema.String),
+              url: Schema.NullOr(Schema.String),
+              evidenceId: Schema.NullOr(Schema.String),
+              previous: Scalar,
+              read: Scalar,
+            }),
+          ),
+        }),
+      ),
     }),
   ),
   findings: Schema.Array(DiagnosticFinding),

@@ -11,5 +11,12 @@ export const CreateRunRequest = Schema.Struct({
       description: "`deterministic` (the default) runs the declared source; `research` is a model-assisted run.",
     }),
   ),
+  acceptDrift: Schema.optional(
+    Schema.Boolean.annotations({
+      description:
+        "Accept the run even when it does not look like the dataset (the drift rule: far fewer records, half the " +
+        "rows gone, or a column emptied); its checks must still pass. Default false: such a run is `held`.",
+    }),
+  ),
 }).annotations({ identifier: "CreateRunRequest" });
 export type CreateRunRequest = typeof CreateRunRequest.Type;

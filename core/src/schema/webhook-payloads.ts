@@ -28,6 +28,16 @@ export const RowsChangedData = Schema.Struct({
 });
 export type RowsChangedData = typeof RowsChangedData.Type;
 
+/** A run held (decision 0040): nothing was written or charged; the owner may accept it. */
+export const RunHeldData = Schema.Struct({
+  runId: RunId,
+  datasetId: DatasetId,
+  reason: Schema.Literal("drift", "credits"),
+  /** The run's `error`: why it was held, in plain words. */
+  message: Schema.String,
+});
+export type RunHeldData = typeof RunHeldData.Type;
+
 export const RunFinishedPayload = Schema.Struct({
   type: Schema.Literal("run.finished"),
   timestamp: DateTime,
@@ -42,5 +52,12 @@ export const RowsChangedPayload = Schema.Struct({
 });
 export type RowsChangedPayload = typeof RowsChangedPayload.Type;
 
-export const WebhookPayload = Schema.Union(RunFinishedPayload, RowsChangedPayload);
+export const RunHeldPayload = Schema.Struct({
+  type: Schema.Literal("run.held"),
+  timestamp: DateTime,
+  data: RunHeldData,
+});
+export type RunHeldPayload = typeof RunHeldPayload.Type;
+
+export const WebhookPayload = Schema.Union(RunFinishedPayload, RowsChangedPayload, RunHeldPayload);
 export type WebhookPayload = typeof WebhookPayload.Type;

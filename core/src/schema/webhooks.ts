@@ -3,7 +3,9 @@ import { webhookEventTypes } from "../rules/webhook-delivery.js";
 import { DatasetId, DateTime } from "./ids.js";
 
 export const WebhookEventTypeSchema = Schema.Literal(...webhookEventTypes).annotations({
-  description: "`run.finished` (every accepted, failed or blocked run) or `rows.changed` (a run that wrote revisions).",
+  description:
+    "`run.finished` (every accepted, failed or blocked run), `rows.changed` (a run that wrote revisions) or " +
+    "`run.held` (a run held for drift or unpaid credits, which its owner may accept).",
 });
 
 /** POST /v1/webhooks (an extension of SPEC.md; docs/decisions/0018-data-out.md). */
@@ -11,7 +13,7 @@ export const CreateWebhookRequest = Schema.Struct({
   url: Schema.String.pipe(Schema.maxLength(2048)).annotations({
     description: "Where deliveries are POSTed: http or https, a public address (the sources' SSRF policy).",
   }),
-  events: Schema.Array(WebhookEventTypeSchema).pipe(Schema.minItems(1), Schema.maxItems(2)),
+  events: Schema.Array(WebhookEventTypeSchema).pipe(Schema.minItems(1), Schema.maxItems(3)),
   datasetId: Schema.optional(
     DatasetId.annotations({ description: "Only this dataset's events; absent: every dataset of the owner." }),
   ),

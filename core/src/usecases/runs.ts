@@ -20,16 +20,20 @@ import { checkRunLimits } from "./owner-limits.js";
 export { toRun };
 
 /** No body (or an empty one) keeps the deterministic run of SPEC.md. */
-const decodeRunKind = (body: unknown) =>
+const decodeRunRequest = (body: unknown) =>
   body === undefined || body === null || (typeof body === "object" && Object.keys(body).length === 0)
-    ? Effect.succeed<RunKind>("deterministic")
-    : Effect.map(decodeBody(CreateRunRequest, body), (request): RunKind => request.kind ?? "deterministic");
+    ? Effect.succeed({ kind: "deterministic" as RunKind, acceptDrift: false })
+    : Effect.map(decodeBody(CreateRunRequest, body), (request) => ({
+        kind: request.kind ?? ("deterministic" as RunKind),
+        acceptDrift: request.acceptDrift === true,
+      }));
 
 /**
  * Endpoint 10: stores a queued run, then enqueues its job. Needs a balance of at least 1 (the
  * charge itself happens only at acceptance). When the queue refuses the job, the stored run is
  * finished as failed so that nothing stays queued forever, and the caller gets 503.
- * `body` is the optional CreateRunRequest (`{"kind":"research"}` asks for a research run).
+ * `body` is the optional CreateRunRequest (`{"kind":"research"}` asks for a research run,
+ * `{"acceptDrift":true}` accepts the run despite drift, decision 0040).
  */
 export const createRun = (
   ownerId: OwnerId,
@@ -38,7 +42,7 @@ export const createRun = (
   trigger: RunRecord["trigger"] = "manual",
 ) =>
   Effect.gen(function* () {
-    const kind = yield* decodeRunKind(body);
+    const { kind, acceptDrift } = yield* decodeRunRequest(body);
     const dataset = yield* findDataset(ownerId, datasetId);
     if (kind === "research") {
       if (dataset.record.question === null) {
@@ -76,6 +80,7 @@ export const createRun = (
       completedAt: null,
       attempts: 0,
       chargedPages: null,
+      ...(acceptDrift ? { acceptDrift } : {}),
     };
     yield* storage.insertRun(run);
     yield* (yield* RunQueue)

@@ -44,6 +44,17 @@ export interface HostConfig {
     /** Previews and suggestions an owner may ask for in a minute (counted in each process). */
     readonly maxPreviewsPerMinute?: number;
   };
+  /**
+   * The drift rule (docs/decisions/0040-drift-holds.md): on by default; shares and the fill drop in
+   * percent. Absent: core's defaults.
+   */
+  readonly drift?: {
+    readonly enabled: boolean;
+    readonly minRows: number;
+    readonly minRecordsPercent: number;
+    readonly gonePercent: number;
+    readonly fillDropPoints: number;
+  };
   /** The GLEANER_* variables this configuration was read from; the plugins read theirs here. */
   readonly variables: Readonly<Record<string, string>>;
 }
@@ -92,6 +103,19 @@ const hostSettings = Config.all({
     maxRunsPerHour: wholeNumber("GLEANER_OWNER_MAX_RUNS_PER_HOUR", 1, 1_000_000, 120),
     maxDatasets: wholeNumber("GLEANER_OWNER_MAX_DATASETS", 1, 1_000_000, 200),
     maxPreviewsPerMinute: wholeNumber("GLEANER_OWNER_MAX_PREVIEWS_PER_MINUTE", 1, 1_000_000, 30),
+  }),
+  drift: Config.all({
+    enabled: Config.literal(
+      "on",
+      "off",
+    )("GLEANER_DRIFT").pipe(
+      Config.withDefault("on" as const),
+      Config.map((value) => value === "on"),
+    ),
+    minRows: wholeNumber("GLEANER_DRIFT_MIN_ROWS", 1, 1_000_000_000, 10),
+    minRecordsPercent: wholeNumber("GLEANER_DRIFT_MIN_RECORDS_PERCENT", 1, 100, 50),
+    gonePercent: wholeNumber("GLEANER_DRIFT_GONE_PERCENT", 1, 100, 50),
+    fillDropPoints: wholeNumber("GLEANER_DRIFT_FILL_DROP_POINTS", 1, 100, 50),
   }),
 });
 

@@ -7,6 +7,7 @@ import {
   type FetcherService,
   fetcherByRender,
   OwnerLimits,
+  DriftPolicy,
   PreviewLimits,
   PreviewWindow,
   type RunQueue,
@@ -90,6 +91,20 @@ const cursorSecretLayer = (config: HostConfig): Layer.Layer<never> => {
   return secret === null ? Layer.empty : Layer.succeed(CursorSecret, secret);
 };
 
+/** The drift rule as configured (GLEANER_DRIFT*); core's defaults when the config has none. */
+const driftLayer = ({ drift }: HostConfig) =>
+  drift === undefined
+    ? Layer.empty
+    : Layer.succeed(DriftPolicy, {
+        enabled: drift.enabled,
+        thresholds: {
+          minPresentRows: drift.minRows,
+          minRecordShare: drift.minRecordsPercent / 100,
+          goneShare: drift.gonePercent / 100,
+          fillDrop: drift.fillDropPoints / 100,
+        },
+      });
+
 /**
  * The whole service graph for one process: the configured adapters and, when `worker` is on,
  * the run worker consuming the queue with GLEANER_WORKER_CONCURRENCY runs at a time.
@@ -109,6 +124,7 @@ export const serviceLayer = (
     researchLayer(overrides),
     Layer.succeed(OwnerLimits, config.ownerLimits),
     Layer.sync(PreviewLimits, () => new PreviewWindow({ perMinute: config.ownerLimits.maxPreviewsPerMinute ?? 30 })),
+    driftLayer(config),
     cursorSecretLayer(config),
   );
   return worker

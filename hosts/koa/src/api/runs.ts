@@ -1,4 +1,5 @@
 import {
+  acceptHeldRun,
   ArtifactIndex,
   ArtifactResponse,
   CreateRunRequest,
@@ -50,7 +51,9 @@ export const runRoutes: ReadonlyArray<Route> = [
       "distinct checked page. Only one run of a dataset is queued or running at a time (409 `run_in_progress`). " +
       'The body is optional: none (or `{}`) starts a deterministic run; `{"kind":"research"}` starts a ' +
       "model-assisted research run answering the dataset's question (422 `validation_error` when it has none, " +
-      "422 `research_unavailable` when this server has no language model configured).",
+      "422 `research_unavailable` when this server has no language model configured). A run that passes its checks " +
+      "but does not look like the dataset (far fewer records, half the rows gone, or a column emptied) is `held`; " +
+      '`{"acceptDrift":true}` accepts it anyway.',
     auth: true,
     pathParams: datasetIdParam,
     body: { schema: CreateRunRequest, required: false },
@@ -78,6 +81,25 @@ export const runRoutes: ReadonlyArray<Route> = [
     pathParams: runIdParam,
     success: { status: 200, description: "The run.", schema: RunResponse },
     handle: ({ owner, params }) => Effect.map(getRun(owner.id, params.runId!), (run) => ({ run })),
+  },
+  {
+    method: "post",
+    path: "/v1/runs/{runId}/accept",
+    operationId: "acceptRun",
+    tag: "Runs",
+    summary: "Accept a held run",
+    description:
+      "Accepts what a `held` run read, now, without reading the site again: a run held because it did not look like " +
+      "the dataset (drift), or because the owner could not pay, once the balance covers it. The same acceptance as a " +
+      "run's: rows, revisions, the change feed and webhooks, charged once (one credit per distinct checked page). " +
+      "The run becomes `succeeded`, completed now. 409 `run_not_held` when the run is not held; 409 `run_stale` when " +
+      "the dataset's rows or columns changed since the run read them, or a later run started (run it again); 402 " +
+      "when the balance is short.",
+    auth: true,
+    pathParams: runIdParam,
+    success: { status: 200, description: "The run, accepted.", schema: RunResponse },
+    errors: { 402: ["insufficient_credits"], 409: ["run_not_held", "run_stale"] },
+    handle: ({ owner, params }) => acceptHeldRun(owner.id, params.runId!),
   },
   {
     method: "get",
