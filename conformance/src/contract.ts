@@ -74,7 +74,7 @@ export const makeContract = (document: Json): Contract => {
     }
     if (validate && !validate(body)) {
       throw new Error(
-        `Contract: ${where} does not match the document's schema: ${ajv.errorsText(validate.errors, { separator: "; " })}`,
+        `Contract: ${where} does not match the document's schema: ${ajv.errorsText(validate.errors, { separator: "; " })}: ${JSON.stringify(body).slice(0, 500)}`,
       );
     }
     if (operation.auth && headers.get("x-credits-remaining") === null) {

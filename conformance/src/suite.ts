@@ -6,6 +6,7 @@ import { pino } from "pino";
 import { authCapability } from "./cases/auth.js";
 import { bolaCapability } from "./cases/bola.js";
 import { diagnosticsCapability } from "./cases/diagnostics.js";
+import { driftCapability } from "./cases/drift.js";
 import { edgesCapability } from "./cases/edges.js";
 import { exportsCapability } from "./cases/exports.js";
 import { webhooksCapability } from "./cases/webhooks.js";
@@ -59,6 +60,7 @@ export const capabilities = {
   usage: usageCapability,
   runs: runsCapability,
   reuse: reuseCapability,
+  drift: driftCapability,
   rows: rowsCapability,
   rowEdits: rowEditsCapability,
   changes: changesCapability,

@@ -59,6 +59,10 @@ export const conflicts = {
   duplicateRequest: () => new Conflict({ code: "duplicate_request", message: "This requestId was already used." }),
   staleRevision: () =>
     new Conflict({ code: "stale_revision", message: "The row has a newer revision than expectedRevisionId." }),
+  runNotHeld: (status: string) =>
+    new Conflict({ code: "run_not_held", message: `The run is ${status}; only a held run can be accepted.` }),
+  runStale: (why: string) =>
+    new Conflict({ code: "run_stale", message: `${why} Its outcome no longer applies: run the dataset again.` }),
 } as const;
 
 export class InsufficientCredits extends Schema.TaggedError<InsufficientCredits>()("InsufficientCredits", {
@@ -165,4 +169,6 @@ export const errorCodes = [
   "method_not_allowed",
   "research_unavailable",
   "not_ready",
+  "run_not_held",
+  "run_stale",
 ] as const;

@@ -1,7 +1,7 @@
 import * as Effect from "effect/Effect";
 import * as Option from "effect/Option";
 import { reconcile } from "../engine/reconcile.js";
-import { Conflict, InsufficientCredits } from "../errors.js";
+import { conflicts, InsufficientCredits } from "../errors.js";
 import { fromHeldRecord, rowsDigest } from "../held-outcome.js";
 import { Storage } from "../ports/storage.js";
 import { type RunEvidence, toRun } from "../run-domain.js";
@@ -11,11 +11,7 @@ import { nowIso } from "../time.js";
 import { findDataset } from "./find-dataset.js";
 import { findRun } from "./runs.js";
 
-const stale = (why: string) =>
-  new Conflict({ code: "run_stale", message: `${why} Its outcome no longer applies: run the dataset again.` });
-
-const notHeld = (status: string) =>
-  new Conflict({ code: "run_not_held", message: `The run is ${status}; only a held run can be accepted.` });
+const { runStale: stale, runNotHeld: notHeld } = conflicts;
 
 /** The trace as stored with an accepted run: the same steps, its final accept step now `succeeded`. */
 const acceptedTrace = (trace: RunEvidence["trace"]): RunEvidence["trace"] => {

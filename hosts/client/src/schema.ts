@@ -251,7 +251,7 @@ export interface paths {
     put?: never;
     /**
      * Start a run
-     * @description Durably queues a manual run and answers at once; poll `GET /v1/runs/{runId}` (or its trace) to follow it. Needs a balance of at least one credit; nothing is charged until every check passes, and then one credit per distinct checked page. Only one run of a dataset is queued or running at a time (409 `run_in_progress`). The body is optional: none (or `{}`) starts a deterministic run; `{"kind":"research"}` starts a model-assisted research run answering the dataset's question (422 `validation_error` when it has none, 422 `research_unavailable` when this server has no language model configured).
+     * @description Durably queues a manual run and answers at once; poll `GET /v1/runs/{runId}` (or its trace) to follow it. Needs a balance of at least one credit; nothing is charged until every check passes, and then one credit per distinct checked page. Only one run of a dataset is queued or running at a time (409 `run_in_progress`). The body is optional: none (or `{}`) starts a deterministic run; `{"kind":"research"}` starts a model-assisted research run answering the dataset's question (422 `validation_error` when it has none, 422 `research_unavailable` when this server has no language model configured). A run that passes its checks but does not look like the dataset (far fewer records, half the rows gone, or a column emptied) is `held`; `{"acceptDrift":true}` accepts it anyway.
      */
     post: operations["createRun"];
     delete?: never;
@@ -274,6 +274,26 @@ export interface paths {
     get: operations["getRun"];
     put?: never;
     post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v1/runs/{runId}/accept": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Accept a held run
+     * @description Accepts what a `held` run read, now, without reading the site again: a run held because it did not look like the dataset (drift), or because the owner could not pay, once the balance covers it. The same acceptance as a run's: rows, revisions, the change feed and webhooks, charged once (one credit per distinct checked page). The run becomes `succeeded`, completed now. 409 `run_not_held` when the run is not held; 409 `run_stale` when the dataset's rows or columns changed since the run read them, or a later run started (run it again); 402 when the balance is short.
+     */
+    post: operations["acceptRun"];
     delete?: never;
     options?: never;
     head?: never;
@@ -988,6 +1008,8 @@ export interface components {
        * @enum {string}
        */
       kind?: "deterministic" | "research";
+      /** @description Accept the run even when it does not look like the dataset (the drift rule: far fewer records, half the rows gone, or a column emptied); its checks must still pass. Default false: such a run is `held`. */
+      acceptDrift?: boolean;
     };
     RunCreated: {
       /** Format: uuid */
@@ -1233,6 +1255,30 @@ export interface components {
         checks: components["schemas"]["Int"];
         traceSteps: components["schemas"]["Int"];
       } | null;
+      drift?: {
+        presentRows: components["schemas"]["Int"];
+        records: components["schemas"]["Int"];
+        accepted: boolean;
+        rules: {
+          /** @enum {string} */
+          code: "drift_record_count" | "drift_gone_rows" | "drift_fill_rate";
+          fieldId: string | null;
+          column: string | null;
+          before: number;
+          after: number;
+          rowsBefore: components["schemas"]["Int"];
+          recordsAfter: components["schemas"]["Int"];
+          message: string;
+          examples: {
+            entity: string;
+            rowId: string | null;
+            url: string | null;
+            evidenceId: string | null;
+            previous: string | number | boolean | null;
+            read: string | number | boolean | null;
+          }[];
+        }[];
+      };
       findings: components["schemas"]["DiagnosticFinding"][];
       unknowns: string[];
       summary?: components["schemas"]["RunLossSummary"];
@@ -1414,7 +1460,7 @@ export interface components {
     CreateWebhookRequest: {
       /** @description Where deliveries are POSTed: http or https, a public address (the sources' SSRF policy). */
       url: string;
-      events: ("run.finished" | "rows.changed")[];
+      events: ("run.finished" | "rows.changed" | "run.held")[];
       /**
        * Format: uuid
        * @description Only this dataset's events; absent: every dataset of the owner.
@@ -1429,7 +1475,7 @@ export interface components {
     Webhook: {
       id: components["schemas"]["UUID"];
       url: string;
-      events: ("run.finished" | "rows.changed")[];
+      events: ("run.finished" | "rows.changed" | "run.held")[];
       datasetId: string | null;
       /** Format: date-time */
       createdAt: string;
@@ -1444,10 +1490,10 @@ export interface components {
       /** @description The `webhook-id` header: the same on every retry. */
       messageId: string;
       /**
-       * @description `run.finished` (every accepted, failed or blocked run) or `rows.changed` (a run that wrote revisions).
+       * @description `run.finished` (every accepted, failed or blocked run), `rows.changed` (a run that wrote revisions) or `run.held` (a run held for drift or unpaid credits, which its owner may accept).
        * @enum {string}
        */
-      eventType: "run.finished" | "rows.changed";
+      eventType: "run.finished" | "rows.changed" | "run.held";
       attempt: components["schemas"]["Int"];
       /** @enum {string} */
       status: "delivered" | "retrying" | "failed";
@@ -1488,7 +1534,9 @@ export interface components {
           | "unsupported_media_type"
           | "method_not_allowed"
           | "research_unavailable"
-          | "not_ready";
+          | "not_ready"
+          | "run_not_held"
+          | "run_stale";
         /** @description A sentence for people; may change. */
         message: string;
         /** @description Each problem with the request, located by a JSON pointer (body) or a parameter name (query). */
@@ -3499,6 +3547,129 @@ export interface operations {
             error?: {
               /** @enum {unknown} */
               code?: "not_found";
+            };
+          };
+        };
+      };
+      /** @description Internal error: `internal_error`. */
+      500: {
+        headers: {
+          /** @description The owner's credit balance at the time of the answer; 0 when unauthenticated. */
+          "X-Credits-Remaining"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "internal_error";
+            };
+          };
+        };
+      };
+      /** @description Unavailable: `storage_unavailable`. */
+      503: {
+        headers: {
+          /** @description The owner's credit balance at the time of the answer; 0 when unauthenticated. */
+          "X-Credits-Remaining"?: number;
+          /** @description Seconds to wait before trying again. */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "storage_unavailable";
+            };
+          };
+        };
+      };
+    };
+  };
+  acceptRun: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The run's id (a UUID). */
+        runId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The run, accepted. */
+      200: {
+        headers: {
+          /** @description The owner's credit balance at the time of the answer; 0 when unauthenticated. */
+          "X-Credits-Remaining"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["RunResponse"];
+        };
+      };
+      /** @description Unauthorized: `unauthorized`. */
+      401: {
+        headers: {
+          /** @description The owner's credit balance at the time of the answer; 0 when unauthenticated. */
+          "X-Credits-Remaining"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "unauthorized";
+            };
+          };
+        };
+      };
+      /** @description Insufficient credits: `insufficient_credits`. */
+      402: {
+        headers: {
+          /** @description The owner's credit balance at the time of the answer; 0 when unauthenticated. */
+          "X-Credits-Remaining"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "insufficient_credits";
+            };
+          };
+        };
+      };
+      /** @description Not found: `not_found`. */
+      404: {
+        headers: {
+          /** @description The owner's credit balance at the time of the answer; 0 when unauthenticated. */
+          "X-Credits-Remaining"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "not_found";
+            };
+          };
+        };
+      };
+      /** @description Conflict: `run_not_held`, `run_stale`. */
+      409: {
+        headers: {
+          /** @description The owner's credit balance at the time of the answer; 0 when unauthenticated. */
+          "X-Credits-Remaining"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "run_not_held" | "run_stale";
             };
           };
         };
