@@ -115,6 +115,38 @@ export const scheduleCases = (ctx: SuiteContext): void => {
       await waitForRun(o, (await runs(o, d.id))[0]!.id);
     });
 
+    it("a held scheduled run (drift) leaves the schedule active; the next tick runs again and holds again", async () => {
+      const o = await owner();
+      const answer = await o.post(
+        "/v1/datasets",
+        booksDataset(site, "next-link", (b) => {
+          b.source.maxPages = 50;
+          delete b.source.fields.find((f: Body) => f.name === "price").required;
+        }),
+      );
+      expect(answer.status).to.equal(201);
+      const d = answer.body.dataset;
+      created.push({ owner: o, id: d.id });
+      const manual = await o.post(`/v1/datasets/${d.id}/runs`);
+      expect((await waitForRun(o, manual.body.runId)).status).to.equal("succeeded");
+      await patch(o, d.id, { schedule: "*/10 * * * *", status: "active" });
+      site.driftSelectors(true);
+      try {
+        await advance(10 * minute);
+        const held = await waitForRun(o, (await runs(o, d.id))[0]!.id);
+        expect(held.status, JSON.stringify(held)).to.equal("held");
+        const shown = (await o.get(`/v1/datasets/${d.id}`)).body.dataset;
+        expect(shown.scheduleState).to.deep.equal({ cron: "*/10 * * * *", status: "active", reason: null });
+        expect(shown.schedule).to.equal("*/10 * * * *");
+        await advance(10 * minute);
+        const listed = await runs(o, d.id);
+        expect(listed).to.have.length(3);
+        expect((await waitForRun(o, listed[0]!.id)).status).to.equal("held");
+      } finally {
+        site.driftSelectors(false);
+      }
+    });
+
     it("clearing the schedule cancels the routine: scheduleState null, no more ticks", async () => {
       const o = await owner();
       const d = await dataset(o);

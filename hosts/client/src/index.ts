@@ -5,6 +5,7 @@ export type { components, operations, paths };
 export type GleanerClient = Client<paths>;
 export type Run = components["schemas"]["Run"];
 export type RunTrace = components["schemas"]["RunTrace"];
+export type RunDiagnostics = components["schemas"]["RunDiagnostics"];
 export type Preview = components["schemas"]["Preview"];
 export type Suggestion = components["schemas"]["Suggestion"];
 

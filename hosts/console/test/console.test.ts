@@ -322,6 +322,50 @@ describe("@gleaner/console in Chromium", function () {
     expect(await page.locator("tbody tr").count()).to.equal(2);
   });
 
+  it("marks a dataset whose last run was held, explains the hold before → after, and accepts the run", async () => {
+    const api = (path: string, body?: unknown) =>
+      fetch(`${stage.host.url}${path}`, {
+        method: body === undefined ? "GET" : "POST",
+        headers: { authorization: `Bearer ${stage.apiKey}`, "content-type": "application/json" },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      }).then((answer) => answer.json());
+    const untilDone = async (runId: string) => {
+      for (;;) {
+        const { run } = await api(`/v1/runs/${runId}`);
+        if (!["queued", "running"].includes(run.status)) return run;
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    };
+    const body = labelledBooksDataset(stage.site);
+    body.name = "Books, price optional";
+    delete body.source.fields.find((f: { name: string }) => f.name === "price").required;
+    const { dataset } = await api("/v1/datasets", body);
+    expect((await untilDone((await api(`/v1/datasets/${dataset.id}/runs`, {})).runId)).status).to.equal("succeeded");
+    stage.site.driftSelectors(true);
+    let held: { id: string; status: string };
+    try {
+      held = await untilDone((await api(`/v1/datasets/${dataset.id}/runs`, {})).runId);
+    } finally {
+      stage.site.driftSelectors(false);
+    }
+    expect(held.status).to.equal("held");
+
+    await page.goto(`${stage.host.url}/#/datasets/${dataset.id}`);
+    const notice = page.getByTestId("held-notice");
+    await notice.waitFor();
+    await notice.getByRole("link").click();
+    const rule = page.getByRole("table", { name: "What changed" }).locator("tbody tr");
+    await rule.first().waitFor();
+    expect(await rule.first().textContent()).to.equal("Price (£) filled100% of 60 rows0% of 60 records");
+    const examples = page.getByRole("table", { name: "Example records" }).locator("tbody tr");
+    expect(await examples.first().locator("td").nth(3).textContent()).to.equal("nothing");
+    await screenshot(page, "run-held");
+    await page.getByRole("button", { name: "Accept this run" }).click();
+    await status().getByText("succeeded").waitFor({ timeout: 20_000 });
+    expect(await page.getByRole("heading", { name: "Why this run was held" }).count()).to.equal(0);
+    expect((await api(`/v1/runs/${held.id}`)).run.rowDeltas).to.deep.equal({ new: 0, changed: 60, gone: 0 });
+  });
+
   it("stays readable on a narrow screen, without the page scrolling sideways", async () => {
     await page.setViewportSize({ width: 390, height: 800 });
     await page.goto(`${stage.host.url}/#/datasets/${datasetId}`);

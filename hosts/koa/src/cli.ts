@@ -1,6 +1,6 @@
 import { parseArgs } from "node:util";
 import { fail } from "./cli/args.js";
-import { apiClient, watchRun } from "./cli/watch.js";
+import { acceptRun, apiClient, watchRun } from "./cli/watch.js";
 import { runExport } from "./cli/export.js";
 
 const usage = `Usage: gleaner <command> [options]
@@ -10,9 +10,10 @@ Commands:
   worker                                     consume the run queue only (scale out; no HTTP)
   keys create --owner NAME [--credits N]     create an API key (printed once)
   credits grant --owner NAME --amount N      add credits to an owner
-  runs start DATASET_ID [--research] [--watch]
+  runs start DATASET_ID [--research] [--accept-drift] [--watch]
                                              start a run (through the API); --watch follows it
   runs watch RUN_ID                          follow a run: pages read, records, current URL, outcome
+  runs accept RUN_ID                         accept a held run (drift, or credits once topped up)
   export DATASET_ID [--format csv|jsonl|parquet] [--as-of N]
                                              stream a dataset's rows to stdout (through the API)
   suggest URL [--question TEXT] [--render browser] [--json]
@@ -45,9 +46,12 @@ const commandHelp: Record<string, string> = {
     "  the first pages, each field's fill, the checks, the cost when known and what to fix. Writes and charges\n" +
     "  nothing. Exits 0 when every check passes, 2 otherwise.",
   runs:
-    "gleaner runs start DATASET_ID [--research] [--watch]\ngleaner runs watch RUN_ID\n" +
+    "gleaner runs start DATASET_ID [--research] [--accept-drift] [--watch]\ngleaner runs watch RUN_ID\n" +
+    "gleaner runs accept RUN_ID\n" +
     "  Start a run and/or follow it until it finishes: a progress bar on a terminal, plain lines otherwise;\n" +
-    "  then the outcome and each check. Exits 0 when the run succeeded, 2 otherwise.\n" +
+    "  then the outcome and each check, and for a held run why it was held. Exits 0 when the run succeeded,\n" +
+    "  2 otherwise. --accept-drift accepts the run even when it does not look like the dataset. accept\n" +
+    "  accepts a held run's outcome now (charged then), without reading the site again.\n" +
     "  Uses GLEANER_URL (default http://localhost:8080) and GLEANER_API_KEY.",
 };
 
@@ -66,6 +70,7 @@ const main = async (argv: string[]): Promise<void> => {
       "dev-key": { type: "boolean" },
       research: { type: "boolean" },
       watch: { type: "boolean" },
+      "accept-drift": { type: "boolean" },
       format: { type: "string" },
       "as-of": { type: "string" },
       question: { type: "string" },
@@ -85,16 +90,20 @@ const main = async (argv: string[]): Promise<void> => {
   if (command === "credits" && sub === "grant") {
     return (await import("./cli/server-commands.js")).creditsGrant(values.owner, values.amount);
   }
-  if (command === "runs" && (sub === "start" || sub === "watch")) {
+  if (command === "runs" && (sub === "start" || sub === "watch" || sub === "accept")) {
     const id =
       positionals[0] ??
       fail(`runs ${sub} needs ${sub === "start" ? "a dataset id" : "a run id"}.\n\n${commandHelp.runs}`);
     const client = apiClient();
+    if (sub === "accept") return void (await acceptRun(client, id));
     let runId = id;
     if (sub === "start") {
       const { data, error } = await client.POST("/v1/datasets/{datasetId}/runs", {
         params: { path: { datasetId: id } },
-        body: values.research ? { kind: "research" } : {},
+        body: {
+          ...(values.research ? { kind: "research" as const } : {}),
+          ...(values["accept-drift"] ? { acceptDrift: true } : {}),
+        },
       });
       if (error) return fail(`The run was not started: ${error.error.code}: ${error.error.message}`);
       runId = data.runId;

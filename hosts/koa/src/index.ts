@@ -1,6 +1,6 @@
 import "reflect-metadata";
 
-export { type HostConfig, readConfig } from "./config.js";
+export { ConfigurationError, type HostConfig, readConfig } from "./config.js";
 export { buildContainer, HttpServer, TOKENS } from "./container.js";
 export { type RunningHost, type StartHostOptions, startHost } from "./host.js";
 export { buildOpenApi } from "./api/openapi.js";

@@ -10,6 +10,7 @@ import { expect } from "chai";
 import * as Layer from "effect/Layer";
 import { pino } from "pino";
 import { type RunningHost, startHost } from "@gleaner/koa";
+import { type PricedList, startPricedList } from "./support/priced-list.js";
 
 const bin = fileURLToPath(new URL("../bin/gleaner.js", import.meta.url));
 const run = promisify(execFile);
@@ -184,5 +185,56 @@ describe("gleaner runs start --research --watch", function () {
     expect(artifacts.recipe.model).to.deep.equal({ provider: "replay", modelId: "scripted-model-1" });
     const rows = (await client.get(`/v1/datasets/${datasetId}/rows`)).body.data as Array<{ identity: unknown }>;
     expect(rows.every((row) => row.identity !== null)).to.equal(true);
+  });
+});
+
+describe("gleaner runs watch / runs accept for a held run", function () {
+  this.timeout(60_000);
+  let host: RunningHost;
+  let list: PricedList;
+  before(async () => {
+    list = await startPricedList(12);
+    host = await startHost({
+      overrides: { store: MemoryStoreLive },
+      config: { port: 0, host: "127.0.0.1", allowPrivateTargets: ["127.0.0.1/32"] },
+      logger: pino({ level: "silent" }),
+    });
+  });
+  after(async () => {
+    await host.close();
+    await list.close();
+  });
+
+  it("prints why a run was held and how to accept it (exit 2), then accepts it (exit 0), once", async () => {
+    const key = await host.createKey("held-watcher", 10);
+    const created = await fetch(`${host.url}/v1/datasets`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+      body: JSON.stringify(list.dataset()),
+    });
+    const datasetId = ((await created.json()) as { dataset: { id: string } }).dataset.id;
+    const env = { ...process.env, GLEANER_URL: host.url, GLEANER_API_KEY: key };
+    await run(process.execPath, [bin, "runs", "start", datasetId, "--watch"], { env });
+    // A redesign drops the price's markup.
+    list.setPriced(0);
+    const held = await run(process.execPath, [bin, "runs", "start", datasetId, "--watch"], { env }).then(
+      () => null,
+      (e: { code: number; stdout: string }) => e,
+    );
+    expect(held?.code).to.equal(2);
+    const runId = /^Run ([0-9a-f-]{36}) queued/.exec(held!.stdout)![1]!;
+    expect(held!.stdout).to.contain(`Run ${runId} held: 0 new, 0 changed, 0 gone.`);
+    expect(held!.stdout).to.contain("drift_fill_rate: price was filled in 0% of 12 records, 100% before");
+    expect(held!.stdout).to.match(/^ {4}item-0: was 1\.5, read nothing \(http:\/\/127\.0\.0\.1:\d+\/list\.html\)$/m);
+    expect(held!.stdout).to.contain(`gleaner runs accept ${runId}`);
+
+    const accepted = await run(process.execPath, [bin, "runs", "accept", runId], { env });
+    expect(accepted.stdout).to.match(new RegExp(`^Run ${runId} succeeded: 0 new, 12 changed, 0 gone\\.$`, "m"));
+    const again = await run(process.execPath, [bin, "runs", "accept", runId], { env }).then(
+      () => null,
+      (e: { code: number; stderr: string }) => e,
+    );
+    expect(again?.code).to.equal(1);
+    expect(again?.stderr).to.contain("run_not_held");
   });
 });

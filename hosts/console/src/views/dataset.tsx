@@ -32,6 +32,12 @@ export const DatasetPage = ({ client, datasetId, tab, query }: Props) => {
             <Status status={current.status} />
           </div>
           {current.question && <p class="muted">{current.question}</p>}
+          {current.lastRun?.status === "held" && (
+            <p class="notice" role="status" data-testid="held-notice">
+              The last run was held: nothing was written.{" "}
+              <a href={`#/runs/${current.lastRun.id}`}>See why, and accept it if the site really changed</a>.
+            </p>
+          )}
           <Lifecycle client={client} dataset={current} onChanged={dataset.reload} />
           <nav class="tabs" aria-label="Dataset">
             {(["rows", "runs", "changes"] as const).map((name) => (

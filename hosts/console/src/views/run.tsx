@@ -3,6 +3,7 @@ import { useEffect, useState } from "preact/hooks";
 import { type Column, messageOf, type Schemas, unwrap } from "../api.js";
 import { labelOf, safeHref, when } from "../format.js";
 import { useLoad } from "../use-load.js";
+import { HeldRun } from "./held-run.js";
 import { Awaiting, Problem, Status } from "./shared.js";
 
 const TERMINAL = new Set(["succeeded", "failed", "blocked", "held"]);
@@ -14,7 +15,7 @@ interface Live {
 }
 
 /** Polls the run and its trace until the run is finished, so a running run updates in place. */
-const useLiveRun = (client: GleanerClient, runId: string): { live: Live | null; error: unknown } => {
+const useLiveRun = (client: GleanerClient, runId: string, version: number): { live: Live | null; error: unknown } => {
   const [live, setLive] = useState<Live | null>(null);
   const [error, setError] = useState<unknown>(undefined);
   useEffect(() => {
@@ -42,12 +43,14 @@ const useLiveRun = (client: GleanerClient, runId: string): { live: Live | null; 
       stopped = true;
       clearTimeout(timer);
     };
-  }, [client, runId]);
+  }, [client, runId, version]);
   return { live, error };
 };
 
 export const RunPage = ({ client, runId }: { client: GleanerClient; runId: string }) => {
-  const { live, error } = useLiveRun(client, runId);
+  // Bumped when the owner accepts a held run, so the page reads the run again.
+  const [version, setVersion] = useState(0);
+  const { live, error } = useLiveRun(client, runId, version);
   const datasetId = live?.run.datasetId;
   // The dataset's columns name the `present:<field id>` checks.
   const columns = useLoad(
@@ -99,6 +102,9 @@ export const RunPage = ({ client, runId }: { client: GleanerClient; runId: strin
         <p class="error" role="alert">
           {run.error}
         </p>
+      )}
+      {run.status === "held" && (
+        <HeldRun client={client} run={run} columns={columns.data ?? []} onAccepted={() => setVersion((v) => v + 1)} />
       )}
       <Checks checks={run.checks} columns={columns.data ?? []} />
       {trace && <Timeline trace={trace} />}

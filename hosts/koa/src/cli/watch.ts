@@ -1,4 +1,11 @@
-import { createGleanerClient, type GleanerClient, type Run, type RunTrace, waitForRun } from "@gleaner/client";
+import {
+  createGleanerClient,
+  type GleanerClient,
+  type Run,
+  type RunDiagnostics,
+  type RunTrace,
+  waitForRun,
+} from "@gleaner/client";
 import cliProgress from "cli-progress";
 
 /** Where the API is and which key to use, for the commands that talk to a running server. */
@@ -43,6 +50,33 @@ export const outcomeLines = (run: Run): string[] => {
   return lines;
 };
 
+const shown = (value: unknown): string => (value === null ? "nothing" : JSON.stringify(value));
+
+/**
+ * Why a run was held, from its diagnostics: each tripped drift rule with its figures and up to three
+ * example rows (what the dataset had, what the run read instead), then how to accept it.
+ */
+export const heldLines = (run: Run, diagnostics: RunDiagnostics | null): string[] => {
+  const drift = diagnostics?.drift;
+  const lines: string[] = [];
+  for (const rule of drift?.rules ?? []) {
+    lines.push(`  ${rule.code}: ${rule.message}`);
+    for (const example of rule.examples.slice(0, 3)) {
+      lines.push(
+        `    ${example.entity}: was ${shown(example.previous)}, read ${shown(example.read)}${example.url ? ` (${example.url})` : ""}`,
+      );
+    }
+  }
+  lines.push(`  Accept it if the site really changed: gleaner runs accept ${run.id}`);
+  return lines;
+};
+
+/** Prints a held run's reasons (its diagnostics are read once it finished held). */
+const printHeld = async (client: GleanerClient, run: Run, out: NodeJS.WriteStream) => {
+  const { data } = await client.GET("/v1/runs/{runId}/diagnostics", { params: { path: { runId: run.id } } });
+  for (const line of heldLines(run, data?.diagnostics ?? null)) out.write(`${line}\n`);
+};
+
 /**
  * Follows a run until it finishes: a progress bar when stdout is a terminal, one plain line per
  * change otherwise (logs, CI). Resolves with the finished run.
@@ -83,5 +117,14 @@ export const watchRun = async (
   });
   bar?.stop();
   for (const line of outcomeLines(run)) out.write(`${line}\n`);
+  if (run.status === "held") await printHeld(client, run, out);
   return run;
+};
+
+/** `gleaner runs accept RUN_ID`: accepts a held run and prints its outcome; an answer other than 200 fails. */
+export const acceptRun = async (client: GleanerClient, runId: string, out: NodeJS.WriteStream = process.stdout) => {
+  const { data, error } = await client.POST("/v1/runs/{runId}/accept", { params: { path: { runId } } });
+  if (error) throw new Error(`The run was not accepted: ${error.error.code}: ${error.error.message}`);
+  for (const line of outcomeLines(data.run)) out.write(`${line}\n`);
+  return data.run;
 };
