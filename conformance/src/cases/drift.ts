@@ -129,6 +129,19 @@ export const driftCases = (ctx: SuiteContext): void => {
       expect((await later.owner.get(`/v1/runs/${held.id}`)).body.run.status).to.equal("succeeded");
     });
 
+    it("refuses a run body it does not understand with 422 naming the field", async () => {
+      const owner = await ctx.owner(10);
+      const dataset = await createDataset(owner, booksDataset(site, "next-link", optionalPrice));
+      for (const [body, path] of [
+        [{ acceptDrift: "yes" }, "/acceptDrift"],
+        [{ acceptDrift: true, acceptEverything: true }, "/acceptEverything"],
+      ] as const) {
+        const answer = await owner.post(`/v1/datasets/${dataset.id}/runs`, body);
+        expect(answer.status, JSON.stringify(answer.body)).to.equal(422);
+        expect(answer.body.error.details.map((d: Body) => d.path)).to.include(path);
+      }
+    });
+
     it("holds a run that lost half the books, and accepts one where 5% of the prices changed", async () => {
       site.reset();
       const { owner, dataset } = await accepted();
