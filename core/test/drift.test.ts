@@ -143,6 +143,20 @@ describe("the drift rule", () => {
     expect(drift([...nine, ...missing], [])).to.equal(null);
   });
 
+  it("compares the rows' own records only: new items without a value never hold a run", () => {
+    // 100 priced rows; the run reads them again, priced, plus 300 new books without a price.
+    const current = rowsOf(all.slice(0, 100));
+    const records = recordsOf(all.slice(0, 400), (book, id, v) =>
+      id === "f-price" && all.indexOf(book) >= 100 ? null : v,
+    );
+    expect(codes(drift(current, records))).to.deep.equal([]);
+    // The same rows read without their price trip it, counted over those 100 records.
+    const emptied = recordsOf(all.slice(0, 400), (_b, id, v) => (id === "f-price" ? null : v));
+    const report = drift(current, emptied);
+    expect(codes(report)).to.deep.equal(["drift_fill_rate"]);
+    expect(report!.findings[0]).to.deep.include({ recordsAfter: 100, after: 0 });
+  });
+
   it("ignores user columns, which runs never read", () => {
     const noted = rows.map((row) => ({ ...row, data: { ...row.data, "f-notes": "checked" } }));
     expect(codes(drift(noted, recordsOf(all)))).to.deep.equal([]);

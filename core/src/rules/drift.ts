@@ -64,9 +64,10 @@ const notFound = (row: RowRecord): DriftExample => ({
  * The drift rule, once for every store and run kind: compares the records a run would write with the
  * dataset's present rows. With at least `minPresentRows` present rows, a finding for each of: fewer
  * records than `minRecordShare` of the rows; at least `goneShare` of the rows not read again; a
- * collected column whose fill rate (non-null among rows before, among records after; an overridden
- * cell counts with its manual value, which the run keeps) falls by `fillDrop` or more. User columns
- * are not read by runs and are ignored. Null when the rule does not apply.
+ * collected column whose fill rate (non-null among the present rows before, among the records of
+ * those rows after; an overridden cell counts with its manual value, which the run keeps) falls by
+ * `fillDrop` or more. New items never count toward a fall; user columns are not read by runs and are
+ * ignored. Null when the rule does not apply.
  */
 export const findDrift = (input: DriftInput, thresholds: DriftThresholds): DriftReport | null => {
   const present = input.current.filter((row) => row.presence === "present");
@@ -102,43 +103,42 @@ export const findDrift = (input: DriftInput, thresholds: DriftThresholds): Drift
       examples: missed.slice(0, examplesMax).map(notFound),
     });
   }
-  if (records.length > 0) {
+  // Fill rates compare like with like: the present rows before, and the records of those same rows
+  // after. New items (and rows coming back) are left out, so a run that adds unpriced items is not held.
+  const matched = records.flatMap((record) => {
+    const row = rowsByKey.get(record.rowKey ?? "");
+    return row ? [{ record, row }] : [];
+  });
+  if (matched.length > 0) {
     for (const column of input.columns) {
       if (column.ownership !== "collected") continue;
       const fieldId = column.id as string;
       const filledBefore = present.filter((row) => shownValue(row, fieldId) !== null).length;
-      const after = (record: ExtractedRecord): Scalar => {
-        const row = rowsByKey.get(record.rowKey ?? "");
-        if (row?.overrides[fieldId]) return shownValue(row, fieldId);
-        return record.cells.get(fieldId)?.value ?? null;
-      };
-      const filledAfter = records.filter((record) => after(record) !== null).length;
+      // An overridden cell keeps its manual value whatever the run reads.
+      const after = ({ record, row }: (typeof matched)[number]): Scalar =>
+        row.overrides[fieldId] ? shownValue(row, fieldId) : (record.cells.get(fieldId)?.value ?? null);
+      const filledAfter = matched.filter((pair) => after(pair) !== null).length;
       const rateBefore = filledBefore / present.length;
-      const rateAfter = filledAfter / records.length;
+      const rateAfter = filledAfter / matched.length;
       if (rateBefore - rateAfter < thresholds.fillDrop - epsilon) continue;
-      const emptied = records.filter((record) => {
-        const row = rowsByKey.get(record.rowKey ?? "");
-        return row !== undefined && shownValue(row, fieldId) !== null && after(record) === null;
-      });
+      const emptied = matched.filter((pair) => shownValue(pair.row, fieldId) !== null && after(pair) === null);
       findings.push({
         code: "drift_fill_rate",
         fieldId,
         column: column.name,
         before: rateBefore,
         after: rateAfter,
-        ...counts,
-        message: `${column.name} was filled in ${percent(rateAfter)} of ${plural(records.length, "record")}, ${percent(rateBefore)} before`,
-        examples: emptied.slice(0, examplesMax).map((record) => {
-          const row = rowsByKey.get(record.rowKey ?? "")!;
-          return {
-            entity: row.rowKey,
-            rowId: row.id,
-            url: record.pageUrl,
-            index: record.index,
-            previous: shownValue(row, fieldId),
-            read: record.cells.get(fieldId)?.raw ?? null,
-          };
-        }),
+        rowsBefore: present.length,
+        recordsAfter: matched.length,
+        message: `${column.name} was filled in ${percent(rateAfter)} of ${plural(matched.length, "record")}, ${percent(rateBefore)} before`,
+        examples: emptied.slice(0, examplesMax).map(({ record, row }) => ({
+          entity: row.rowKey,
+          rowId: row.id,
+          url: record.pageUrl,
+          index: record.index,
+          previous: shownValue(row, fieldId),
+          read: record.cells.get(fieldId)?.raw ?? null,
+        })),
       });
     }
   }

@@ -1,6 +1,7 @@
 import * as Effect from "effect/Effect";
 import * as Option from "effect/Option";
 import { reconcile } from "../engine/reconcile.js";
+import { announceRunWebhooks } from "../engine/webhook-worker.js";
 import { conflicts, InsufficientCredits } from "../errors.js";
 import { fromHeldRecord, rowsDigest } from "../held-outcome.js";
 import { Storage } from "../ports/storage.js";
@@ -90,6 +91,8 @@ export const acceptHeldRun = (ownerId: OwnerId, runId: string) =>
     });
     switch (answer._tag) {
       case "Accepted":
+        // Its run.finished and rows.changed go out now, as a worker's accepted run's do, not at the next poll.
+        yield* announceRunWebhooks(run.datasetId);
         yield* Effect.logInfo("held run accepted").pipe(
           Effect.annotateLogs({
             runId: run.id,
