@@ -7,6 +7,7 @@ import { authCapability } from "./cases/auth.js";
 import { bolaCapability } from "./cases/bola.js";
 import { diagnosticsCapability } from "./cases/diagnostics.js";
 import { driftCapability } from "./cases/drift.js";
+import { pageIdentityCapability } from "./cases/page-identity.js";
 import { edgesCapability } from "./cases/edges.js";
 import { exportsCapability } from "./cases/exports.js";
 import { webhooksCapability } from "./cases/webhooks.js";
@@ -61,6 +62,7 @@ export const capabilities = {
   runs: runsCapability,
   reuse: reuseCapability,
   drift: driftCapability,
+  pageIdentity: pageIdentityCapability,
   rows: rowsCapability,
   rowEdits: rowEditsCapability,
   changes: changesCapability,

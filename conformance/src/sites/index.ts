@@ -21,3 +21,4 @@ export {
   startBooksSite,
 } from "./books-site.js";
 export { startTableSite, type TableSite } from "./table-site.js";
+export { type LoopKind, loopKinds, type LoopSite, startLoopSite } from "./loop-site.js";

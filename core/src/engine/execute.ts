@@ -8,6 +8,7 @@ import type { RunJob } from "../ports/run-queue.js";
 import { type ClaimedRun, Storage } from "../ports/storage.js";
 import type { RunPlanRecord, RunRecord } from "../run-domain.js";
 import { blockingReasons } from "../reading/refusals.js";
+import { pagesToCharge } from "../rules/page-identity.js";
 import { newId } from "../schema/ids.js";
 import type { CheckResult } from "../schema/run.js";
 import { nowIso } from "../time.js";
@@ -105,7 +106,7 @@ const runPhases = Effect.fn("run.phases")(function* (
     records: read.records,
     checks,
     plan,
-    pages: new Set(read.pages.map((p) => p.page.finalUrl)).size,
+    pages: pagesToCharge(read.pages.map((p) => p.page.finalUrl)),
     observe: (at) => observePages(parsedPages(read), "deterministic", run, at),
     trace: (at, step) => traceOf(run, recorder, at, step),
     evidence: (at, trace, accepted) => runEvidence(read, run.id, at, trace, accepted),

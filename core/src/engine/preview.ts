@@ -1,5 +1,6 @@
 import * as Effect from "effect/Effect";
 import { utf8Excerpt } from "../reading/excerpt.js";
+import { pageIdentity } from "../rules/page-identity.js";
 import type { ColumnInput, DatasetColumn } from "../schema/column.js";
 import { type FieldId, newId } from "../schema/ids.js";
 import type { MissingReason, Scalar } from "../schema/row.js";
@@ -102,8 +103,8 @@ const warningsOf = (source: Source, read: ReadOutcome, fields: ReadonlyArray<Pre
   const failed = read.failures.length > 0;
   if (!failed && last && source.pagination.kind !== "none") {
     const next = last.stored.next;
-    const seen = new Set(read.pages.flatMap((p) => [p.page.requestedUrl, p.page.finalUrl]));
-    if (next !== null && seen.has(next)) {
+    const seen = new Set(read.pages.flatMap((p) => [p.page.requestedUrl, p.page.finalUrl].map(pageIdentity)));
+    if (next !== null && seen.has(pageIdentity(next))) {
       warnings.push({
         code: "pagination_loop",
         message: `The next page of ${last.page.finalUrl} is ${next}, already read: pagination ends there.`,

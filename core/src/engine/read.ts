@@ -9,6 +9,7 @@ import type { ReadFailure } from "../schema/run.js";
 import type { Source } from "../schema/source.js";
 import { isoAt } from "../time.js";
 import { sha256HexAndSize, utf8Size } from "../digest.js";
+import { pageIdentity } from "../rules/page-identity.js";
 import type { Coverage } from "./checks.js";
 import { type ExtractedRecord, extractPage, type PageExtraction } from "./extract.js";
 import type { AcceptedRead, StoredExtraction } from "../page-reads.js";
@@ -152,7 +153,22 @@ export const readSource = Effect.fn("run.read")(function* (
   const pages: ReadPage[] = [];
   const records: ExtractedRecord[] = [];
   const failures: Array<ReadOutcome["failures"][number]> = [];
+  // Identities (page-identity.ts) of every page asked for or landed on, and digests of the bodies read:
+  // pagination that comes back to one of them has looped, and ends there.
   const visited = new Set<string>();
+  const digestsRead = new Set<string>();
+  /** Ends pagination at `at`, a page already read, with a trace note: a read step not made (`cancelled`). */
+  const looped = (at: string, why: string) =>
+    Effect.gen(function* () {
+      trace.add({
+        phase: "read",
+        status: "cancelled",
+        sourceUrl: at.slice(0, 2048),
+        startedAt: isoAt(yield* Clock.currentTimeMillis),
+        durationMs: 0,
+      });
+      yield* Effect.logInfo(`pagination ended: ${why}`).pipe(Effect.annotateLogs({ url: at }));
+    });
   const recipe = yield* recipeDigest(source, columns);
   // Asked once, before the first page (decision 0032): a run reads at most maxPages (50) pages.
   let lookIn: ReadonlyMap<string, AcceptedRead> | null = yield* keptReads(reuseFrom);
@@ -162,6 +178,11 @@ export const readSource = Effect.fn("run.read")(function* (
   let unread: string | null = null;
 
   while (url !== null) {
+    const asked = pageIdentity(url);
+    if (visited.has(asked)) {
+      yield* looped(url, "the next page is one already read");
+      break;
+    }
     if (pages.length >= source.maxPages) {
       coverage = {
         complete: false,
@@ -173,7 +194,7 @@ export const readSource = Effect.fn("run.read")(function* (
       unread = url;
       break;
     }
-    visited.add(url);
+    visited.add(asked);
     const lastRead = lookIn?.get(url) ?? null;
     // A store keeps one accepted run's reads, all under one recipe, the start URL's among them: when
     // the start URL has none under this recipe (a first run, a new column), no later page has one
@@ -208,6 +229,17 @@ export const readSource = Effect.fn("run.read")(function* (
         : keptBytes && kept
           ? { sha256: kept.sha256, size: utf8Size(fetched.page.body) }
           : yield* sha256HexAndSize(fetched.page.body);
+    if (fetched !== null && pages.length > 0) {
+      const landed = pageIdentity(fetched.page.finalUrl);
+      if (landed !== asked && visited.has(landed)) {
+        yield* looped(url, `${url} redirects to ${fetched.page.finalUrl}, a page already read`);
+        break;
+      }
+      if (digestsRead.has(sha256)) {
+        yield* looped(url, `${url} is the same page as one already read, under another address`);
+        break;
+      }
+    }
     const reuse =
       fetched !== null && kept !== null && (keptBytes || sameBytes(kept, fetched.page, sha256)) ? kept : null;
     // A reused page whose kept read came with its body: the store has those bytes (decision 0034).
@@ -238,7 +270,8 @@ export const readSource = Effect.fn("run.read")(function* (
       break;
     }
     const { page } = fetched;
-    visited.add(page.finalUrl);
+    visited.add(pageIdentity(page.finalUrl));
+    digestsRead.add(sha256);
     let extracted: PageExtraction;
     let stored: StoredExtraction;
     if (reuse !== null) {
@@ -300,8 +333,7 @@ export const readSource = Effect.fn("run.read")(function* (
     }
     pages.push({ page, sha256, size, ...extracted, stored, reused });
     records.push(...extracted.records);
-    const next: string | null = stored.next;
-    url = next !== null && !visited.has(next) ? next : null;
+    url = stored.next;
   }
   const outcome: ReadOutcome = { recipe, pages, records, failures, coverage, bodiesStored: [...bodiesStored] };
   return unread === null ? outcome : { ...outcome, unread };

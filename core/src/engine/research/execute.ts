@@ -15,6 +15,7 @@ import { newId } from "../../schema/ids.js";
 import { isoAt as iso, nowIso } from "../../time.js";
 import type { CheckResult } from "../../schema/run.js";
 import { emptyPlan, type Pinned, pinnedRecipe } from "../phases.js";
+import { pagesToCharge } from "../../rules/page-identity.js";
 import { acceptPhase } from "../accept.js";
 import { observePages, recordedFailures } from "../evidence.js";
 import { TraceRecorder } from "../trace.js";
@@ -301,7 +302,7 @@ export const executeResearchRun = Effect.fn("run.research")(function* (job: RunJ
       records,
       checks,
       plan: recorded.plan,
-      pages: new Set(checked.map((p) => p.url)).size,
+      pages: pagesToCharge(checked.map((p) => p.url)),
       observe: (at) =>
         observePages(
           checked.map((p) => ({ url: p.url, sha256: p.sha256, entries: p.validation.entries })),
