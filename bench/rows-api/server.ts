@@ -222,6 +222,10 @@ const seedRun = (
       evidence: { trace, artifacts: [], facts: [], failures: [] },
       heldRun: { ...done, status: "held" },
       heldEvidence: { trace, artifacts: [], facts: [], failures: [] },
+      // Seeding is paid for (0 pages): never held, so no outcome is ever asked for.
+      heldOutcome: () => {
+        throw new Error("a seeding run is never held");
+      },
     });
     if (outcome._tag !== "Accepted") throw new Error(`Seeding run ${runId}: ${outcome._tag}`);
   });

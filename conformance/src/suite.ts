@@ -6,6 +6,7 @@ import { pino } from "pino";
 import { authCapability } from "./cases/auth.js";
 import { bolaCapability } from "./cases/bola.js";
 import { diagnosticsCapability } from "./cases/diagnostics.js";
+import { boundsCapability } from "./cases/bounds.js";
 import { driftCapability } from "./cases/drift.js";
 import { pageIdentityCapability } from "./cases/page-identity.js";
 import { edgesCapability } from "./cases/edges.js";
@@ -70,6 +71,7 @@ export const capabilities = {
   webhooks: webhooksCapability,
   schedules: schedulesCapability,
   edges: edgesCapability,
+  bounds: boundsCapability,
   liveTrace: liveTraceCapability,
   bola: bolaCapability,
   fuzz: fuzzCapability,

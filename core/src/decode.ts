@@ -43,6 +43,38 @@ export const measureJson = (value: unknown): { readonly depth: number; readonly 
   return { depth, nodes };
 };
 
+/** Why a text is refused at the edge, or null: every store must keep exactly what it accepted. */
+const illFormed = (text: string): string | null =>
+  text.includes("\u0000")
+    ? "contains U+0000 (NUL), which no text field accepts"
+    : text.isWellFormed()
+      ? null
+      : "contains a lone surrogate, which is not text (invalid Unicode)";
+
+/**
+ * The first string of a body (a value or a key) that no store can keep as sent (decision 0041):
+ * PostgreSQL refuses U+0000 in text and turns a lone surrogate into U+FFFD, so memory would keep
+ * what PostgreSQL cannot. Walked without recursion, like measureJson.
+ */
+export const illFormedText = (value: unknown): ErrorDetail | null => {
+  const stack: Array<[unknown, ReadonlyArray<PropertyKey>]> = [[value, []]];
+  while (stack.length > 0) {
+    const [current, path] = stack.pop()!;
+    if (typeof current === "string") {
+      const problem = illFormed(current);
+      if (problem) return { path: pointer(path), message: problem };
+    } else if (typeof current === "object" && current !== null) {
+      const entries = Array.isArray(current) ? current.map((v, i) => [i, v] as const) : Object.entries(current);
+      for (const [key, child] of entries) {
+        const problem = typeof key === "string" ? illFormed(key) : null;
+        if (problem) return { path: pointer([...path, key]), message: `its name ${problem}` };
+        stack.push([child, [...path, key]]);
+      }
+    }
+  }
+  return null;
+};
+
 /**
  * Decodes a request body: 422 `validation_error` listing every problem, unknown fields included.
  * A body nested deeper than any valid one is refused first (422 naming the depth), and a body with
@@ -56,6 +88,12 @@ export const decodeBody = <A, I>(schema: Schema.Schema<A, I>, body: unknown): Ef
         message: `The request body is nested more than ${maxBodyDepth} levels deep; no valid body is.`,
         details: [{ path: "/", message: `is nested more than ${maxBodyDepth} levels deep` }],
       }),
+    );
+  }
+  const text = illFormedText(body);
+  if (text) {
+    return Effect.fail(
+      new ValidationError({ message: `The request body is invalid: ${text.path} ${text.message}.`, details: [text] }),
     );
   }
   return Either.match(Schema.decodeUnknownEither(schema, nodes > manyNodes ? firstOnly : options)(body), {

@@ -1,3 +1,5 @@
+import { maxCellBytes } from "../engine/coerce.js";
+import { cutSize } from "../reading/excerpt.js";
 import { cellsArea, duplicatesOf } from "./areas.js";
 import { type DiagnosticFinding, finding, plural } from "./model.js";
 import type { RunIndex } from "./run-index.js";
@@ -82,6 +84,23 @@ const dataFindings = (index: RunIndex): DiagnosticFinding[] => {
   if (duplicates.entities > 0) {
     const names = duplicates.examples.map((e) => JSON.stringify(e.entity)).join(", ");
     found.push(finding("duplicate_keys", `${plural(duplicates.entities, "key")} were read more than once: ${names}.`));
+  }
+  for (const column of index.collected) {
+    // A value longer than a cell holds is missing, never cut (coerce.ts): said as such.
+    const sizes = index.records.flatMap(({ fact }) =>
+      fact.cells.flatMap((cell) => {
+        if (cell.fieldId !== column.id || cell.missingReason !== "extraction_failed" || cell.raw === null) return [];
+        const size = cutSize(cell.raw);
+        return size === null ? [] : [size];
+      }),
+    );
+    if (sizes.length === 0) continue;
+    found.push(
+      finding(
+        `cells_too_large:${column.id}`,
+        `${column.label}: ${plural(sizes.length, "value")} read ${sizes.length === 1 ? "was" : "were"} longer than a cell holds (${maxCellBytes} bytes; the largest ${Math.max(...sizes)} bytes) and ${sizes.length === 1 ? "is" : "are"} missing (extraction_failed), never cut.`,
+      ),
+    );
   }
   for (const cells of cellsArea(index)) {
     if (cells.missing === 0) continue;

@@ -1,3 +1,4 @@
+import { boundedText } from "../reading/excerpt.js";
 import type { MissingReason, Scalar } from "../schema/row.js";
 
 /** A cell after coercion: a value, or null with the reason it is missing. */
@@ -39,9 +40,20 @@ export const parseNumber = (text: string): number | null => {
 
 const booleans: Record<string, boolean> = { true: true, false: false, yes: true, no: false, "1": true, "0": false };
 
+/**
+ * The largest cell a run keeps, in UTF-8 bytes (decision 0041): a longer value (a 9 MB attribute) is
+ * missing with `extraction_failed`, its raw text cut to a note of its size for diagnostics, never
+ * stored cut as if it were the value.
+ */
+export const maxCellBytes = 32 * 1024;
+const rawNoteBytes = 512;
+
 /** Coerces what a read produced into the column's type. */
 export const coerce = (raw: string | null, type: "string" | "number" | "boolean" | "date" | "url"): Cell => {
   if (raw === null) return { value: null, missingReason: "not_found", raw };
+  if (raw.length > maxCellBytes / 3 && Buffer.byteLength(raw, "utf8") > maxCellBytes) {
+    return { value: null, missingReason: "extraction_failed", raw: boundedText(raw, rawNoteBytes) };
+  }
   const text = normaliseText(raw);
   if (text === "") return { value: null, missingReason: "not_found", raw };
   switch (type) {

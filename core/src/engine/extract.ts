@@ -2,6 +2,7 @@ import type { DocumentElement, ParsedDocument } from "../ports/document-parser.j
 import type { DatasetColumn } from "../schema/column.js";
 import type { ObservationEntry, ResearchRowIdentity } from "../schema/row.js";
 import type { Source } from "../schema/source.js";
+import { wellFormedText } from "../reading/excerpt.js";
 import { type Cell, coerce } from "./coerce.js";
 
 /** One record read from a page. */
@@ -34,11 +35,12 @@ const readField = (
   read: Source["fields"][number]["read"],
 ): string | null => {
   if (!element) return null;
-  if (read.kind === "text") return element.text();
+  if (read.kind === "text") return wellFormedText(element.text());
   const name = read.attribute ?? "";
   const value = element.attribute(name);
-  if (value === null || !linkAttributes.has(name.toLowerCase())) return value;
-  return document.resolveUrl(value) ?? value;
+  if (value === null) return null;
+  if (!linkAttributes.has(name.toLowerCase())) return wellFormedText(value);
+  return wellFormedText(document.resolveUrl(value) ?? value);
 };
 
 /**
@@ -88,7 +90,7 @@ export const extractPage = (
   items.forEach((item, index) => {
     const entryId = String(index);
     const excerpt = item.excerpt(excerptBytes);
-    entries.push({ id: entryId, excerpt: excerpt.text, truncated: excerpt.truncated });
+    entries.push({ id: entryId, excerpt: wellFormedText(excerpt.text), truncated: excerpt.truncated });
     const found = selectors.map((selector) => item.first(selector));
     const cells = new Map<string, Cell>();
     for (const { fieldId, type, read, at } of reads) {

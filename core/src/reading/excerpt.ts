@@ -8,6 +8,13 @@ import type { Excerpt } from "../ports/document-parser.js";
 /** Whitespace runs (including non-breaking spaces) collapsed to one space, ends trimmed. */
 export const normalizeWhitespace = (text: string): string => text.replace(/[\s\u00a0]+/g, " ").trim();
 
+/**
+ * Text read from a page as every store keeps it (decision 0041): U+0000 becomes U+FFFD, as HTML's own
+ * parsing does in text, and a lone surrogate (from a character reference a parser let through) too.
+ */
+export const wellFormedText = (text: string): string =>
+  text.isWellFormed() && !text.includes("\u0000") ? text : text.replaceAll("\u0000", "\uFFFD").toWellFormed();
+
 /** SPEC.md's evidence limit. */
 export const EXCERPT_MAX_BYTES = 2048;
 
@@ -47,4 +54,22 @@ export const resolveReference = (baseUrl: string, reference: string): string | n
   } catch {
     return null;
   }
+};
+
+/**
+ * Text bounded for an answer or a log line: at most `maxBytes` UTF-8 bytes, and when cut, a note of
+ * the whole text's size. Error bodies and logs echo what a client sent through it (decision 0041), so
+ * a megabyte value is named, never repeated.
+ */
+/** The whole size a text cut by boundedText had, or null when it was not cut. */
+export const cutSize = (text: string): number | null => {
+  const match = / … \(cut: (\d+) bytes in all\)$/.exec(text);
+  return match ? Number(match[1]) : null;
+};
+
+export const boundedText = (text: string, maxBytes: number): string => {
+  if (text.length * 3 <= maxBytes) return text;
+  const size = Buffer.byteLength(text, "utf8");
+  if (size <= maxBytes) return text;
+  return `${utf8Excerpt(text, Math.max(0, maxBytes - 48)).text} … (cut: ${size} bytes in all)`;
 };

@@ -4,6 +4,7 @@ import * as Layer from "effect/Layer";
 import * as List from "effect/List";
 import * as Logger from "effect/Logger";
 import * as LogLevel from "effect/LogLevel";
+import { boundedText } from "@gleaner/core";
 import { type Logger as Pino, pino } from "pino";
 
 /**
@@ -35,6 +36,23 @@ const effectLevel: Record<string, LogLevel.LogLevel> = {
   silent: LogLevel.None,
 };
 
+/** A log line names a rejected value by its first bytes and size, never prints it whole (decision 0041). */
+const maxLoggedTextBytes = 2048;
+
+/**
+ * A failure as a log field: an Error with its name, code, and message and stack cut to size (a
+ * validation failure's message may hold the whole value a client sent), its cause likewise.
+ */
+const loggedError = (error: unknown): unknown => {
+  if (!(error instanceof Error)) return typeof error === "string" ? boundedText(error, maxLoggedTextBytes) : error;
+  const { _tag, code } = error as { _tag?: string; code?: string };
+  const logged = Object.assign(new Error(boundedText(error.message, maxLoggedTextBytes)), code ? { code } : {});
+  logged.name = _tag ?? error.name;
+  logged.stack = error.stack === undefined ? undefined : boundedText(error.stack, maxLoggedTextBytes);
+  if (error.cause !== undefined && error.cause !== error) logged.cause = loggedError(error.cause);
+  return logged;
+};
+
 /**
  * Effect's logger bridged to pino, so the core's run lifecycle lines (queued, started, page read,
  * accepted/failed/blocked/held with counts and credits) share one format with the HTTP lines.
@@ -47,9 +65,10 @@ export const pinoLoggerLayer = (logger: Pino): Layer.Layer<never> =>
       Logger.make(({ logLevel, message, annotations, cause }) => {
         const method = levels[logLevel.label] ?? "info";
         const fields: Record<string, unknown> = Object.fromEntries(HashMap.toEntries(annotations));
-        if (!Cause.isEmpty(cause)) fields.err = Cause.squash(cause);
+        if (!Cause.isEmpty(cause)) fields.err = loggedError(Cause.squash(cause));
         const parts = List.isList(message) ? List.toArray(message) : Array.isArray(message) ? message : [message];
-        logger[method](fields, parts.map((part) => (typeof part === "string" ? part : JSON.stringify(part))).join(" "));
+        const text = parts.map((part) => (typeof part === "string" ? part : JSON.stringify(part))).join(" ");
+        logger[method](fields, boundedText(text, maxLoggedTextBytes));
       }),
     ),
     Logger.minimumLogLevel(effectLevel[logger.level] ?? LogLevel.Info),

@@ -35,6 +35,22 @@ describe("logs", function () {
     site.close();
   });
 
+  it("never prints a rejected value whole: a 900 KB name is logged as its first bytes and its size", async () => {
+    const key = await host.createKey("bounded-logs", 5);
+    const before = lines.length;
+    const answer = await fetch(`${host.url}/v1/datasets`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+      body: JSON.stringify({ name: "n".repeat(900_000), columns: [], source: {} }),
+    });
+    expect(answer.status).to.equal(422);
+    const written = lines.slice(before).map((line) => JSON.stringify(line));
+    const mentioning = written.filter((line) => line.includes("nnnnnnnn"));
+    expect(mentioning.length, "the rejection is logged at debug").to.be.above(0);
+    for (const line of written) expect(line.length).to.be.below(8 * 1024);
+    expect(mentioning.join("")).to.match(/cut: 9\d{5} bytes in all/);
+  });
+
   it("logs a run queued, started (with the pid), each page read at debug, and accepted with counts and credits", async () => {
     const key = await host.createKey("logged", 5);
     const headers = { authorization: `Bearer ${key}`, "content-type": "application/json" };

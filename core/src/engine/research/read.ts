@@ -9,6 +9,7 @@ import type { Coverage } from "../checks.js";
 import { sha256Hex } from "../../digest.js";
 import { type ReadOutcome, readSource } from "../read.js";
 import { TraceRecorder } from "../trace.js";
+import { wellFormedText } from "../../reading/excerpt.js";
 
 /** A page a research run read, as the model sees it. */
 export interface ResearchPage {
@@ -32,7 +33,12 @@ const notOursToRead = new Set(["unsafe_target", "robots_disallowed"]);
 const cleaned = (reader: MainTextReaderService, body: string, url: string, sha256: string) =>
   Effect.map(
     Effect.orElseSucceed(reader.read(body, url), () => ({ title: null, text: "" })),
-    (main): ResearchPage => ({ url, title: main.title, text: main.text, sha256 }),
+    (main): ResearchPage => ({
+      url,
+      title: main.title === null ? null : wellFormedText(main.title),
+      text: wellFormedText(main.text),
+      sha256,
+    }),
   );
 
 /**

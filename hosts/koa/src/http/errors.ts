@@ -1,4 +1,4 @@
-import type { ApiError, ErrorDetail } from "@gleaner/core";
+import { type ApiError, boundedText, type ErrorDetail } from "@gleaner/core";
 
 /** The error body of every 4xx/5xx answer (docs/decisions/0001-http-conventions.md). */
 export interface ErrorBody {
@@ -12,6 +12,16 @@ export interface ErrorBody {
 
 /** A body with thousands of problems gets the first few and a count, not a reply larger than the request. */
 export const maxDetails = 20;
+
+/**
+ * Every error body fits in 16 KiB whatever the request (decision 0041): the message and each detail
+ * are cut with a note of their size (they may echo a value the client sent), at most `maxDetails`.
+ * 2 KiB + 20 × (200 + 400) bytes and the JSON around them stay under it.
+ */
+export const maxErrorBodyBytes = 16 * 1024;
+const maxMessageBytes = 2048;
+const maxDetailPathBytes = 200;
+const maxDetailMessageBytes = 400;
 
 const statusByTag: Record<ApiError["_tag"], number> = {
   ValidationError: 422,
@@ -42,13 +52,17 @@ export class HttpError extends Error {
 
   get body(): ErrorBody {
     const details = this.details;
-    if (!details) return { error: { code: this.code, message: this.message } };
-    const shown = details.slice(0, maxDetails);
+    const message = boundedText(this.message, maxMessageBytes);
+    if (!details) return { error: { code: this.code, message } };
+    const shown = details.slice(0, maxDetails).map((detail) => ({
+      path: boundedText(detail.path, maxDetailPathBytes),
+      message: boundedText(detail.message, maxDetailMessageBytes),
+    }));
     const more = details.length - shown.length;
     return {
       error: {
         code: this.code,
-        message: this.message,
+        message,
         details: shown,
         ...(more > 0 ? { truncatedDetails: more } : {}),
       },
