@@ -24,6 +24,12 @@ export const CHROMIUM_ARGS: ReadonlyArray<string> = [
   "--dns-prefetch-disable",
   "--disable-pings",
   "--media-router=0",
+  "--disable-client-side-phishing-detection",
+  "--disable-domain-reliability",
+  "--disable-component-extensions-with-background-pages",
+  // Services that ask Google from inside a render, through the read's proxy: autofill asked
+  // content-autofill.googleapis.com for every page with a form (measured, issue 33).
+  "--disable-features=AutofillServerCommunication,OptimizationHints,OptimizationGuideModelDownloading,Translate,MediaRouter,CertificateTransparencyComponentUpdater,InterestFeedContentSuggestions",
   // Images never change the text or attributes a source reads (`src` stays in the DOM); not fetching
   // them makes `load` come sooner and keeps a page's requests to what builds the document.
   "--blink-settings=imagesEnabled=false",

@@ -1,11 +1,13 @@
 import "reflect-metadata";
 import { type ApiError, type Credits, createApiKey, grantCredits, type Storage } from "@gleaner/core";
 import type * as Effect from "effect/Effect";
+import * as Layer from "effect/Layer";
 import * as ManagedRuntime from "effect/ManagedRuntime";
 import { readConfig } from "../config.js";
 import { startHost } from "../host.js";
 import { runUseCase } from "../http/runtime.js";
 import { serviceLayer, storeLayer } from "../layers.js";
+import { makeLogger, pinoLoggerLayer } from "../logging.js";
 import { fail, positiveInt } from "./args.js";
 
 // The commands that build adapters. cli.ts imports this module only when one of them runs, so
@@ -58,9 +60,11 @@ export const worker = async (): Promise<void> => {
       "GLEANER_QUEUE=memory lives inside one process, so a separate worker would see no jobs; use `gleaner serve`, or GLEANER_QUEUE=agenda.",
     );
   }
-  const runtime = ManagedRuntime.make(serviceLayer(config, {}, true));
+  // The host's one log format and level (GLEANER_LOG_LEVEL), as `serve` logs: pino, JSON lines.
+  const log = makeLogger(config.logLevel);
+  const runtime = ManagedRuntime.make(Layer.provideMerge(serviceLayer(config, {}, true), pinoLoggerLayer(log)));
   await runtime.runtime();
-  console.log(`Gleaner worker consuming ${config.queue} with concurrency ${config.workerConcurrency}`);
+  log.info({ queue: config.queue, concurrency: config.workerConcurrency }, "worker consuming the run queue");
   const stop = async () => {
     await runtime.dispose();
     process.exit(0);

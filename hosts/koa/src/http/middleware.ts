@@ -50,6 +50,10 @@ export const errorsAndCredits =
       ctx.body = error.body;
       if (error.status === 401) delete ctx.state.owner;
     }
+    // A key sent to no route (404, 405) still gets its owner's balance, not 0 (issue 33).
+    if (!ctx.state.owner && (ctx.status === 404 || ctx.status === 405) && ctx.get("Authorization")) {
+      ctx.state.owner = await runUseCase(runtime, authenticate(ctx.get("Authorization"))).catch(() => undefined);
+    }
     const owner = ctx.state.owner;
     let balance = 0;
     if (owner) {
