@@ -10,8 +10,11 @@ export interface Delivery {
   readonly verified: { readonly type: string; readonly data: Record<string, unknown> } | null;
 }
 
-/** What the receiver does with a request: answer a status, or drop the connection without answering. */
-export type ReceiverAnswer = number | "drop";
+/**
+ * What the receiver does with a request: answer a status, drop the connection without answering, or
+ * hang (never answer; the sender's timeout ends it).
+ */
+export type ReceiverAnswer = number | "drop" | "hang";
 
 /**
  * A loopback webhook receiver: records every request, verifies it with the `standardwebhooks`
@@ -22,6 +25,8 @@ export const startWebhookReceiver = async () => {
   const deliveries: Delivery[] = [];
   const secrets = new Map<string, string>();
   const answers = new Map<string, (attempt: number) => ReceiverAnswer>();
+  /** Requests left hanging and not yet given up by the sender, now and at most, per path. */
+  const hanging = new Map<string, { now: number; most: number }>();
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on("data", (chunk: Buffer) => chunks.push(chunk));
@@ -40,7 +45,13 @@ export const startWebhookReceiver = async () => {
       deliveries.push({ path, headers: req.headers, body, verified });
       const answer = answers.get(path)?.(attempt) ?? 204;
       if (answer === "drop") req.socket.destroy();
-      else res.writeHead(answer).end();
+      else if (answer === "hang") {
+        const count = hanging.get(path) ?? { now: 0, most: 0 };
+        count.now++;
+        count.most = Math.max(count.most, count.now);
+        hanging.set(path, count);
+        req.socket.once("close", () => count.now--);
+      } else res.writeHead(answer).end();
     });
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
@@ -48,6 +59,8 @@ export const startWebhookReceiver = async () => {
   return {
     url,
     deliveries,
+    /** The most requests to `path` left hanging at once. */
+    mostHanging: (path: string) => hanging.get(path)?.most ?? 0,
     /** Deliveries to one path, in arrival order. */
     at: (path: string) => deliveries.filter((d) => d.path === path),
     /** The secret deliveries to `path` are verified with, and (optionally) how the path answers each attempt. */

@@ -34,14 +34,21 @@ export const makeMemoryWebhooks = (state: MemoryState): WebhookStorage => ({
         .reverse()
         .slice(0, limit),
     ),
-  claimWebhookMessage: (datasetId, now, leaseUntil) =>
+  claimWebhookMessage: (datasetId, now, leaseUntil, skip = []) =>
     Effect.sync(() => {
-      const due = headsOf(state, datasetId).find((m) => m.nextAttemptAt !== null && m.nextAttemptAt <= now);
+      const due = headsOf(state, datasetId).find(
+        (m) => m.nextAttemptAt !== null && m.nextAttemptAt <= now && !skip.includes(m.webhookId),
+      );
       const webhook = due && state.webhooks.get(due.webhookId);
       if (!due || !webhook) return Option.none();
       const message = { ...due, nextAttemptAt: leaseUntil };
       state.webhookMessages.set(message.id, message);
       return Option.some({ message, webhook });
+    }),
+  releaseWebhookMessage: (messageId, dueAt) =>
+    Effect.sync(() => {
+      const message = state.webhookMessages.get(messageId);
+      if (message?.status === "pending") state.webhookMessages.set(messageId, { ...message, nextAttemptAt: dueAt });
     }),
   recordWebhookAttempt: (attempt, next) =>
     Effect.sync(() => {

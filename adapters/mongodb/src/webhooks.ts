@@ -197,14 +197,14 @@ export const makeWebhookMethods = (mongo: Mongo): WebhookStorage => {
             ).map(attemptFromDoc),
           ),
     // The lease is a conditional findOneAndUpdate: of two workers, the second finds it moved and takes nothing.
-    claimWebhookMessage: (datasetId, now, leaseUntil) =>
+    claimWebhookMessage: (datasetId, now, leaseUntil, skip = []) =>
       !isUuid(datasetId)
         ? Effect.succeed(Option.none())
         : mongo.run("claimWebhookMessage", async () => {
             const [due] = await webhookMessages
               .aggregate<WebhookMessageDoc>([
                 ...heads({ datasetId: toUuid(datasetId) }),
-                { $match: { nextAttemptAt: { $lte: toDate(now) } } },
+                { $match: { nextAttemptAt: { $lte: toDate(now) }, webhookId: { $nin: skip.map(toUuid) } } },
                 { $sort: { position: 1 } },
                 { $limit: 1 },
               ])
@@ -220,6 +220,13 @@ export const makeWebhookMethods = (mongo: Mongo): WebhookStorage => {
               ? Option.some({ message: messageFromDoc(claimed), webhook: webhookFromDoc(webhook) })
               : Option.none();
           }),
+    releaseWebhookMessage: (messageId, dueAt) =>
+      mongo.run("releaseWebhookMessage", async () => {
+        await webhookMessages.updateOne(
+          { _id: messageId, status: "pending" },
+          { $set: { nextAttemptAt: toDate(dueAt) } },
+        );
+      }),
     recordWebhookAttempt: (a, next) =>
       mongo.transaction("recordWebhookAttempt", async (session) => {
         const updated = await webhookMessages.updateOne(

@@ -137,7 +137,7 @@ export const writeOutbox = (
   });
 
 /** Each webhook's oldest pending message of one dataset (later ones wait behind it). */
-const headsOf = `select distinct on (webhook_id) id, next_attempt_at, position from webhook_messages
+const headsOf = `select distinct on (webhook_id) id, webhook_id, next_attempt_at, position from webhook_messages
                   where dataset_id = $1 and status = 'pending' order by webhook_id, position`;
 
 export const makeWebhookMethods = (db: Db): WebhookStorage => ({
@@ -189,16 +189,17 @@ export const makeWebhookMethods = (db: Db): WebhookStorage => ({
           .pipe(Effect.flatMap(allDecoded(toAttempt))),
 
   // One UPDATE re-checked under the row lock: of two workers, the second finds the lease moved and takes nothing.
-  claimWebhookMessage: (datasetId, now, leaseUntil) =>
+  claimWebhookMessage: (datasetId, now, leaseUntil, skip = []) =>
     !isUuid(datasetId)
       ? Effect.succeed(Option.none())
       : Effect.gen(function* () {
           const [claimed] = yield* db.query<MessageRow>(
             `update webhook_messages set next_attempt_at = $3
-              where id = (select id from (${headsOf}) heads where next_attempt_at <= $2 order by position limit 1)
+              where id = (select id from (${headsOf}) heads
+                           where next_attempt_at <= $2 and webhook_id <> all($4::uuid[]) order by position limit 1)
                 and status = 'pending' and next_attempt_at <= $2
               returning *`,
-            [datasetId, now, leaseUntil],
+            [datasetId, now, leaseUntil, skip],
           );
           if (!claimed) return Option.none();
           const [webhook] = yield* db.query<WebhookRow>(`select ${webhookColumns} from webhooks where id = $1`, [
@@ -207,6 +208,14 @@ export const makeWebhookMethods = (db: Db): WebhookStorage => ({
           if (!webhook) return Option.none();
           return Option.some({ message: yield* toMessage(claimed), webhook: yield* toWebhook(webhook) });
         }),
+
+  releaseWebhookMessage: (messageId, dueAt) =>
+    db
+      .query("update webhook_messages set next_attempt_at = $2 where id = $1 and status = 'pending'", [
+        messageId,
+        dueAt,
+      ])
+      .pipe(Effect.asVoid),
 
   recordWebhookAttempt: (a, next) =>
     db.transaction((tx) =>

@@ -195,6 +195,28 @@ export const webhookCases = (ctx: SuiteContext): void => {
       ]);
     });
 
+    it("lets a receiver that never answers delay only its own events: another owner's goes out at once", async () => {
+      site.reset();
+      const stuck = await ctx.owner(300);
+      const dead = unique();
+      await register(stuck, dead, {}, () => "hang");
+      const datasets = await Promise.all(Array.from({ length: 8 }, () => createBooks(stuck, site)));
+      await Promise.all(datasets.map((d) => runSucceeds(stuck, d.id)));
+      await receiver.waitFor(dead, 1);
+
+      const other = await ctx.owner(30);
+      const alive = unique();
+      await register(other, alive);
+      const run = await runSucceeds(other, (await createBooks(other, site)).id);
+      const [delivered] = await receiver.waitFor(alive, 1);
+      const waited = Date.now() - Date.parse(run.completedAt);
+      expect(delivered!.verified!.data).to.deep.include({ runId: run.id });
+      // Within one delivery timeout (2 s on the suite's host), though 16 events wait on the dead receiver.
+      expect(waited, `${waited} ms`).to.be.below(2_000);
+      // One delivery at a time to the dead receiver: it never held a second of the worker's slots.
+      expect(receiver.mostHanging(dead)).to.equal(1);
+    });
+
     it("sends run.finished (only) for a failed run, and nothing for a held run", async () => {
       site.reset();
       const owner = await ctx.owner(300);

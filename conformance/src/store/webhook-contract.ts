@@ -104,6 +104,26 @@ export const webhookStoreCases = ({ run, runningRun }: Harness): void => {
     ]);
   });
 
+  it("claims past the webhooks it is told to skip; a released message is due again, no attempt counted", async () => {
+    const { datasetId, webhooks } = await accepted(["busy", "free"]);
+    const [busy, free] = webhooks;
+    const taken = await run((s) => s.claimWebhookMessage(datasetId, iso(0), farther, [busy!.id])).then(
+      Option.getOrNull,
+    );
+    expect(taken?.webhook.id).to.equal(free!.id);
+    // Only the skipped webhook's head is left due: skipping it again finds nothing.
+    expect(
+      await run((s) => s.claimWebhookMessage(datasetId, iso(0), farther, [busy!.id])).then(Option.getOrNull),
+    ).to.equal(null);
+    const busyHead = await claim(datasetId);
+    expect(busyHead?.webhook.id).to.equal(busy!.id);
+    await run((s) => s.releaseWebhookMessage(busyHead!.message.id, iso(0)));
+    const again = await claim(datasetId);
+    expect(again?.message.id).to.equal(busyHead?.message.id);
+    expect(again?.message.attempts).to.equal(0);
+    expect(await run((s) => s.listWebhookAttempts(busy!.id, 10))).to.deep.equal([]);
+  });
+
   it("says a dataset has deliveries due only while one of its pending messages is due", async () => {
     const { datasetId } = await accepted(["due"]);
     const quiet = await runningRun(10);

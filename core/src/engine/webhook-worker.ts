@@ -16,6 +16,7 @@ import {
   webhookRetry,
 } from "../rules/webhook-delivery.js";
 import type { WebhookAttempt } from "../webhook-domain.js";
+import { ReceiverGate } from "./receiver-gate.js";
 import type { DatasetId } from "../schema/ids.js";
 import { isoAt } from "../time.js";
 
@@ -39,29 +40,64 @@ const attemptOf = (outcome: DeliveryOutcome) =>
     ? { responseStatus: outcome.status, error: null }
     : { responseStatus: null, error: `${outcome.reason}: ${outcome.detail}` };
 
+/** Schedules the dataset's deliveries again at `dueAt`; a lost job costs latency only (the poll finds it). */
+const deliverLater = (datasetId: DatasetId, dueAt: string) =>
+  Effect.flatMap(RunQueue, (queue) =>
+    queue
+      .enqueueWebhookDelivery({ datasetId, dueAt })
+      .pipe(
+        Effect.catchAll((error) =>
+          Effect.logWarning(`webhook delivery not scheduled (the poll will find it): ${error.message}`),
+        ),
+      ),
+  );
+
 /**
  * Sends a dataset's due messages until none is left: each is taken with a lease (so two workers
  * never send one message at once, and a dead worker's message comes due again), sent, and its
  * attempt recorded with the next state core's rules give: delivered, retried later (another job
  * is scheduled for then) or given up. A webhook's later messages wait behind its unsettled one.
+ * Messages to a receiver the `gate` holds (one in flight, or backing off) are left for later, so
+ * the job moves on to other receivers and datasets instead of waiting on a dead one.
  */
-export const deliverWebhooks = (datasetId: DatasetId, options: WebhookWorkerOptions = {}) =>
+export const deliverWebhooks = (
+  datasetId: DatasetId,
+  options: WebhookWorkerOptions = {},
+  gate: ReceiverGate = new ReceiverGate(options.retry ?? webhookRetry),
+) =>
   Effect.gen(function* () {
     const storage = yield* Storage;
     const sender = yield* WebhookSender;
-    const queue = yield* RunQueue;
     const leaseMs = options.leaseMs ?? 120_000;
     while (true) {
       const now = yield* Clock.currentTimeMillis;
-      const taken = yield* storage.claimWebhookMessage(datasetId, isoAt(now), isoAt(now + leaseMs));
-      if (Option.isNone(taken)) return;
+      const skip = gate.skipped(now);
+      const taken = yield* storage.claimWebhookMessage(datasetId, isoAt(now), isoAt(now + leaseMs), skip);
+      if (Option.isNone(taken)) {
+        if (skip.length > 0 && (yield* storage.hasDueWebhookMessages(datasetId, isoAt(now)))) {
+          yield* deliverLater(datasetId, isoAt(gate.nextFree(now)));
+        }
+        return;
+      }
       const { message, webhook } = taken.value;
-      const outcome = yield* sender.send({
-        url: webhook.url,
-        secret: webhook.secret,
-        id: message.id,
-        payload: message.payload,
-      });
+      const receiver = gate.receiverOf(webhook);
+      if (gate.blocked(receiver, now)) {
+        // Learned only now that its receiver is held: back to due, and the next claim skips it.
+        yield* storage.releaseWebhookMessage(message.id, isoAt(now));
+        continue;
+      }
+      gate.take(receiver);
+      let settled: DeliveryOutcome | null = null;
+      const outcome = yield* sender
+        .send({ url: webhook.url, secret: webhook.secret, id: message.id, payload: message.payload })
+        .pipe(
+          Effect.tap((answer) => {
+            settled = answer;
+          }),
+          Effect.ensuring(
+            Effect.flatMap(Clock.currentTimeMillis, (at) => Effect.sync(() => gate.settle(receiver, settled, at))),
+          ),
+        );
       const attempt = message.attempts + 1;
       const delay = isRetryable(outcome) ? nextRetryDelayMs(attempt, Math.random, options.retry ?? webhookRetry) : null;
       const sentAt = yield* Clock.currentTimeMillis;
@@ -82,15 +118,7 @@ export const deliverWebhooks = (datasetId: DatasetId, options: WebhookWorkerOpti
         status: status === "retrying" ? "pending" : status,
         nextAttemptAt: record.nextRetryAt,
       });
-      if (record.nextRetryAt) {
-        yield* queue
-          .enqueueWebhookDelivery({ datasetId, dueAt: record.nextRetryAt })
-          .pipe(
-            Effect.catchAll((error) =>
-              Effect.logWarning(`webhook retry not scheduled (the poll will find it): ${error.message}`),
-            ),
-          );
-      }
+      if (record.nextRetryAt) yield* deliverLater(datasetId, record.nextRetryAt);
     }
   });
 
@@ -136,8 +164,10 @@ export const WebhookWorkerLive = (
     Effect.gen(function* () {
       const queue = yield* RunQueue;
       const context = yield* Effect.context<RunQueue | Storage | WebhookSender>();
+      // One gate for every delivery job of this process: receivers are shared across datasets and owners.
+      const gate = new ReceiverGate(options.retry ?? webhookRetry);
       const handle = (job: WebhookDeliveryJob) =>
-        deliverWebhooks(job.datasetId, options).pipe(
+        deliverWebhooks(job.datasetId, options, gate).pipe(
           Effect.provide(context),
           Effect.catchAllCause((cause) =>
             Effect.logWarning("webhook delivery stopped; the lease or poll retries it", cause),

@@ -24,17 +24,24 @@ export interface WebhookStorage {
   /**
    * Takes the dataset's next deliverable message: among each webhook's oldest pending message
    * (later ones wait behind it, so a receiver sees one dataset's events in order), the oldest whose
-   * nextAttemptAt <= now. Atomically moves its nextAttemptAt to `leaseUntil`, so no other worker
-   * takes it meanwhile and a worker that dies leaves it due again once the lease ends.
+   * nextAttemptAt <= now, leaving out the heads of the webhooks in `skip` (their receivers are busy
+   * or backing off). Atomically moves its nextAttemptAt to `leaseUntil`, so no other worker takes it
+   * meanwhile and a worker that dies leaves it due again once the lease ends.
    */
   readonly claimWebhookMessage: (
     datasetId: DatasetId,
     now: string,
     leaseUntil: string,
+    skip?: ReadonlyArray<string>,
   ) => Effect.Effect<
     Option.Option<{ readonly message: OutboxMessage; readonly webhook: WebhookRecord }>,
     StorageFailure
   >;
+  /**
+   * Puts a claimed message back, due at `dueAt`, with no attempt counted: its receiver was busy.
+   * Nothing happens to a message that is no longer pending.
+   */
+  readonly releaseWebhookMessage: (messageId: string, dueAt: string) => Effect.Effect<void, StorageFailure>;
   /** Records an attempt and the message's new state (attempts + 1; settled or due again at `nextAttemptAt`). */
   readonly recordWebhookAttempt: (
     attempt: WebhookAttempt,
