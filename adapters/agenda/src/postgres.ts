@@ -68,8 +68,13 @@ export const preparePostgres = async (config: AgendaPostgresConfig): Promise<Pre
   const pool = new pg.Pool({
     connectionString: config.url,
     max: config.poolSize ?? 5,
-    connectionTimeoutMillis: 10_000,
-    options: `-c search_path=${schema}`,
+    // Bounded like the store's (decision 0041): a partition fails an enqueue within seconds (503),
+    // it never holds the request that asked for it.
+    connectionTimeoutMillis: 5_000,
+    query_timeout: 8_000,
+    keepAlive: true,
+    keepAliveInitialDelayMillis: 10_000,
+    options: `-c search_path=${schema} -c idle_in_transaction_session_timeout=60000`,
     application_name: "gleaner-agenda",
   });
   // A connection the server drops emits "error" on the pool; unhandled it would end the process.

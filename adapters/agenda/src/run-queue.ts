@@ -98,7 +98,9 @@ export const AgendaRunQueueLive = (config: AgendaQueueConfig): Layer.Layer<RunQu
         removeOnComplete: true,
       });
       skipSaveBeforeRemove(agenda);
-      const warn = (error: Error) => Effect.runFork(Effect.logWarning(`agenda: ${error.message}`));
+      // Logged through the layer's own runtime, so the host's logger (pino, its level) hears it.
+      const runtime = yield* Effect.runtime<never>();
+      const warn = (error: Error) => Runtime.runFork(runtime)(Effect.logWarning(`agenda: ${error.message}`));
       agenda.on("error", warn);
       // The LISTEN connection reports a lost server as an "error" event (it then reconnects);
       // unheard, that event would end the process.

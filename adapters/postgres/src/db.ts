@@ -70,7 +70,7 @@ const unavailableSocketCodes = new Set([
   "EHOSTUNREACH",
 ]);
 const unavailableMessage =
-  /Connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error|not currently accepting connections|the database system is (starting up|shutting down|in recovery mode)|Client was closed/i;
+  /Connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error|not currently accepting connections|the database system is (starting up|shutting down|in recovery mode)|Client was closed|Query read timeout/i;
 
 /** Whether a driver error means the database is unreachable now (503) rather than a fault (500). */
 export const isUnavailable = (cause: unknown): boolean => {

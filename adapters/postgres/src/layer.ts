@@ -1,6 +1,7 @@
 import { Credits, Storage, type StorageFailure, type StorageService } from "@gleaner/core";
 import * as Context from "effect/Context";
 import * as Effect from "effect/Effect";
+import * as Runtime from "effect/Runtime";
 import * as Layer from "effect/Layer";
 import pg from "pg";
 import { makeCredits } from "./credits.js";
@@ -31,7 +32,19 @@ export interface PostgresConfig {
    * reuse (decision 0035; default 32, 0 keeps none). Each is immutable under its key.
    */
   readonly pageCacheMegabytes?: number;
+  /**
+   * How long one statement may go unanswered (default 8 s): past it the statement fails as the
+   * database being unavailable (503) and its connection is discarded, so a network partition, which
+   * sends no reset, cannot hold a request or a run (decision 0041).
+   */
+  readonly queryTimeoutMs?: number;
+  /** How long to wait for a connection, from the pool or a new one (default 5 s). */
+  readonly connectTimeoutMs?: number;
 }
+
+/** With the defaults a request's first statement fails within 5 s + 8 s of a partition: under 15 s. */
+export const defaultQueryTimeoutMs = 8_000;
+export const defaultConnectTimeoutMs = 5_000;
 
 /** Rows a process keeps by default (~1.9 KB of heap each on the books dataset; wider rows take more). */
 export const defaultRowCacheRows = 20_000;
@@ -66,9 +79,14 @@ export const PostgresStoreLive = (config: PostgresConfig): Layer.Layer<Storage |
             new pg.Pool({
               connectionString: config.url,
               max: config.poolSize ?? 10,
-              connectionTimeoutMillis: 10_000,
+              connectionTimeoutMillis: config.connectTimeoutMs ?? defaultConnectTimeoutMs,
+              query_timeout: config.queryTimeoutMs ?? defaultQueryTimeoutMs,
+              // A peer gone without a word is noticed by TCP too, and the server ends a transaction
+              // its client left open (a partitioned host's), so its row locks do not outlive it.
+              keepAlive: true,
+              keepAliveInitialDelayMillis: 10_000,
               // Every connection resolves unqualified names in our schema: the SQL never names it.
-              options: `-c search_path=${schema}`,
+              options: `-c search_path=${schema} -c idle_in_transaction_session_timeout=60000`,
               application_name: "gleaner",
             }),
         ),
@@ -77,8 +95,10 @@ export const PostgresStoreLive = (config: PostgresConfig): Layer.Layer<Storage |
       // An idle connection dropped by the server emits "error" on the pool; unhandled it would
       // crash the process. The pool discards that connection and the next query reconnects; the
       // log names the cause so an operator sees why requests answered 503 meanwhile.
+      // Logged through the layer's own runtime, so the host's logger (pino, its level) hears it.
+      const runtime = yield* Effect.runtime<never>();
       pool.on("error", (error) => {
-        Effect.runFork(Effect.logWarning(`PostgreSQL: an idle connection was lost: ${error.message}`));
+        Runtime.runFork(runtime)(Effect.logWarning(`PostgreSQL: an idle connection was lost: ${error.message}`));
       });
       yield* Effect.tryPromise({
         try: async () => applyMigrations(pool, schema, await loadMigrations()),

@@ -61,6 +61,10 @@ const rowCacheRows = () => Config.option(wholeNumberIn("GLEANER_POSTGRES_ROW_CAC
 /** Megabytes of kept-read content the PostgreSQL store keeps (its default when unset; 0 keeps none). */
 const pageCacheMegabytes = () => Config.option(wholeNumberIn("GLEANER_POSTGRES_PAGE_CACHE_MB", 0, 65_536));
 
+/** How long a PostgreSQL statement, and a wait for a connection, may take (the store's defaults when unset). */
+const queryTimeoutMs = () => Config.option(wholeNumberIn("GLEANER_POSTGRES_QUERY_TIMEOUT_MS", 100, 3_600_000));
+const connectTimeoutMs = () => Config.option(wholeNumberIn("GLEANER_POSTGRES_CONNECT_TIMEOUT_MS", 100, 3_600_000));
+
 /** A store that fails to start names its variable: "GLEANER_POSTGRES_URL: ... ECONNREFUSED ...". */
 const namingVariable = <Provides>(variable: string, layer: Layer.Layer<Provides, unknown>) =>
   Layer.catchAll(layer, (cause) => Layer.fail(startupError(variable, cause)));
@@ -75,8 +79,14 @@ export const storePlugins = [
   withoutSettings("memory", async () => (await import("@gleaner/memory")).MemoryStoreLive),
   plugin({
     name: "postgres",
-    config: Config.all({ url: postgresUrl(), rowCacheRows: rowCacheRows(), pageCacheMegabytes: pageCacheMegabytes() }),
-    layer: ({ url, rowCacheRows, pageCacheMegabytes }) =>
+    config: Config.all({
+      url: postgresUrl(),
+      rowCacheRows: rowCacheRows(),
+      pageCacheMegabytes: pageCacheMegabytes(),
+      queryTimeoutMs: queryTimeoutMs(),
+      connectTimeoutMs: connectTimeoutMs(),
+    }),
+    layer: ({ url, rowCacheRows, pageCacheMegabytes, queryTimeoutMs, connectTimeoutMs }) =>
       namingVariable(
         "GLEANER_POSTGRES_URL",
         lazily(async () =>
@@ -84,6 +94,8 @@ export const storePlugins = [
             url: Redacted.value(url),
             ...(rowCacheRows._tag === "Some" ? { rowCache: { rows: rowCacheRows.value } } : {}),
             ...(pageCacheMegabytes._tag === "Some" ? { pageCacheMegabytes: pageCacheMegabytes.value } : {}),
+            ...(queryTimeoutMs._tag === "Some" ? { queryTimeoutMs: queryTimeoutMs.value } : {}),
+            ...(connectTimeoutMs._tag === "Some" ? { connectTimeoutMs: connectTimeoutMs.value } : {}),
           }),
         ),
       ),
