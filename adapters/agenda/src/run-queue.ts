@@ -46,8 +46,20 @@ const saved = (save: () => Promise<unknown>): Effect.Effect<void, QueueUnavailab
     Effect.asVoid,
   );
 
-/** The due time every owned run job shares (see enqueueFairly): long past, so always due. */
-const fairDueAt = new Date(Date.UTC(2000, 0, 1));
+/**
+ * When an owned run job is due (see enqueueFairly): its owner's round (how many of the owner's jobs
+ * wait ahead of it) picks a 60-year span starting in year 100, and its enqueue time since 2026 places
+ * it within the span, so Agenda's order (nextRunAt first) is round by round, first come first served
+ * within a round, with no tie left to the database's whim. Always long past, so always due; spans
+ * stay apart until 2086.
+ */
+const yearMs = 365.25 * 86_400_000;
+const roundsStart = Date.UTC(100, 0, 1);
+const roundSpanMs = 60 * yearMs;
+const lastRound = 29;
+const arrivalsEpoch = Date.UTC(2026, 0, 1);
+const fairDueAt = (waiting: number, now: number): Date =>
+  new Date(roundsStart + Math.min(waiting, lastRound) * roundSpanMs + Math.max(0, now - arrivalsEpoch));
 
 const isUniqueViolation = (error: unknown) => (error as { code?: string } | null)?.code === "23505";
 
@@ -172,17 +184,21 @@ export const AgendaRunQueueLive = (config: AgendaQueueConfig): Layer.Layer<RunQu
           { concurrency, lockLimit: concurrency, lockLifetime: lockLifetimeMs },
         );
 
-      // Fair across owners: run jobs share one fixed due time, so Agenda's order (nextRunAt, then
-      // priority) is the priority alone, and a job's priority is minus the number of its owner's
-      // jobs already waiting. Owners are then served in turn: another owner's first job ranks with
-      // a busy owner's first, ahead of its second. Jobs without an owner keep first come first served.
+      // Fair across owners: a job is due in its owner's round (fairDueAt), so owners are served in
+      // turn: another owner's first job ranks with a busy owner's first, ahead of its second, and
+      // jobs of one round go first come first served. (A shared due time with the round as priority
+      // left ties to the database: the owner who posted first was served last in each round.) A job
+      // without an owner is in the first round.
       const enqueueFairly = async (job: RunJob) => {
         const data = { runId: job.runId, datasetId: job.datasetId, ...(job.kind ? { kind: job.kind } : {}) };
-        if (!job.ownerId) return void (await agenda.now(runJob, data));
+        if (!job.ownerId) {
+          const unowned = agenda.create(runJob, data);
+          unowned.schedule(fairDueAt(0, Date.now()));
+          return void (await unowned.save());
+        }
         const waiting = (await prepared.waitingRuns?.(job.ownerId).catch(() => 0)) ?? 0;
         const created = agenda.create(runJob, { ...data, ownerId: job.ownerId });
-        created.schedule(fairDueAt);
-        created.priority(-Math.min(waiting, 1_000_000));
+        created.schedule(fairDueAt(waiting, Date.now()));
         await created.save();
       };
 

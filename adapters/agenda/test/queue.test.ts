@@ -130,6 +130,29 @@ await whenPostgresReachable("@gleaner/agenda on PostgreSQL", (url) => {
     it("serves owners in turn: one owner's 20 waiting runs do not hold back another owner's run", () =>
       expectOwnersServedInTurn((processEvery) => open({ processEvery })));
 
+    it("serves owners round by round, first come first served within a round, whatever the rows' order", async () => {
+      const producer = await open({ processEvery: 30_000 });
+      const owners = ["a", "b", "c"].map(
+        (c) => `${c.repeat(8)}-${c.repeat(4)}-4${c.repeat(3)}-8${c.repeat(3)}-${c.repeat(12)}`,
+      );
+      const jobs = owners.flatMap((ownerId) =>
+        Array.from({ length: 3 }, (): RunJob => ({ ...runJob(), ownerId: ownerId as OwnerId })),
+      );
+      for (const job of jobs) await Effect.runPromise(producer.queue.enqueue(job));
+      // Rewritten rows move to the end of the table, as Agenda's locks and touches move them: the
+      // order rows come back in must not decide who goes first.
+      // A lock and an unlock, as a worker that took the jobs and gave them back leaves them.
+      await sql(url, `update ${table} set locked_at = now() where data->>'ownerId' = $1`, [owners[0]]);
+      await sql(url, `update ${table} set locked_at = null where data->>'ownerId' = $1`, [owners[0]]);
+      const worker = await open({ processEvery: 100 });
+      const order: string[] = [];
+      const stop = await worker.scoped(worker.queue.consume(1, (job) => Effect.sync(() => void order.push(job.runId))));
+      await until("every job to be handled", () => order.length === jobs.length, 30_000);
+      await stop();
+      const byRound = [0, 1, 2].flatMap((round) => owners.map((_, o) => jobs[o * 3 + round]!.runId));
+      expect(order).to.deep.equal(byRound);
+    });
+
     it("redelivers a job whose worker died mid-run, flagged as a redelivery", async () => {
       const producer = await open();
       const job = runJob();
