@@ -335,6 +335,46 @@ export const researchCases = (ctx: SuiteContext, set: AdapterSet): void => {
       expect(recipe.searchEngine).to.equal("searxng");
     });
 
+    it("a search result answering 403 is recorded as not read; the run accepts the pages it could read", async () => {
+      // The blocked set's second page answers 403.
+      const forbidden = `${site.url}/blocked/publishers/2`;
+      searxng.answer([
+        { url: site.page(1), title: "Publishers", content: "" },
+        { url: forbidden, title: "Publishers (members only)", content: "" },
+        { url: site.page(2), title: "More publishers", content: "" },
+      ]);
+      try {
+        const owner = await ctx.owner(10);
+        const dataset = await createDataset(owner, publishersDataset(site));
+        const run = await research(owner, dataset.id);
+        expect(run.status, JSON.stringify(run)).to.equal("succeeded");
+        expect(run.checks.find((c: Body) => c.checkId === "coverage").passed).to.equal(true);
+        expect(await rows(owner, dataset.id)).to.have.length(3);
+        // Charged for the two pages read and checked, not the refused one.
+        expect((await owner.get("/v1/usage")).body.balance).to.equal(8);
+        const trace = (await owner.get(`/v1/runs/${run.id}/trace`)).body.trace;
+        const failed = trace.steps.find((s: Body) => s.phase === "read" && s.status === "failed");
+        expect(failed).to.deep.include({ sourceUrl: forbidden });
+        expect(failed.readFailure).to.deep.include({ reason: "forbidden", status: 403 });
+      } finally {
+        searxng.answer();
+      }
+    });
+
+    it("every search result refused is a blocked run: nothing written or charged", async () => {
+      searxng.answer([{ url: `${site.url}/blocked/publishers/2`, title: "More publishers", content: "" }]);
+      try {
+        const owner = await ctx.owner(10);
+        const dataset = await createDataset(owner, publishersDataset(site));
+        const run = await research(owner, dataset.id);
+        expect(run.status, JSON.stringify(run)).to.equal("blocked");
+        expect(await rows(owner, dataset.id)).to.have.length(0);
+        expect((await owner.get("/v1/usage")).body.balance).to.equal(10);
+      } finally {
+        searxng.answer();
+      }
+    });
+
     it("search results we may not read (the SSRF guard, robots.txt) are not read; coverage accounts for them", async () => {
       // A private address the guard refuses before connecting, and a page robots.txt disallows.
       const unsafe = "http://10.255.255.1/publishers";

@@ -10,6 +10,7 @@ import { sha256Hex } from "../../digest.js";
 import { type ReadOutcome, readSource } from "../read.js";
 import { TraceRecorder } from "../trace.js";
 import { wellFormedText } from "../../reading/excerpt.js";
+import { pageIdentity } from "../../rules/page-identity.js";
 
 /** A page a research run read, as the model sees it. */
 export interface ResearchPage {
@@ -26,9 +27,6 @@ export interface ResearchRead {
   readonly failures: ReadOutcome["failures"];
   readonly coverage: Coverage;
 }
-
-/** Failures that account for a search result rather than leave coverage incomplete: we may not read it. */
-const notOursToRead = new Set(["unsafe_target", "robots_disallowed"]);
 
 const cleaned = (reader: MainTextReaderService, body: string, url: string, sha256: string) =>
   Effect.map(
@@ -64,8 +62,10 @@ export const readSite = Effect.fn("research.readSite")(function* (
 
 /**
  * Search research: each candidate URL read once through the Fetcher (SSRF guard and robots.txt
- * always apply to search results). A result we may not read (unsafe target, robots) is accounted
- * for; any other failure leaves coverage incomplete.
+ * always apply to search results). Search results are candidates, not a declared scope: one that
+ * cannot be read, for whatever reason, is recorded as not read (trace, failures) and coverage stays
+ * complete; the run goes on with the pages it could read (decision 0014). Only when every result was
+ * refused is the run blocked (execute.ts).
  */
 export const readResults = Effect.fn("research.readResults")(function* (
   urls: ReadonlyArray<string>,
@@ -93,19 +93,13 @@ export const readResults = Effect.fn("research.readResults")(function* (
       continue;
     }
     trace.add({ phase: "read", status: "succeeded", ...timing });
-    if (seen.has(result.right.finalUrl)) continue; // two results redirecting to one page
-    seen.add(result.right.finalUrl);
+    const identity = pageIdentity(result.right.finalUrl);
+    if (seen.has(identity)) continue; // two results redirecting to one page
+    seen.add(identity);
     const sha256 = yield* sha256Hex(result.right.body);
     pages.push(yield* cleaned(reader, result.right.body, result.right.finalUrl, sha256));
   }
-  const unread = failures.filter((f) => !notOursToRead.has(f.failure.reason));
-  const coverage: Coverage =
-    unread.length === 0
-      ? { complete: true }
-      : {
-          complete: false,
-          reason: `${unread.length} planned page(s) could not be read, first ${unread[0]?.url} (${unread[0]?.failure.reason}).`,
-        };
+  const coverage: Coverage = { complete: true };
   return { pages, failures, coverage } satisfies ResearchRead;
 });
 
