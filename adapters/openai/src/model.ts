@@ -4,8 +4,10 @@ import {
   type LanguageModelService,
   type ModelFailure,
   ModelInvalidOutput,
+  ModelNotFound,
   ModelRateLimited,
   ModelRefused,
+  ModelServerFailed,
   ModelTimeout,
 } from "@gleaner/core";
 import { Ajv } from "ajv";
@@ -29,30 +31,41 @@ export interface OpenAiModelConfig {
   readonly maxRetries?: number;
   /** First backoff delay (default 1 s), doubled on each retry. */
   readonly retryBaseMs?: number;
+  /** The most tokens one answer may take (default 4096): a model that rambles is cut off, not waited on. */
+  readonly maxOutputTokens?: number;
 }
+
+/** Sampling that makes answers stable run after run: no temperature, and a fixed seed where honoured. */
+const stableSampling = { temperature: 0, seed: 7 } as const;
 
 /** A failure worth another try (429, 5xx, connection) as opposed to a final answer. */
 class Retryable extends Data.TaggedError("Retryable")<{ readonly failure: ModelFailure }> {}
 
-const classify = (error: unknown): Retryable | ModelFailure => {
-  if (error instanceof OpenAI.APIConnectionTimeoutError)
-    return new ModelTimeout({ message: "The model server did not answer in time." });
-  if (error instanceof OpenAI.RateLimitError) {
-    return new Retryable({
-      failure: new ModelRateLimited({ message: "The model server answered 429 (rate limited)." }),
-    });
-  }
-  if (error instanceof OpenAI.APIConnectionError) {
-    return new Retryable({ failure: new ModelTimeout({ message: "The model server could not be reached." }) });
-  }
-  if (error instanceof OpenAI.APIError && typeof error.status === "number" && error.status >= 500) {
-    return new Retryable({ failure: new ModelTimeout({ message: `The model server failed (HTTP ${error.status}).` }) });
-  }
-  if (error instanceof OpenAI.APIError) {
-    return new ModelRefused({ message: `The model server rejected the request (HTTP ${error.status ?? "?"}).` });
-  }
-  return new ModelRefused({ message: "The model request failed." });
-};
+const classify =
+  (model: string) =>
+  (error: unknown): Retryable | ModelFailure => {
+    if (error instanceof OpenAI.APIConnectionTimeoutError)
+      return new ModelTimeout({ message: "The model server did not answer in time." });
+    if (error instanceof OpenAI.RateLimitError) {
+      return new Retryable({
+        failure: new ModelRateLimited({ message: "The model server answered 429 (rate limited)." }),
+      });
+    }
+    if (error instanceof OpenAI.APIConnectionError) {
+      return new Retryable({ failure: new ModelTimeout({ message: "The model server could not be reached." }) });
+    }
+    if (error instanceof OpenAI.APIError && typeof error.status === "number" && error.status >= 500) {
+      const message = `The model server failed (HTTP ${error.status}).`;
+      return new Retryable({ failure: new ModelServerFailed({ message, status: error.status }) });
+    }
+    if (error instanceof OpenAI.NotFoundError) {
+      return new ModelNotFound({ message: `The model server does not know the model ${model} (HTTP 404).`, model });
+    }
+    if (error instanceof OpenAI.APIError) {
+      return new ModelRefused({ message: `The model server rejected the request (HTTP ${error.status ?? "?"}).` });
+    }
+    return new ModelRefused({ message: "The model request failed." });
+  };
 
 const jsonModeInstruction = (schema: unknown) =>
   `\n\nAnswer with one JSON object only, matching this JSON Schema:\n${JSON.stringify(schema)}`;
@@ -72,13 +85,17 @@ export const makeOpenAiModel = (config: OpenAiModelConfig): LanguageModelService
   });
   const ajv = new Ajv({ allErrors: true, strict: false });
   let jsonSchemaSupported = true;
+  let seedSupported = true;
 
-  const call = (request: GenerationRequest, mode: "json_schema" | "json_object") =>
+  const call = (request: GenerationRequest, mode: "json_schema" | "json_object", seeded: boolean) =>
     Effect.tryPromise({
       try: (signal) =>
         client.chat.completions.create(
           {
             model: config.model,
+            temperature: stableSampling.temperature,
+            ...(seeded ? { seed: stableSampling.seed } : {}),
+            max_tokens: config.maxOutputTokens ?? 4096,
             messages: [
               {
                 role: "system",
@@ -96,20 +113,28 @@ export const makeOpenAiModel = (config: OpenAiModelConfig): LanguageModelService
           },
           { signal },
         ),
-      catch: classify,
+      catch: classify(config.model),
     });
+
+  const rejected = (e: Retryable | ModelFailure) => e._tag === "ModelRefused" && e.message.includes("HTTP 400");
+  /** Asked again in JSON mode, without the seed, when the server rejects json_schema (remembered). */
+  const inJsonMode = (request: GenerationRequest, e: Retryable | ModelFailure) => {
+    if (!jsonSchemaSupported) return Effect.fail(e);
+    jsonSchemaSupported = false;
+    return call(request, "json_object", false);
+  };
 
   const once = (request: GenerationRequest) =>
     Effect.gen(function* () {
       const mode = jsonSchemaSupported ? "json_schema" : "json_object";
-      const completion = yield* call(request, mode).pipe(
-        Effect.catchIf(
-          (e) => mode === "json_schema" && e._tag === "ModelRefused" && e.message.includes("HTTP 400"),
-          () => {
-            jsonSchemaSupported = false;
-            return call(request, "json_object");
-          },
-        ),
+      // A server that rejects a field (HTTP 400) is asked again without the seed first, then, for
+      // json_schema, in JSON mode: each fallback is remembered for the adapter's later requests.
+      const completion = yield* call(request, mode, seedSupported).pipe(
+        Effect.catchIf(rejected, (e) => {
+          if (!seedSupported) return inJsonMode(request, e);
+          seedSupported = false;
+          return call(request, mode, false).pipe(Effect.catchIf(rejected, (again) => inJsonMode(request, again)));
+        }),
       );
       const choice = completion.choices[0];
       if (!choice) return yield* new ModelInvalidOutput({ message: "The answer has no choices." });

@@ -77,6 +77,26 @@ describe("@gleaner/openai against a loopback Chat Completions server", () => {
     expect(server.received).to.have.length(4);
   });
 
+  it("reports a server that keeps failing as ModelServerFailed with its status, after its retries", async () => {
+    const server = await start([status(503), status(503), status(503), status(503)]);
+    const failure = await Effect.runPromise(Effect.flip(model(server.url).generate(request)));
+    expect(failure).to.deep.include({ _tag: "ModelServerFailed", status: 503 });
+    expect(server.received).to.have.length(4);
+  });
+
+  it("reports a 404 as the model name being unknown (ModelNotFound), without retrying", async () => {
+    const server = await start([status(404)]);
+    const failure = await Effect.runPromise(Effect.flip(model(server.url).generate(request)));
+    expect(failure).to.deep.include({ _tag: "ModelNotFound", model: "llama3.1:8b" });
+    expect(server.received).to.have.length(1);
+  });
+
+  it("asks for stable answers: temperature 0, a seed, and a bound on output tokens", async () => {
+    const server = await start([completion(JSON.stringify({ answer: "a", count: 1 }))]);
+    await Effect.runPromise(model(server.url).generate(request));
+    expect(server.received[0]?.body).to.deep.include({ temperature: 0, seed: 7, max_tokens: 4096 });
+  });
+
   it("fails with ModelTimeout when the server does not answer in time", async () => {
     const server = await start([silent]);
     const failure = await Effect.runPromise(Effect.flip(model(server.url, { timeoutMs: 200 }).generate(request)));
@@ -99,20 +119,37 @@ describe("@gleaner/openai against a loopback Chat Completions server", () => {
   });
 
   it("falls back to JSON mode with the schema in the prompt when the server rejects json_schema", async () => {
+    // Refused with and without the seed: json_schema itself is what the server rejects.
     const server = await start([
+      status(400, "response_format json_schema is not supported"),
       status(400, "response_format json_schema is not supported"),
       completion(JSON.stringify({ answer: "b", count: 2 })),
       completion(JSON.stringify({ answer: "c", count: 3 })),
     ]);
     const m = model(server.url, { apiKey: "sk-never-shown" });
     expect((await Effect.runPromise(m.generate(request))).output).to.deep.equal({ answer: "b", count: 2 });
-    expect(server.received[1]?.body.response_format).to.deep.equal({ type: "json_object" });
-    const messages = (server.received[1]?.body.messages ?? []) as Array<{ content: string }>;
+    expect(server.received[2]?.body.response_format).to.deep.equal({ type: "json_object" });
+    const messages = (server.received[2]?.body.messages ?? []) as Array<{ content: string }>;
     const system = messages[0]?.content ?? "";
     expect(system).to.contain(JSON.stringify(schema));
     // Remembered: the next request goes straight to JSON mode.
     await Effect.runPromise(m.generate(request));
-    expect(server.received[2]?.body.response_format).to.deep.equal({ type: "json_object" });
+    expect(server.received[3]?.body.response_format).to.deep.equal({ type: "json_object" });
+  });
+
+  it("asks again without the seed when the server rejects it, and remembers that", async () => {
+    const server = await start([
+      status(400, "unknown field: seed"),
+      completion(JSON.stringify({ answer: "b", count: 2 })),
+      completion(JSON.stringify({ answer: "c", count: 3 })),
+    ]);
+    const m = model(server.url);
+    expect((await Effect.runPromise(m.generate(request))).output).to.deep.equal({ answer: "b", count: 2 });
+    expect(server.received[0]?.body).to.have.property("seed");
+    expect(server.received[1]?.body).to.not.have.property("seed");
+    expect(server.received[1]?.body.response_format).to.deep.include({ type: "json_schema" });
+    await Effect.runPromise(m.generate(request));
+    expect(server.received[2]?.body).to.not.have.property("seed");
   });
 
   it("never puts the API key in a failure", async () => {

@@ -38,6 +38,18 @@ export class ModelTimeout extends Schema.TaggedError<ModelTimeout>()("ModelTimeo
   message: Schema.String,
 }) {}
 
+/** The server kept failing (5xx after the adapter's retries): it is not well, whatever the model. */
+export class ModelServerFailed extends Schema.TaggedError<ModelServerFailed>()("ModelServerFailed", {
+  message: Schema.String,
+  status: Schema.Int,
+}) {}
+
+/** The server does not know the configured model (404): the model name is wrong. */
+export class ModelNotFound extends Schema.TaggedError<ModelNotFound>()("ModelNotFound", {
+  message: Schema.String,
+  model: Schema.String,
+}) {}
+
 /** The model declined to answer (a refusal, a content filter) or the server rejected the request. */
 export class ModelRefused extends Schema.TaggedError<ModelRefused>()("ModelRefused", {
   message: Schema.String,
@@ -48,7 +60,13 @@ export class ModelInvalidOutput extends Schema.TaggedError<ModelInvalidOutput>()
   message: Schema.String,
 }) {}
 
-export type ModelFailure = ModelRateLimited | ModelTimeout | ModelRefused | ModelInvalidOutput;
+export type ModelFailure =
+  | ModelRateLimited
+  | ModelTimeout
+  | ModelServerFailed
+  | ModelNotFound
+  | ModelRefused
+  | ModelInvalidOutput;
 
 export interface LanguageModelService {
   /** Who serves the model, for the pinned recipe (e.g. "openai-compatible", "replay"). Never a secret. */

@@ -34,6 +34,10 @@ export const describeModelFailure = (failure: ModelFailure): string => {
       return "the model server kept answering 429 (rate limited)";
     case "ModelTimeout":
       return "the model did not answer in time";
+    case "ModelServerFailed":
+      return `the model server failed (HTTP ${failure.status})`;
+    case "ModelNotFound":
+      return `the model server does not know the model "${failure.model.slice(0, 100)}": check GLEANER_MODEL_NAME`;
     case "ModelRefused":
       return "the model refused the request";
     case "ModelInvalidOutput":

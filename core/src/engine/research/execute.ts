@@ -40,9 +40,14 @@ const resultsPerQuery = 10;
 const isModelFailure = (e: unknown): e is ModelFailure =>
   typeof e === "object" &&
   e !== null &&
-  ["ModelRateLimited", "ModelTimeout", "ModelRefused", "ModelInvalidOutput"].includes(
-    (e as { _tag?: string })._tag ?? "",
-  );
+  [
+    "ModelRateLimited",
+    "ModelTimeout",
+    "ModelServerFailed",
+    "ModelNotFound",
+    "ModelRefused",
+    "ModelInvalidOutput",
+  ].includes((e as { _tag?: string })._tag ?? "");
 
 /** What a research run has recorded so far; written with the run however it ends. */
 interface Recorded {
