@@ -1,7 +1,11 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { Writable } from "node:stream";
+import { makeClient, publishersDataset, type ResearchSite, startResearchSite } from "@gleaner/conformance";
+import { LanguageModel, type LanguageModelService, ModelServerFailed } from "@gleaner/core";
 import { MemoryStoreLive } from "@gleaner/memory";
+import * as Effect from "effect/Effect";
+import * as Layer from "effect/Layer";
 import { expect } from "chai";
 import { pino } from "pino";
 import { type RunningHost, startHost } from "@gleaner/koa";
@@ -84,5 +88,55 @@ describe("logs", function () {
     // The HTTP lines share the logger and never carry the key.
     expect(lines.some((l) => l.msg === "request" && l.path === "/v1/datasets")).to.equal(true);
     expect(JSON.stringify(lines)).not.to.contain(key);
+  });
+});
+
+/** Research runs are logged like deterministic ones: started, and how they ended with the upstream status. */
+describe("logs of a research run", function () {
+  this.timeout(60_000);
+  let host: RunningHost;
+  let site: ResearchSite;
+  const lines: Array<Record<string, unknown>> = [];
+  before(async () => {
+    site = await startResearchSite();
+    const sink = new Writable({
+      write(chunk, _encoding, done) {
+        for (const line of String(chunk).split("\n").filter(Boolean)) lines.push(JSON.parse(line));
+        done();
+      },
+    });
+    // A model server that keeps answering 503.
+    const failing: LanguageModelService = {
+      provider: "openai-compatible",
+      modelId: "m",
+      generate: () =>
+        Effect.fail(new ModelServerFailed({ message: "The model server failed (HTTP 503).", status: 503 })),
+    };
+    host = await startHost({
+      overrides: { store: MemoryStoreLive, model: Layer.succeed(LanguageModel, failing) },
+      config: { port: 0, host: "127.0.0.1", allowPrivateTargets: ["127.0.0.1/32"] },
+      logger: pino({ level: "info" }, sink),
+    });
+  });
+  after(async () => {
+    await host.close();
+    await site.close();
+  });
+
+  it("logs the run started and failed, naming the server's status, never the key", async () => {
+    const key = await host.createKey("research-logged", 5);
+    const client = makeClient(host.url, key);
+    const datasetId = (await client.post("/v1/datasets", publishersDataset(site))).body.dataset.id as string;
+    const started = await client.post(`/v1/datasets/${datasetId}/runs`, { kind: "research" });
+    const runId = started.body.runId as string;
+    for (let i = 0; i < 200; i++) {
+      if ((await client.get(`/v1/runs/${runId}`)).body.run.status === "failed") break;
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+    const mine = lines.filter((line) => line.runId === runId);
+    expect(mine.map((line) => line.msg)).to.include.members(["run started", "run failed"]);
+    expect(mine.find((line) => line.msg === "run started")).to.deep.include({ kind: "research" });
+    expect(String(mine.find((line) => line.msg === "run failed")?.error)).to.contain("model server failed (HTTP 503)");
+    expect(JSON.stringify(lines)).to.not.contain(key);
   });
 });

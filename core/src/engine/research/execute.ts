@@ -69,6 +69,9 @@ export const executeResearchRun = Effect.fn("run.research")(function* (job: RunJ
   const claimed = yield* storage.claimRun(job.runId, yield* nowIso, redelivered);
   if (Option.isNone(claimed)) return;
   const { run, dataset: claimedDataset } = claimed.value;
+  yield* Effect.logInfo("run started").pipe(
+    Effect.annotateLogs({ runId: run.id, datasetId: run.datasetId, redelivered, kind: "research" }),
+  );
   // The trace is published while the run works, like a deterministic run's.
   const recorder: TraceRecorder = new TraceRecorder(newId(), () =>
     storage.saveTraceProgress(run.id, researchTrace(run, recorder, null)).pipe(Effect.ignore),
@@ -93,10 +96,22 @@ export const executeResearchRun = Effect.fn("run.research")(function* (job: RunJ
     trace: researchTrace(run, recorder, completedAt),
   });
 
+  // Logged like a deterministic run's ending: the error names an upstream status, never a key.
   const finish = (status: "failed" | "blocked" | "held", checks: CheckResult[], error: string) =>
     Effect.gen(function* () {
       const completedAt = yield* nowIso;
-      return yield* storage.finishRun({ ...run, status, checks, error, completedAt }, evidence(completedAt));
+      const stored = yield* storage.finishRun({ ...run, status, checks, error, completedAt }, evidence(completedAt));
+      yield* Effect.logInfo(`run ${status}`).pipe(
+        Effect.annotateLogs({
+          runId: run.id,
+          datasetId: run.datasetId,
+          kind: "research",
+          status,
+          error,
+          creditsCharged: 0,
+        }),
+      );
+      return stored;
     });
 
   const work = Effect.gen(function* () {
