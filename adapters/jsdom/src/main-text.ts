@@ -12,10 +12,56 @@ const tidy = (text: string): string =>
     .filter((line) => line !== "")
     .join("\n");
 
+/** Elements that stand on lines of their own: a block's text never runs into the next one's. */
+const blocks = new Set(
+  "ADDRESS ARTICLE ASIDE BLOCKQUOTE DD DETAILS DIV DL DT FIELDSET FIGCAPTION FIGURE FORM H1 H2 H3 H4 H5 H6 HR LI MAIN OL P PRE SECTION SUMMARY TABLE TBODY TFOOT THEAD TR UL CAPTION".split(
+    " ",
+  ),
+);
+const cells = new Set(["TD", "TH"]);
+const unread = new Set(["SCRIPT", "STYLE", "NOSCRIPT", "TEMPLATE"]);
+
+/**
+ * An element's text with its structure kept: blocks on lines of their own, a table row's cells on one
+ * line separated by " | ", `<br>` a line break. Minified markup otherwise reads "Founded1972" where
+ * the page shows a table. Walked without recursion (a page may nest deeply).
+ */
+export const structuredText = (root: Element): string => {
+  const out: string[] = [];
+  const stack: Array<Node | "end-block"> = [root];
+  while (stack.length > 0) {
+    const node = stack.pop()!;
+    if (node === "end-block") {
+      out.push("\n");
+      continue;
+    }
+    if (node.nodeType === 3) {
+      out.push(node.textContent ?? "");
+      continue;
+    }
+    if (node.nodeType !== 1) continue;
+    const tag = (node as Element).tagName;
+    if (unread.has(tag)) continue;
+    if (tag === "BR") {
+      out.push("\n");
+      continue;
+    }
+    if (cells.has(tag) && (node as Element).previousElementSibling) out.push(" | ");
+    if (blocks.has(tag)) {
+      out.push("\n");
+      stack.push("end-block");
+    }
+    const children = node.childNodes;
+    for (let i = children.length - 1; i >= 0; i--) stack.push(children[i]!);
+  }
+  return out.join("");
+};
+
 /**
  * A page's main content for a language model: Mozilla Readability (Firefox Reader View) on jsdom
- * drops scripts, navigation and boilerplate. A page Readability finds no article in falls back to
- * its body text without scripts, styles, navigation, header and footer.
+ * drops scripts, navigation and boilerplate, and the text keeps the page's blocks and table cells
+ * apart (`structuredText`). A page Readability finds no article in falls back to its body without
+ * scripts, styles, navigation, header and footer.
  */
 export const readMainText: MainTextReaderService["read"] = (html, url) =>
   Effect.try({
@@ -24,12 +70,14 @@ export const readMainText: MainTextReaderService["read"] = (html, url) =>
       try {
         const document = dom.window.document;
         const article = new Readability(document.cloneNode(true) as Document, { charThreshold: 0 }).parse();
-        if (article?.textContent && article.textContent.trim() !== "") {
-          return { title: article.title?.trim() || null, text: tidy(article.textContent) };
+        if (article?.content && article.textContent?.trim()) {
+          const holder = document.createElement("div");
+          holder.innerHTML = article.content;
+          return { title: article.title?.trim() || null, text: tidy(structuredText(holder)) };
         }
         for (const el of document.querySelectorAll("script, style, noscript, template, nav, header, footer"))
           el.remove();
-        return { title: document.title.trim() || null, text: tidy(document.body?.textContent ?? "") };
+        return { title: document.title.trim() || null, text: tidy(document.body ? structuredText(document.body) : "") };
       } finally {
         dom.window.close();
       }

@@ -29,6 +29,24 @@ describe("@gleaner/jsdom main text (Readability)", () => {
     expect(main.text).not.to.contain("All rights reserved");
   });
 
+  it("keeps blocks and table cells apart in minified markup: a fact box reads as rows, not one word", async () => {
+    const minified =
+      "<html><head><title>SAP SE</title></head><body><main><article><h1>SAP SE</h1><p>SAP is a software company based in Germany, one of the largest in Europe and the world, with products for enterprise resource planning.</p>" +
+      "<table><tr><th>Founded</th><td>1972</td></tr><tr><th>Headquarters</th><td>Walldorf</td></tr></table>" +
+      "<ul><li>Software</li><li>Cloud</li></ul><p>First line<br>second line</p></article></main></body></html>";
+    const main = await Effect.runPromise(readMainText(minified, "http://127.0.0.1/sap"));
+    const lines = main.text.split("\n");
+    expect(lines).to.include.members([
+      "Founded | 1972",
+      "Headquarters | Walldorf",
+      "Software",
+      "Cloud",
+      "First line",
+      "second line",
+    ]);
+    expect(main.text).to.not.contain("Founded1972");
+  });
+
   it("reads a page without an article (no markup at all) as its text", async () => {
     const main = await Effect.runPromise(readMainText("<p>Only one line here.</p>", "http://127.0.0.1/x"));
     expect(main.text).to.equal("Only one line here.");
