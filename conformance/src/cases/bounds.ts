@@ -127,12 +127,13 @@ export const boundCases = (ctx: SuiteContext): void => {
       let url = "";
       before(async () => {
         // Twelve items: the first's title attribute is 40 KiB, the second's text holds U+0000 and a
-        // character reference to a lone surrogate.
+        // character reference to a lone surrogate, the third's data-note attribute U+0000.
         site = createServer((_request, response) => {
           const items = Array.from({ length: 12 }, (_, i) => {
             const title = i === 0 ? "t".repeat(40 * 1024) : `title ${i}`;
+            const note = i === 2 ? "no\u0000te" : `note ${i}`;
             const text = i === 1 ? "na\u0000me &#xD800;" : `name ${i}`;
-            return `<li class="item" title="${title}"><b>item-${i}</b><i>${text}</i></li>`;
+            return `<li class="item" title="${title}" data-note="${note}"><b>item-${i}</b><i>${text}</i></li>`;
           }).join("");
           response.writeHead(200, { "content-type": "text/html; charset=utf-8" });
           response.end(`<html><body><ul>${items}</ul></body></html>`);
@@ -149,6 +150,7 @@ export const boundCases = (ctx: SuiteContext): void => {
             { name: "label", type: "string", key: true },
             ...(withTitle ? [{ name: "title", type: "string" }] : []),
             { name: "text", type: "string" },
+            { name: "note", type: "string" },
           ],
           source: {
             version: 1,
@@ -158,6 +160,7 @@ export const boundCases = (ctx: SuiteContext): void => {
               { name: "label", read: { selector: "b" } },
               ...(withTitle ? [{ name: "title", read: { kind: "attribute", attribute: "title" } }] : []),
               { name: "text", read: { selector: "i" } },
+              { name: "note", read: { kind: "attribute", attribute: "data-note" } },
             ],
             identity: { kind: "source-key", field: "label" },
             pagination: { kind: "none" },
@@ -179,17 +182,20 @@ export const boundCases = (ctx: SuiteContext): void => {
         expect(tooLarge?.message).to.contain("the largest 40960 bytes");
       });
 
-      it("stores scraped text well formed on every store: U+0000 and a lone surrogate become U+FFFD", async () => {
+      it("stores scraped text as HTML reads it on every store and parser: U+0000 dropped from text, U+FFFD in an attribute", async () => {
         const owner = await ctx.owner();
         const created = await dataset(owner, false);
         const run = await runToEnd(owner, created.id);
         expect(run.status, JSON.stringify(run)).to.equal("succeeded");
         const text = created.columns.find((c: Body) => c.name === "text").id;
-        const row = (await allRows(owner, created.id)).find((r) => r.rowKey === "item-1")!;
-        expect(row.data[text]).to.equal("na\ufffdme \ufffd");
+        const all = await allRows(owner, created.id);
+        const row = all.find((r) => r.rowKey === "item-1")!;
+        expect(row.data[text]).to.equal("name \ufffd");
+        const note = created.columns.find((c: Body) => c.name === "note").id;
+        expect(all.find((r) => r.rowKey === "item-2")!.data[note]).to.equal("no\ufffdte");
         const detail = (await owner.get(`/v1/datasets/${created.id}/rows/${row.id}`)).body;
         const excerpts = detail.observations.flatMap((o: Body) => o.entries.map((e: Body) => e.excerpt)).join("");
-        expect(excerpts).to.contain("na\ufffdme").and.not.contain("\u0000");
+        expect(excerpts).to.contain("name").and.not.contain("\u0000");
       });
     });
   });

@@ -39,8 +39,8 @@ const readField = (
   const name = read.attribute ?? "";
   const value = element.attribute(name);
   if (value === null) return null;
-  if (!linkAttributes.has(name.toLowerCase())) return wellFormedText(value);
-  return wellFormedText(document.resolveUrl(value) ?? value);
+  if (!linkAttributes.has(name.toLowerCase())) return wellFormedText(value, "attribute");
+  return wellFormedText(document.resolveUrl(value) ?? value, "attribute");
 };
 
 /**

@@ -15,6 +15,8 @@ export class ReceiverGate {
   private readonly failing = new Map<string, { readonly inRow: number; readonly until: number }>();
   /** webhook id -> its receiver, learned from the messages claimed. */
   private readonly receivers = new Map<string, string>();
+  /** receiver -> datasets with messages left for it: announced once when it frees, never per poll. */
+  private readonly waiting = new Map<string, Set<string>>();
 
   constructor(private readonly backoff: Pick<WebhookRetryPolicy, "baseMs" | "capMs">) {}
 
@@ -41,10 +43,25 @@ export class ReceiverGate {
     return [...this.receivers].flatMap(([webhookId, receiver]) => (this.blocked(receiver, now) ? [webhookId] : []));
   }
 
-  /** When the soonest blocked receiver may be tried again (a busy one: in a second). */
-  nextFree(now: number): number {
-    const ends = [...this.failing.values()].map((f) => f.until).filter((until) => until > now);
-    return Math.min(now + 1_000, ...ends);
+  /** Notes that `datasetId` has messages left for the blocked receivers of the `skipped` webhooks. */
+  wait(datasetId: string, skipped: ReadonlyArray<string>): void {
+    for (const webhookId of skipped) {
+      const receiver = this.receivers.get(webhookId);
+      if (receiver === undefined) continue;
+      const datasets = this.waiting.get(receiver) ?? new Set<string>();
+      datasets.add(datasetId);
+      this.waiting.set(receiver, datasets);
+    }
+  }
+
+  /**
+   * The datasets waiting on `receiver`, now that a delivery to it settled, and when to deliver
+   * them: at once, or when its backoff ends. Each is handed out once.
+   */
+  released(receiver: string): { readonly datasets: ReadonlyArray<string>; readonly at: number } {
+    const datasets = [...(this.waiting.get(receiver) ?? [])];
+    this.waiting.delete(receiver);
+    return { datasets, at: this.failing.get(receiver)?.until ?? 0 };
   }
 
   take(receiver: string): void {

@@ -74,9 +74,8 @@ export const deliverWebhooks = (
       const skip = gate.skipped(now);
       const taken = yield* storage.claimWebhookMessage(datasetId, isoAt(now), isoAt(now + leaseMs), skip);
       if (Option.isNone(taken)) {
-        if (skip.length > 0 && (yield* storage.hasDueWebhookMessages(datasetId, isoAt(now)))) {
-          yield* deliverLater(datasetId, isoAt(gate.nextFree(now)));
-        }
+        // Messages left for held receivers: this dataset is delivered again when they free.
+        if (skip.length > 0) gate.wait(datasetId, skip);
         return;
       }
       const { message, webhook } = taken.value;

@@ -9,11 +9,14 @@ import type { Excerpt } from "../ports/document-parser.js";
 export const normalizeWhitespace = (text: string): string => text.replace(/[\s\u00a0]+/g, " ").trim();
 
 /**
- * Text read from a page as every store keeps it (decision 0041): U+0000 becomes U+FFFD, as HTML's own
- * parsing does in text, and a lone surrogate (from a character reference a parser let through) too.
+ * Text read from a page as every store keeps it and every parser gives it (decision 0041), by HTML's
+ * own rules: U+0000 is dropped from text and becomes U+FFFD in an attribute's value, and a lone
+ * surrogate (from a character reference a parser let through) becomes U+FFFD.
  */
-export const wellFormedText = (text: string): string =>
-  text.isWellFormed() && !text.includes("\u0000") ? text : text.replaceAll("\u0000", "\uFFFD").toWellFormed();
+export const wellFormedText = (text: string, nul: "text" | "attribute" = "text"): string =>
+  text.isWellFormed() && !text.includes("\u0000")
+    ? text
+    : text.replaceAll("\u0000", nul === "text" ? "" : "\uFFFD").toWellFormed();
 
 /** SPEC.md's evidence limit. */
 export const EXCERPT_MAX_BYTES = 2048;
