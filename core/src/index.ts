@@ -71,6 +71,12 @@ export * from "./ports/search-engine.js";
 export * from "./ports/main-text.js";
 export * from "./schema/research.js";
 export { harnessVersion } from "./engine/research/prompts.js";
+export {
+  chunkCharsFor,
+  ModelBudget,
+  outputTokensFor,
+  splitIntoChunks,
+} from "./engine/research/chunks.js";
 export { groundingText, nameKey } from "./engine/research/grounding.js";
 export {
   answersFromArtifacts,

@@ -95,7 +95,7 @@ export const makeOpenAiModel = (config: OpenAiModelConfig): LanguageModelService
             model: config.model,
             temperature: stableSampling.temperature,
             ...(seeded ? { seed: stableSampling.seed } : {}),
-            max_tokens: config.maxOutputTokens ?? 4096,
+            max_tokens: request.maxOutputTokens ?? config.maxOutputTokens ?? 4096,
             messages: [
               {
                 role: "system",

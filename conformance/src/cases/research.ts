@@ -208,7 +208,7 @@ export const researchCases = (ctx: SuiteContext, set: AdapterSet): void => {
         expect(index.recipe).to.deep.include({
           version: 1,
           question: dataset.question,
-          promptVersion: "gleaner-research/1",
+          promptVersion: "gleaner-research/2",
         });
         expect(index.recipe.model).to.deep.equal({ provider: "scripted", modelId: "scripted-model-1" });
         expect(index.recipe.searchEngine).to.equal(null);
@@ -226,7 +226,7 @@ export const researchCases = (ctx: SuiteContext, set: AdapterSet): void => {
 
       it("traces the phases in order with the harness version and per-page counters", async () => {
         const trace = (await owner.get(`/v1/runs/${run.id}/trace`)).body.trace;
-        expect(trace.harnessVersion).to.equal("gleaner-research/1");
+        expect(trace.harnessVersion).to.equal("gleaner-research/2");
         const phases = trace.phases.map((p: Body) => p.phase);
         expect(phases).to.deep.equal(phaseOrder.filter((p) => p !== "search"));
         const validate = trace.steps.filter((s: Body) => s.phase === "validate");

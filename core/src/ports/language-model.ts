@@ -14,6 +14,8 @@ export interface GenerationRequest {
   readonly user: string;
   /** A JSON Schema (draft-07 subset accepted by strict structured outputs) the answer must match. */
   readonly schema: Readonly<Record<string, unknown>>;
+  /** The most tokens the answer may take (the request's share of the context window). */
+  readonly maxOutputTokens?: number;
 }
 
 export interface TokenUsage {

@@ -1,4 +1,5 @@
-import type { LanguageModel, SearchEngine } from "@gleaner/core";
+import { type LanguageModel, ModelBudget, type SearchEngine } from "@gleaner/core";
+import { wholeNumberIn } from "./config-errors.js";
 import * as Config from "effect/Config";
 import * as Effect from "effect/Effect";
 import * as Layer from "effect/Layer";
@@ -16,6 +17,8 @@ export const researchEnv = Config.all({
   modelUrl: Config.option(Config.nonEmptyString("GLEANER_MODEL_URL")),
   apiKey: Config.option(Config.redacted("GLEANER_MODEL_API_KEY")),
   searchUrl: Config.option(Config.nonEmptyString("GLEANER_SEARCH_URL")),
+  /** The model's context window in tokens: a page longer than one request carries is read in chunks. */
+  contextTokens: Config.option(wholeNumberIn("GLEANER_MODEL_CONTEXT_TOKENS", 2_048, 10_000_000)),
 });
 
 export interface ResearchOverrides {
@@ -48,6 +51,9 @@ export const researchLayer = (overrides: ResearchOverrides = {}): Layer.Layer<ne
       const mainText = model ? (yield* Effect.promise(() => import("@gleaner/jsdom"))).JsdomMainTextLive : null;
       const layers: Array<Layer.Layer<never, unknown>> = [];
       if (model && mainText) layers.push(model, mainText);
+      if (Option.isSome(env.contextTokens)) {
+        layers.push(Layer.succeed(ModelBudget, { contextTokens: env.contextTokens.value }));
+      }
       if (search) layers.push(search);
       return layers.length === 0 ? Layer.empty : Layer.mergeAll(...(layers as [Layer.Layer<never, unknown>]));
     }),

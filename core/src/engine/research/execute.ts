@@ -34,7 +34,14 @@ import {
 import { candidateUrls, type ResearchRead, readResults, readSite } from "./read.js";
 import { pinRecipe } from "./recipe.js";
 import { researchTrace } from "./trace.js";
-import { type Candidate, type PageValidation, validatePage, validationFailures } from "./validate.js";
+import {
+  type Candidate,
+  combineValidations,
+  type PageValidation,
+  validatePage,
+  validationFailures,
+} from "./validate.js";
+import { chunkCharsFor, chunkSubject, ModelBudget, outputTokensFor, splitIntoChunks } from "./chunks.js";
 
 const resultsPerQuery = 10;
 const isModelFailure = (e: unknown): e is ModelFailure =>
@@ -153,6 +160,7 @@ export const executeResearchRun = Effect.fn("run.research")(function* (job: RunJ
           subject: null,
           ...planningMessages(question, columns, searching),
           schema: planningSchema,
+          maxOutputTokens: outputTokensFor((yield* ModelBudget).contextTokens),
         },
         ResearchPlan,
       ),
@@ -229,64 +237,85 @@ export const executeResearchRun = Effect.fn("run.research")(function* (job: RunJ
       return yield* finish("failed", [coverage], `coverage: ${read.coverage.reason}`);
     }
 
-    // extract and validate, page by page.
+    // extract and validate, page by page: a page longer than one request carries is read in chunks
+    // (each an extract step and an extraction output artifact, `#part=k/n`), validated against the
+    // whole page's text.
+    const budget = yield* ModelBudget;
+    const chunkChars = chunkCharsFor(budget.contextTokens);
+    const maxOutputTokens = outputTokensFor(budget.contextTokens);
     const checked: Array<{ url: string; sha256: string; validation: PageValidation }> = [];
     const candidates: Candidate[] = [];
     for (const page of read.pages) {
       recorded.artifacts.push(
         yield* recordArtifact(run.id, "cleaned page text", page.url, page.text, "text/plain", yield* nowIso),
       );
-      const started = yield* Clock.currentTimeMillis;
-      const extracted = yield* Effect.either(
-        ask(
-          model.value,
-          {
-            task: "extraction",
-            subject: page.url,
-            ...extractionMessages(question, columns, planned.value, page),
-            schema: extractionSchema(columns),
-          },
-          ExtractionOutput,
-        ),
-      );
-      const timing = () =>
-        Effect.map(Clock.currentTimeMillis, (ended) => ({
-          startedAt: iso(started),
-          durationMs: Math.max(0, Math.round(ended - started)),
-          sourceUrl: page.url.slice(0, 2048),
-        }));
-      if (extracted._tag === "Left") {
-        recorder.add({ phase: "extract", status: "failed", ...(yield* timing()) });
-        return yield* Effect.fail(extracted.left);
+      const chunks = splitIntoChunks(page.text, chunkChars);
+      const parts: PageValidation[] = [];
+      for (const [i, chunk] of chunks.entries()) {
+        const subject = chunkSubject(page.url, i + 1, chunks.length);
+        const started = yield* Clock.currentTimeMillis;
+        const extracted = yield* Effect.either(
+          ask(
+            model.value,
+            {
+              task: "extraction",
+              subject,
+              ...extractionMessages(
+                question,
+                columns,
+                planned.value,
+                { ...page, text: chunk },
+                {
+                  part: i + 1,
+                  parts: chunks.length,
+                },
+              ),
+              schema: extractionSchema(columns),
+              maxOutputTokens,
+            },
+            ExtractionOutput,
+          ),
+        );
+        const timing = () =>
+          Effect.map(Clock.currentTimeMillis, (ended) => ({
+            startedAt: iso(started),
+            durationMs: Math.max(0, Math.round(ended - started)),
+            sourceUrl: page.url.slice(0, 2048),
+          }));
+        if (extracted._tag === "Left") {
+          recorder.add({ phase: "extract", status: "failed", ...(yield* timing()) });
+          return yield* Effect.fail(extracted.left);
+        }
+        const rows = extracted.right.value.rows.length;
+        recorder.add({
+          phase: "extract",
+          status: "succeeded",
+          candidateRows: Math.min(maxRowsPerPage, rows),
+          ...(yield* timing()),
+        });
+        recorded.artifacts.push(
+          yield* recordArtifact(
+            run.id,
+            "extraction output",
+            subject,
+            JSON.stringify(extracted.right.raw),
+            "application/json",
+            yield* nowIso,
+          ),
+        );
+        parts.push(validatePage(page.url, page.text, extracted.right.value, columns, i * maxRowsPerPage));
       }
-      const rows = extracted.right.value.rows.length;
-      recorder.add({
-        phase: "extract",
-        status: "succeeded",
-        candidateRows: Math.min(maxRowsPerPage, rows),
-        ...(yield* timing()),
-      });
-      recorded.artifacts.push(
-        yield* recordArtifact(
-          run.id,
-          "extraction output",
-          page.url,
-          JSON.stringify(extracted.right.raw),
-          "application/json",
-          yield* nowIso,
-        ),
-      );
       const validationStarted = yield* Clock.currentTimeMillis;
-      const validation = validatePage(page.url, page.text, extracted.right.value, columns);
+      const validation = combineValidations(parts);
       recorder.add({
         phase: "validate",
         status: "succeeded",
         startedAt: iso(validationStarted),
         durationMs: Math.max(0, Math.round((yield* Clock.currentTimeMillis) - validationStarted)),
         sourceUrl: page.url.slice(0, 2048),
-        candidateRows: validation.candidateRows,
-        rejectedRows: validation.rejectedRows,
-        matchedRows: validation.candidates.length,
+        candidateRows: Math.min(25, validation.candidateRows),
+        rejectedRows: Math.min(25, validation.rejectedRows),
+        matchedRows: Math.min(25, validation.candidates.length),
       });
       recorded.failures.push(...validationFailures(page.url, validation));
       checked.push({ url: page.url, sha256: page.sha256, validation });

@@ -5,11 +5,9 @@ import type { ResearchPlan } from "../../schema/research.js";
  * The prompt templates and the answer schemas. Their version is the trace's `harnessVersion` and
  * the recipe's `promptVersion`: change it whenever a template, a schema or a grounding rule changes.
  */
-export const harnessVersion = "gleaner-research/1";
+export const harnessVersion = "gleaner-research/2";
 export const maxQueries = 3;
 export const maxRowsPerPage = 25;
-/** Cleaned text beyond this many characters is not sent to the model (the artifact keeps its hash). */
-export const maxPageChars = 48_000;
 
 const entityKinds = ["company", "person", "product", "event", "trend", "other"];
 const str = { type: "string" } as const;
@@ -69,6 +67,7 @@ export const extractionMessages = (
   columns: ReadonlyArray<DatasetColumn>,
   plan: ResearchPlan,
   page: { readonly url: string; readonly title: string | null; readonly text: string },
+  part: { readonly part: number; readonly parts: number } = { part: 1, parts: 1 },
 ) => ({
   system:
     "You extract table rows from one web page. Use only what the page text says. " +
@@ -79,5 +78,7 @@ export const extractionMessages = (
   user:
     `Question: ${question}\nColumns:\n${describeColumns(columns)}\n` +
     `Hints:\n${plan.columnHints.map((h) => `- ${h.column}: ${h.hint}`).join("\n")}\n` +
-    `Page: ${page.url}\nTitle: ${page.title ?? ""}\n---\n${page.text.slice(0, maxPageChars)}`,
+    `Page: ${page.url}\nTitle: ${page.title ?? ""}\n` +
+    (part.parts > 1 ? `(part ${part.part} of ${part.parts} of the page's text)\n` : "") +
+    `---\n${page.text}`,
 });

@@ -14,6 +14,8 @@ import type { DatasetColumn } from "../../schema/column.js";
 import type { FieldId } from "../../schema/ids.js";
 import { ExtractionOutput, type ResearchRecipe } from "../../schema/research.js";
 import { ask } from "./ask.js";
+import { parseChunkSubject } from "./chunks.js";
+import { maxRowsPerPage } from "./prompts.js";
 import { mergeCandidates } from "./merge.js";
 import { type Candidate, validatePage, validationFailures } from "./validate.js";
 
@@ -89,21 +91,28 @@ export const replayFacts = (evidence: RunEvidence, recipe: ResearchRecipe) =>
     const candidates: Candidate[] = [];
     const failed: Array<RunEvidence["failures"][number]> = evidence.failures.filter((f) => f.stage === "retrieval");
     const unknowns: string[] = [];
+    // Each page's extraction outputs: one, or one per chunk (`#part=k/n`, numbered on as the run did).
+    const subjects = evidence.artifacts.filter((a) => a.kind === "extraction output").map((a) => a.url);
     for (const page of evidence.artifacts.filter((a) => a.kind === "cleaned page text")) {
       if (page.body === null) {
         unknowns.push(`The cleaned text of ${page.url} exceeded 64 KiB and was not kept; it cannot be replayed.`);
         continue;
       }
-      const answer = yield* Effect.either(
-        ask(model, { task: "extraction", subject: page.url, system: "", user: "", schema: {} }, ExtractionOutput),
-      );
-      if (answer._tag === "Left") {
-        unknowns.push(`No usable extraction output was recorded for ${page.url}.`);
-        continue;
+      const parts = subjects.filter((subject) => parseChunkSubject(subject).url === page.url);
+      if (parts.length === 0) parts.push(page.url);
+      for (const subject of parts) {
+        const answer = yield* Effect.either(
+          ask(model, { task: "extraction", subject, system: "", user: "", schema: {} }, ExtractionOutput),
+        );
+        if (answer._tag === "Left") {
+          unknowns.push(`No usable extraction output was recorded for ${subject}.`);
+          continue;
+        }
+        const firstIndex = (parseChunkSubject(subject).part - 1) * maxRowsPerPage;
+        const validation = validatePage(page.url, page.body, answer.right.value, columns, firstIndex);
+        candidates.push(...validation.candidates);
+        failed.push(...validationFailures(page.url, validation));
       }
-      const validation = validatePage(page.url, page.body, answer.right.value, columns);
-      candidates.push(...validation.candidates);
-      failed.push(...validationFailures(page.url, validation));
     }
     const entities = yield* mergeCandidates(
       candidates,

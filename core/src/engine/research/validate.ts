@@ -45,6 +45,8 @@ export const validatePage = (
   cleanedText: string,
   output: ExtractionOutput,
   columns: ReadonlyArray<DatasetColumn>,
+  /** Where this answer's rows start among the page's (a page read in chunks numbers them on). */
+  firstIndex = 0,
 ): PageValidation => {
   const page = groundingText(cleanedText);
   const pageLower = page.toLowerCase();
@@ -57,7 +59,8 @@ export const validatePage = (
     entries.push({ id, excerpt: excerpt.text, truncated: excerpt.truncated });
     return id;
   };
-  rows.forEach((row, index) => {
+  rows.forEach((row, position) => {
+    const index = firstIndex + position;
     const name = row.entity.name.trim();
     if (!mentions(pageLower, name)) return;
     const cells = new Map<string, GroundedCell & { entryId: string | null }>();
@@ -84,6 +87,15 @@ export const validatePage = (
     refusals,
   };
 };
+
+/** The validations of a page's chunks as the page's one validation (rows numbered on per chunk). */
+export const combineValidations = (parts: ReadonlyArray<PageValidation>): PageValidation => ({
+  candidates: parts.flatMap((p) => p.candidates),
+  candidateRows: parts.reduce((n, p) => n + p.candidateRows, 0),
+  rejectedRows: parts.reduce((n, p) => n + p.rejectedRows, 0),
+  entries: parts.flatMap((p) => p.entries),
+  refusals: parts.flatMap((p) => p.refusals),
+});
 
 /** Validation failures and refused values as recorded facts, for diagnostics. */
 export const validationFailures = (url: string, v: PageValidation): Array<RunEvidence["failures"][number]> => [
