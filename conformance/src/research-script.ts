@@ -1,4 +1,5 @@
-import type { RecordedAnswer } from "@gleaner/core";
+import { type LanguageModelService, ModelRefused, type RecordedAnswer } from "@gleaner/core";
+import * as Effect from "effect/Effect";
 import type { Body } from "./bodies.js";
 import type { ResearchSite } from "./sites/research-site.js";
 
@@ -104,5 +105,34 @@ export const publishersDataset = (site: ResearchSite, blocked = false): Body => 
     ],
     identity: { kind: "source-key", field: "publisher" },
     pagination: { kind: "next-link", selector: "a.next" },
+  },
+});
+
+/**
+ * A model that answers from the page text it is sent, as a real one does: the plan, then one row per
+ * "Publisher N Press is based in Town N. The catalogue lists K titles" it finds in the request's page
+ * text (at most 25), quoting the text. It sees only what a request carries, so a page read in chunks
+ * is answered chunk by chunk.
+ */
+export const textReadingModel = (): LanguageModelService => ({
+  provider: "scripted",
+  modelId: "text-reading-1",
+  generate: (request) => {
+    if (request.task === "planning") {
+      return Effect.succeed({ output: plan, modelId: "text-reading-1", usage: { inputTokens: 0, outputTokens: 0 } });
+    }
+    const text = request.user.split("\n---\n")[1];
+    if (text === undefined) return Effect.fail(new ModelRefused({ message: "No page text in the request." }));
+    const rows = [...text.matchAll(/(Publisher \d+ Press) is based in (Town \d+)\. The catalogue lists (\d+) titles/g)]
+      .slice(0, 25)
+      .map(([sentence, name, city, titles]) => ({
+        entity: { kind: "company", name: name!, aliases: [] },
+        cells: [
+          found("publisher", name!, `${name} is based in`),
+          found("city", city!, `is based in ${city}`),
+          found("titles", titles!, sentence!.slice(sentence!.indexOf("The catalogue"))),
+        ],
+      }));
+    return Effect.succeed({ output: { rows }, modelId: "text-reading-1", usage: { inputTokens: 0, outputTokens: 0 } });
   },
 });

@@ -6,12 +6,12 @@ import * as Effect from "effect/Effect";
 import * as Layer from "effect/Layer";
 import { after, before, beforeEach, describe, it } from "mocha";
 import { pino } from "pino";
-import type { Body } from "../bodies.js";
+import { type Body, bend } from "../bodies.js";
 import { columnId, waitForRun } from "../books.js";
 import { makeClient } from "../client.js";
 import type { Capability, Owner, SuiteContext } from "../context.js";
-import { failingScriptFor, publishersDataset, scriptFor } from "../research-script.js";
-import { type ResearchSite, startResearchSite, startSearxngStub } from "../sites/research-site.js";
+import { failingScriptFor, publishersDataset, scriptFor, textReadingModel } from "../research-script.js";
+import { longPageCount, type ResearchSite, startResearchSite, startSearxngStub } from "../sites/research-site.js";
 import type { AdapterSet } from "../suite.js";
 
 const phaseOrder = ["planning", "configure", "pin", "search", "read", "extract", "validate", "preview", "accept"];
@@ -333,6 +333,52 @@ export const researchCases = (ctx: SuiteContext, set: AdapterSet): void => {
       ]);
       const recipe = (await owner.get(`/v1/runs/${run.id}/artifacts`)).body.recipe;
       expect(recipe.searchEngine).to.equal("searxng");
+    });
+
+    it("reads a page longer than the model's context in chunks, each answered from its own text, and keeps every row", async () => {
+      const small = await startHost({
+        overrides: {
+          store: set.layer(),
+          ...(set.queue ? { queue: set.queue("research_chunks") } : {}),
+          ...(set.parser ? { parser: set.parser() } : {}),
+          model: Layer.succeed(LanguageModel, textReadingModel()),
+          contextTokens: 2048,
+        },
+        config: {
+          port: 0,
+          host: "127.0.0.1",
+          logLevel: "silent",
+          allowPrivateTargets: ["127.0.0.1/32"],
+          ...set.config,
+        },
+        logger: pino({ level: "silent" }),
+      });
+      hosts.push(small);
+      const owner = await ownerOn(small, 10);
+      const dataset = await createDataset(
+        owner,
+        bend(publishersDataset(site), (b) => {
+          b.source.url = `${site.url}/long/publishers`;
+          b.source.pagination = { kind: "none" };
+        }),
+      );
+      const run = await research(owner, dataset.id);
+      expect(run.status, JSON.stringify(run)).to.equal("succeeded");
+      const list = (await owner.get(`/v1/datasets/${dataset.id}/rows`, { limit: 500 })).body.data as Body[];
+      expect(list).to.have.length(longPageCount);
+      const last = byAnchor(list, `Publisher ${longPageCount} Press`);
+      expect(last?.data[dataset.columns.find((c: Body) => c.name === "city").id]).to.equal(`Town ${longPageCount}`);
+      // One page read and charged; several extract steps and outputs, each naming its part.
+      expect((await owner.get("/v1/usage")).body.balance).to.equal(9);
+      const trace = (await owner.get(`/v1/runs/${run.id}/trace`)).body.trace;
+      const extracts = trace.steps.filter((s: Body) => s.phase === "extract");
+      expect(extracts.length).to.be.above(2);
+      const outputs = (await owner.get(`/v1/runs/${run.id}/artifacts`)).body.artifacts.filter(
+        (a: Body) => a.kind === "extraction output",
+      );
+      expect(outputs.map((a: Body) => a.url)).to.deep.equal(
+        extracts.map((_: Body, i: number) => `${site.url}/long/publishers#part=${i + 1}/${extracts.length}`),
+      );
     });
 
     it("a search result answering 403 is recorded as not read; the run accepts the pages it could read", async () => {

@@ -25,6 +25,15 @@ const pageTwo = `
 <p>H&amp;F Press also publishes translated fiction from its office in Bristol.</p>
 <p>Kestrel Books, based in Leeds, has 22 titles in the catalogue, chiefly natural history.</p>`;
 
+/** How many publishers the long page lists: far more text than one request of a small model carries. */
+export const longPageCount = 120;
+const longPage = Array.from(
+  { length: longPageCount },
+  (_, i) =>
+    `<p>Publisher ${i + 1} Press is based in Town ${i + 1}. The catalogue lists ${10 + (i % 40)} titles from Publisher ${i + 1} Press, ` +
+    "most of them reprints of out-of-print local history, with a few new titles each spring.</p>",
+).join("\n");
+
 export interface ResearchSite {
   readonly url: string;
   /** Paths under /private/ that were requested (robots.txt disallows them: none should be). */
@@ -41,6 +50,7 @@ export const startResearchSite = async (): Promise<ResearchSite> => {
     const html = (body: string) => res.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end(body);
     if (path === "/robots.txt")
       return res.writeHead(200, { "content-type": "text/plain" }).end("User-agent: *\nDisallow: /private/\n");
+    if (path === "/long/publishers") return html(layout("Every publisher in the catalogue", longPage, null));
     if (path === "/private/publishers") {
       reads.push(path);
       return html(layout("Private publishers", pageTwo, null));

@@ -39,6 +39,7 @@ export interface LayerOverrides {
   /** Research runs' LanguageModel and SearchEngine (otherwise from GLEANER_MODEL_URL / GLEANER_SEARCH_URL). */
   readonly model?: ResearchOverrides["model"];
   readonly search?: ResearchOverrides["search"];
+  readonly contextTokens?: ResearchOverrides["contextTokens"];
 }
 
 const fetcherOf = (layer: Layer.Layer<Fetcher, unknown>, scope: Scope.Scope) =>

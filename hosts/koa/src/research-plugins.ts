@@ -24,6 +24,8 @@ export const researchEnv = Config.all({
 export interface ResearchOverrides {
   readonly model?: Layer.Layer<LanguageModel, unknown>;
   readonly search?: Layer.Layer<SearchEngine, unknown>;
+  /** The model's context window in tokens, instead of GLEANER_MODEL_CONTEXT_TOKENS. */
+  readonly contextTokens?: number;
 }
 
 /**
@@ -51,9 +53,8 @@ export const researchLayer = (overrides: ResearchOverrides = {}): Layer.Layer<ne
       const mainText = model ? (yield* Effect.promise(() => import("@gleaner/jsdom"))).JsdomMainTextLive : null;
       const layers: Array<Layer.Layer<never, unknown>> = [];
       if (model && mainText) layers.push(model, mainText);
-      if (Option.isSome(env.contextTokens)) {
-        layers.push(Layer.succeed(ModelBudget, { contextTokens: env.contextTokens.value }));
-      }
+      const contextTokens = overrides.contextTokens ?? Option.getOrUndefined(env.contextTokens);
+      if (contextTokens !== undefined) layers.push(Layer.succeed(ModelBudget, { contextTokens }));
       if (search) layers.push(search);
       return layers.length === 0 ? Layer.empty : Layer.mergeAll(...(layers as [Layer.Layer<never, unknown>]));
     }),
