@@ -51,6 +51,22 @@ describe("research grounding", () => {
     expect(wrong.refusal).to.equal("value_not_in_quote");
   });
 
+  it("reads numbers as people write them: scale words, currency, and a dot as a thousands separator", () => {
+    const report = groundingText(
+      "Revenue reached €2.3bn in 2025. The group employs 1.6 million people. Der Standort hat 5.000 Mitarbeiter. 40k users.",
+    );
+    const kept = (value: string, quote: string) => groundCell({ status: "found", value, quote }, "number", report);
+    expect(kept("2300000000", "Revenue reached €2.3bn").cell.value).to.equal(2_300_000_000);
+    expect(kept("€2.3bn", "Revenue reached €2.3bn").cell.value).to.equal(2_300_000_000);
+    expect(kept("1.6 million", "employs 1.6 million people").cell.value).to.equal(1_600_000);
+    expect(kept("1600000", "employs 1.6 million people").cell.value).to.equal(1_600_000);
+    expect(kept("5000", "hat 5.000 Mitarbeiter").cell.value).to.equal(5000);
+    expect(kept("40000", "40k users").cell.value).to.equal(40_000);
+    // A number the quote does not say is still refused, however it is written.
+    expect(kept("1.6", "employs 1.6 million people").refusal).to.equal("value_not_in_quote");
+    expect(kept("2025000", "Revenue reached €2.3bn in 2025").refusal).to.equal("value_not_in_quote");
+  });
+
   it("records 'not on this page' as not_found, not as a refusal", () => {
     const absent = groundCell({ status: "not_on_page", value: null, quote: null }, "string", page);
     expect(absent).to.deep.equal({

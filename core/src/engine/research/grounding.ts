@@ -1,4 +1,5 @@
-import { type Cell, coerce, parseNumber } from "../coerce.js";
+import { type Cell, coerce } from "../coerce.js";
+import { quantitiesIn, quantityOf, sameQuantity } from "./quantities.js";
 import type { ColumnType } from "../../schema/column.js";
 
 /**
@@ -22,17 +23,16 @@ export const quoteOnPage = (quote: string | null, normalisedPage: string): boole
   return q !== "" && normalisedPage.includes(q);
 };
 
-const numbersIn = (text: string): number[] =>
-  (text.match(/[-\u2212]?\d[\d.,]*/g) ?? []).map(parseNumber).filter((n): n is number => n !== null);
-
-/** The value is what the quote says: its text occurs in the quote (numbers compared as numbers). */
+/**
+ * The value is what the quote says: its text occurs in the quote, or for a number column the number
+ * it says is one the quote says, both read as people write them (quantities.ts).
+ */
 const valueInQuote = (value: string, quote: string, type: ColumnType): boolean => {
   if (type === "boolean") return true; // yes/no answers are read from the quote, not copied from it.
   const v = groundingText(value).toLowerCase();
-  if (groundingText(quote).toLowerCase().includes(v)) return true;
-  if (type !== "number") return false;
-  const n = parseNumber(value);
-  return n !== null && numbersIn(quote).includes(n);
+  if (type !== "number") return groundingText(quote).toLowerCase().includes(v);
+  const n = quantityOf(value);
+  return n !== null && quantitiesIn(quote).some((q) => sameQuantity(q, n));
 };
 
 /** Why a cell the model returned was not kept, besides an ordinary missing value. */
@@ -62,7 +62,10 @@ export const groundCell = (
   if (!quoteOnPage(answer.quote, normalisedPage)) return failed("quote_not_on_page");
   const quote = answer.quote as string;
   if (!valueInQuote(answer.value, quote, type)) return failed("value_not_in_quote");
-  const cell = coerce(answer.value, type);
+  // A number is kept as the quantity it says ("1.6 million" is 1,600,000), not as its digits.
+  const quantity = type === "number" ? quantityOf(answer.value) : null;
+  const cell =
+    quantity === null ? coerce(answer.value, type) : { value: quantity, missingReason: null, raw: answer.value };
   if (cell.missingReason !== null) return failed("not_convertible");
   return { cell, refusal: null, quote };
 };
