@@ -142,6 +142,33 @@ describe("research validation and merging", () => {
     expect(entities[1]?.record.cells.get(city.id)?.missingReason).to.equal("extraction_failed");
   });
 
+  it("merges names across legal forms and keeps every name as an alias; different companies stay apart", async () => {
+    const page = (url: string, text: string, name: string, aliases: string[] = []) =>
+      validatePage(url, text, output([[name, aliases, null, null]]), columns).candidates;
+    const candidates = [
+      ...page("http://site/a", "Apple Inc. reported results.", "Apple Inc."),
+      ...page("http://site/b", "Apple opened a store.", "Apple"),
+      ...page("http://site/c", "Siemens AG is based in Munich.", "Siemens AG"),
+      ...page("http://site/d", "The Siemens plant in Berlin.", "Siemens"),
+      ...page("http://site/e", "Apple Records Ltd released an album.", "Apple Records Ltd"),
+      ...page(
+        "http://site/f",
+        "International Business Machines Corporation (IBM) makes mainframes.",
+        "International Business Machines Corporation",
+        ["IBM"],
+      ),
+      ...page("http://site/g", "IBM announced a chip.", "IBM"),
+    ];
+    const entities = await Effect.runPromise(mergeCandidates(candidates, [city.id]));
+    const aliases = entities.map((e) => [...e.identity.aliases].sort());
+    expect(aliases).to.have.deep.members([
+      ["Apple", "Apple Inc."],
+      ["Siemens", "Siemens AG"],
+      ["Apple Records Ltd"],
+      ["IBM", "International Business Machines Corporation"],
+    ]);
+  });
+
   it("gives the same keys when the same pages are merged again", async () => {
     const again = await Effect.runPromise(mergeCandidates([...one.candidates, ...two.candidates], [city.id]));
     const first = await Effect.runPromise(mergeCandidates([...one.candidates, ...two.candidates], [city.id]));

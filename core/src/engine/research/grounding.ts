@@ -79,3 +79,21 @@ export const nameKey = (name: string): string =>
     .replace(/[\p{P}\p{S}]+/gu, " ")
     .replace(/\s+/g, " ")
     .trim();
+
+/** Legal forms and articles a company's name is written with or without ("Apple Inc.", "Siemens AG"). */
+const legalForms = new Set(
+  "inc incorporated corp corporation co company ltd limited llc plc ag se gmbh mbh sa sas sarl srl spa bv nv ab oy oyj as asa aps kg kgaa lp llp pty pte lda sl".split(
+    " ",
+  ),
+);
+
+/**
+ * A name without its legal form and a leading "the", as `nameKey` compares it: "Apple Inc." and
+ * "Apple" are one company, "The Siemens AG" and "Siemens" too. Empty when nothing else is left.
+ */
+export const bareNameKey = (name: string): string => {
+  const words = nameKey(name).split(" ");
+  if (words[0] === "the") words.shift();
+  while (words.length > 1 && legalForms.has(words[words.length - 1]!)) words.pop();
+  return words.join(" ");
+};

@@ -5,7 +5,7 @@ import type { ResearchRowIdentity } from "../../schema/row.js";
 import type { Cell } from "../coerce.js";
 import { sha256Hex } from "../../digest.js";
 import type { ExtractedRecord } from "../extract.js";
-import { nameKey } from "./grounding.js";
+import { bareNameKey, nameKey } from "./grounding.js";
 import type { Candidate } from "./validate.js";
 
 const maxAliases = 100;
@@ -18,7 +18,10 @@ export interface MergedEntity {
   readonly fact: RecordFact;
 }
 
-/** Union-find over candidates: two candidates sharing a normalised name or alias are one entity. */
+/**
+ * Union-find over candidates: two candidates sharing a normalised name or alias, with or without its
+ * legal form ("Apple Inc." and "Apple"), are one entity.
+ */
 const groupsOf = (candidates: ReadonlyArray<Candidate>): Candidate[][] => {
   const parent = candidates.map((_, i) => i);
   const find = (i: number): number => {
@@ -31,11 +34,12 @@ const groupsOf = (candidates: ReadonlyArray<Candidate>): Candidate[][] => {
   const owner = new Map<string, number>();
   candidates.forEach((c, i) => {
     for (const name of [c.name, ...c.aliases]) {
-      const key = nameKey(name);
-      if (key === "") continue;
-      const other = owner.get(key);
-      if (other === undefined) owner.set(key, i);
-      else parent[find(i)] = find(other);
+      for (const key of [nameKey(name), bareNameKey(name)]) {
+        if (key === "") continue;
+        const other = owner.get(key);
+        if (other === undefined) owner.set(key, i);
+        else parent[find(i)] = find(other);
+      }
     }
   });
   const groups = new Map<number, Candidate[]>();
