@@ -142,6 +142,38 @@ describe("research validation and merging", () => {
     expect(entities[1]?.record.cells.get(city.id)?.missingReason).to.equal("extraction_failed");
   });
 
+  it("refuses a real quote about something else: it must name the entity or share its block", () => {
+    const text = [
+      "SAP SE is a software company based in Walldorf.",
+      "Oracle Corporation is based in Austin.",
+      "The Walldorf campus hosts 5,000 of the company's 86,000 employees.",
+      "Employees | SAP SE | 107,000",
+    ].join("\n");
+    const answer = (value: string, quote: string): ExtractionOutput => ({
+      rows: [
+        {
+          entity: { kind: "company", name: "SAP SE", aliases: [] },
+          cells: [{ column: "titles", status: "found", value, quote }],
+        },
+        { entity: { kind: "company", name: "Oracle Corporation", aliases: [] }, cells: [] },
+      ],
+    });
+    const about = (value: string, quote: string) => {
+      const validation = validatePage("http://site/sap", text, answer(value, quote), columns);
+      return {
+        kept: validation.candidates[0]?.cells.get(titles.id)?.cell.value ?? null,
+        refusals: validation.refusals,
+      };
+    };
+    // On the page, but about a campus in a paragraph that names no company.
+    expect(about("5000", "hosts 5,000 of the company's 86,000 employees")).to.deep.equal({
+      kept: null,
+      refusals: [{ entity: "SAP SE", fieldId: titles.id, code: "quote_not_about_entity" }],
+    });
+    // In the same table row as the name: kept.
+    expect(about("107000", "107,000").kept).to.equal(107_000);
+  });
+
   it("merges names across legal forms and keeps every name as an alias; different companies stay apart", async () => {
     const page = (url: string, text: string, name: string, aliases: string[] = []) =>
       validatePage(url, text, output([[name, aliases, null, null]]), columns).candidates;

@@ -36,7 +36,8 @@ export const structuredText = (root: Element): string => {
       continue;
     }
     if (node.nodeType === 3) {
-      out.push(node.textContent ?? "");
+      // HTML's whitespace: a line break in the source inside a paragraph is a space on the page.
+      out.push((node.textContent ?? "").replace(/[\t\n\r\f ]+/g, " "));
       continue;
     }
     if (node.nodeType !== 1) continue;

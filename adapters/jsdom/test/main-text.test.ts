@@ -33,7 +33,8 @@ describe("@gleaner/jsdom main text (Readability)", () => {
     const minified =
       "<html><head><title>SAP SE</title></head><body><main><article><h1>SAP SE</h1><p>SAP is a software company based in Germany, one of the largest in Europe and the world, with products for enterprise resource planning.</p>" +
       "<table><tr><th>Founded</th><td>1972</td></tr><tr><th>Headquarters</th><td>Walldorf</td></tr></table>" +
-      "<ul><li>Software</li><li>Cloud</li></ul><p>First line<br>second line</p></article></main></body></html>";
+      "<ul><li>Software</li><li>Cloud</li></ul><p>First line<br>second line</p>" +
+      "<p>A paragraph written\nover two source lines.</p></article></main></body></html>";
     const main = await Effect.runPromise(readMainText(minified, "http://127.0.0.1/sap"));
     const lines = main.text.split("\n");
     expect(lines).to.include.members([

@@ -36,7 +36,13 @@ const valueInQuote = (value: string, quote: string, type: ColumnType): boolean =
 };
 
 /** Why a cell the model returned was not kept, besides an ordinary missing value. */
-export type Refusal = "quote_not_on_page" | "value_not_in_quote" | "not_convertible" | null;
+export type Refusal =
+  | "quote_not_on_page"
+  | "value_not_in_quote"
+  | "not_convertible"
+  /** A real quote about something else: it neither names the entity nor stands in a block that does. */
+  | "quote_not_about_entity"
+  | null;
 
 export interface GroundedCell {
   readonly cell: Cell;

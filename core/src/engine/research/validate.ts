@@ -50,7 +50,19 @@ export const validatePage = (
 ): PageValidation => {
   const page = groundingText(cleanedText);
   const pageLower = page.toLowerCase();
+  // The page's blocks (paragraphs, list items, table rows: the cleaned text keeps each on a line).
+  const blocks = cleanedText.split("\n").map((line) => groundingText(line).toLowerCase());
   const rows = output.rows.slice(0, maxRowsPerPage);
+  // A page about one entity (the answer names one that is on the page) speaks of it throughout.
+  const aboutOne = rows.filter((row) => mentions(pageLower, row.entity.name.trim())).length === 1;
+  /** The quote names the entity, or stands in a block that does: what it says is about the entity. */
+  const aboutEntity = (quote: string, names: ReadonlyArray<string>): boolean => {
+    if (aboutOne) return true;
+    const keys = names.map((n) => groundingText(n).toLowerCase()).filter((n) => n !== "");
+    const q = groundingText(quote).toLowerCase();
+    if (keys.some((k) => q.includes(k))) return true;
+    return blocks.some((block) => block.includes(q) && keys.some((k) => block.includes(k)));
+  };
   const candidates: Candidate[] = [];
   const entries: ObservationEntry[] = [];
   const refusals: Array<PageValidation["refusals"][number]> = [];
@@ -71,7 +83,16 @@ export const validatePage = (
         value: null,
         quote: null,
       };
-      const grounded = groundCell(answer, column.type, page);
+      const onPage = groundCell(answer, column.type, page);
+      const names = [name, ...row.entity.aliases.filter((a) => mentions(pageLower, a.trim()))];
+      const grounded =
+        onPage.quote !== null && !aboutEntity(onPage.quote, names)
+          ? {
+              cell: { value: null, missingReason: "extraction_failed" as const, raw: answer.value },
+              refusal: "quote_not_about_entity" as const,
+              quote: null,
+            }
+          : onPage;
       if (grounded.refusal !== null) refusals.push({ entity: name, fieldId: column.id, code: grounded.refusal });
       const entryId = grounded.quote === null ? null : entry(`${index}:${column.name}`, grounded.quote);
       cells.set(column.id, { ...grounded, entryId });
