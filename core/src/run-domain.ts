@@ -85,7 +85,23 @@ export const RecordFact = Schema.Struct({
       anchor: Schema.String,
       aliases: Schema.Array(Schema.String),
       pages: Schema.Array(Schema.String),
-      conflicts: Schema.Array(Schema.Struct({ fieldId: Schema.String, values: Schema.Array(Schema.String) })),
+      conflicts: Schema.Array(
+        Schema.Struct({
+          fieldId: Schema.String,
+          values: Schema.Array(Schema.String),
+          /** Every value a page gave, with its page and quote, and whether it is the one written. */
+          choices: Schema.optional(
+            Schema.Array(
+              Schema.Struct({
+                value: Schema.String,
+                pageUrl: Schema.String,
+                quote: Schema.NullOr(Schema.String),
+                written: Schema.Boolean,
+              }),
+            ),
+          ),
+        }),
+      ),
     }),
   ),
 });

@@ -137,7 +137,16 @@ describe("research validation and merging", () => {
     expect(harbour?.identity.aliases).to.deep.equal(["Harbour & Finch Press", "H&F Press"]);
     expect(harbour?.identity.key).to.equal(await Effect.runPromise(entityKey("company", "harbour & finch PRESS")));
     expect(harbour?.record.cells.get(city.id)?.value).to.equal("Bristol");
-    expect(harbour?.fact.entity?.conflicts).to.deep.equal([{ fieldId: city.id, values: ["Bristol", "Bath"] }]);
+    expect(harbour?.fact.entity?.conflicts).to.deep.equal([
+      {
+        fieldId: city.id,
+        values: ["Bristol", "Bath"],
+        choices: [
+          { value: "Bristol", pageUrl: "http://site/1", quote: "based in Bristol", written: true },
+          { value: "Bath", pageUrl: "http://site/2", quote: "an office in Bath", written: false },
+        ],
+      },
+    ]);
     expect(harbour?.record.cellSources?.get(city.id)).to.deep.equal({ pageUrl: "http://site/1", entryId: "0:city" });
     expect(entities[1]?.record.cells.get(city.id)?.missingReason).to.equal("extraction_failed");
   });

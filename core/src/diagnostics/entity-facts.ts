@@ -1,3 +1,4 @@
+import { conflictRule } from "../engine/research/merge.js";
 import { type EntityFact, type Stage, stages } from "./model.js";
 import type { EntityView, RecordView, RunIndex } from "./run-index.js";
 
@@ -89,11 +90,46 @@ export const recordFacts = (index: RunIndex, view: RecordView, fieldId: string |
   return facts;
 };
 
-/** Facts about an entity that belong to no page: it was not seen on a source read whole. */
-export const entityLevelFacts = (index: RunIndex, entity: EntityView): EntityFact[] => {
-  if (!entity.gone) return [];
+/**
+ * Pages that disagreed on a cell of a research entity: each value with its page and quote, and which
+ * one was written by the rule (merge.ts `conflictRule`). Recorded before `choices` were kept: the values.
+ */
+const conflictFacts = (index: RunIndex, entity: EntityView, fieldId: string | null): EntityFact[] =>
+  entity.records.flatMap((view) =>
+    (view.fact.entity?.conflicts ?? [])
+      .filter((c) => fieldId === null || c.fieldId === fieldId)
+      .flatMap((conflict) => {
+        const label = labelOf(index, conflict.fieldId);
+        if (!conflict.choices) {
+          return [
+            fact(
+              "reconciliation",
+              "value_conflict",
+              `${label}: pages gave ${conflict.values.join(", ")}.`,
+              view.evidenceId,
+            ),
+          ];
+        }
+        return conflict.choices.map((choice) =>
+          fact(
+            "reconciliation",
+            "value_conflict",
+            `${label}: ${choice.pageUrl} gave ${JSON.stringify(choice.value)}` +
+              `${choice.quote ? ` ("${choice.quote.slice(0, 200)}")` : ""}; ` +
+              (choice.written ? `written, because ${conflictRule}.` : `not written, because ${conflictRule}.`),
+            index.pageEvidenceOf(choice.pageUrl) ?? view.evidenceId,
+          ),
+        );
+      }),
+  );
+
+/** Facts about an entity that belong to no page: pages that disagreed, or it was not seen on a source read whole. */
+export const entityLevelFacts = (index: RunIndex, entity: EntityView, fieldId: string | null = null): EntityFact[] => {
+  const conflicts = conflictFacts(index, entity, fieldId);
+  if (!entity.gone) return conflicts;
   const rowId = index.rowIdOf(entity.rowKey) ?? entity.rowKey;
   return [
+    ...conflicts,
     fact(
       "reconciliation",
       "not_seen",

@@ -48,7 +48,7 @@ export const entityDiagnosis = (
       return { url, facts, unknownStages: unknownStagesOf(facts), firstFailure: firstFailure(facts) };
     }),
   );
-  const levelFacts = matched.flatMap((entity) => entityLevelFacts(index, entity));
+  const levelFacts = matched.flatMap((entity) => entityLevelFacts(index, entity, fieldId));
   const cells = matched.flatMap((entity) =>
     entity.records.flatMap((view) =>
       view.fact.cells

@@ -61,6 +61,48 @@ describe("diagnostics of a research run's entities (pure)", () => {
     expect(e.entity?.basis).to.equal("replay");
   });
 
+  it("shows a conflict on the entity and field: every value with its page and quote, and which was written and why", () => {
+    const conflicted = recording(
+      "succeeded",
+      evidence({
+        pages: [
+          ["art-1", p1],
+          ["art-2", p2],
+        ],
+        facts: [
+          {
+            ...harbour,
+            entity: {
+              ...harbour.entity!,
+              conflicts: [
+                {
+                  fieldId: "f-title",
+                  values: ["Bristol", "Bath"],
+                  choices: [
+                    { value: "Bristol", pageUrl: p1, quote: "based in Bristol", written: true },
+                    { value: "Bath", pageUrl: p2, quote: "an office in Bath", written: false },
+                  ],
+                },
+              ],
+            },
+          },
+        ],
+        plan: { reconciliation: reconciliation({ rowIds: { [key]: "row-1" } }) },
+      }),
+    );
+    const d = diagnoseRun(conflicted, { summary: false, entity: "H&F Press", field: conflicted.columns[1] });
+    decode(d);
+    const facts = d.entity!.entityFacts.filter((f) => f.code === "value_conflict");
+    expect(facts.map((f) => [f.stage, f.evidenceId])).to.deep.equal([
+      ["reconciliation", "art-1"],
+      ["reconciliation", "art-2"],
+    ]);
+    expect(facts[0]!.detail).to.contain(
+      `${p1} gave "Bristol" ("based in Bristol"); written, because the value most pages support`,
+    );
+    expect(facts[1]!.detail).to.contain(`${p2} gave "Bath" ("an office in Bath"); not written`);
+  });
+
   it("conflicting values make the entity ambiguous but not a duplicate key", () => {
     const conflicted = recording(
       "succeeded",

@@ -62,21 +62,43 @@ const mostFrequent = <T>(items: ReadonlyArray<T>, keyOf: (t: T) => string): T =>
 interface CellChoice {
   readonly cell: Cell;
   readonly source: { readonly pageUrl: string; readonly entryId: string } | null;
-  readonly conflict: ReadonlyArray<string> | null;
+  readonly conflict: {
+    readonly values: ReadonlyArray<string>;
+    readonly choices: ReadonlyArray<{ value: string; pageUrl: string; quote: string | null; written: boolean }>;
+  } | null;
 }
 
-/** One cell of a merged entity: the best-supported grounded value; a disagreement is recorded. */
+/** The written rule for pages that disagree on a cell (diagnostics quote it). */
+export const conflictRule = "the value most pages support is written; a tie goes to the page read first";
+
+/**
+ * One cell of a merged entity: the best-supported grounded value (`conflictRule`); a disagreement
+ * is recorded with every value, its page and quote, and which one was written.
+ */
 const chooseCell = (group: ReadonlyArray<Candidate>, fieldId: string): CellChoice => {
   const kept = group.flatMap((c) => {
     const cell = c.cells.get(fieldId);
     return cell && cell.cell.value !== null && cell.entryId !== null
-      ? [{ cell: cell.cell, source: { pageUrl: c.pageUrl, entryId: cell.entryId } }]
+      ? [{ cell: cell.cell, quote: cell.quote, source: { pageUrl: c.pageUrl, entryId: cell.entryId } }]
       : [];
   });
   if (kept.length > 0) {
-    const best = mostFrequent(kept, (k) => JSON.stringify(k.cell.value));
+    const { quote: _quote, ...best } = mostFrequent(kept, (k) => JSON.stringify(k.cell.value));
+    const written = JSON.stringify(best.cell.value);
     const distinct = [...new Set(kept.map((k) => JSON.stringify(k.cell.value)))];
-    return { ...best, conflict: distinct.length > 1 ? distinct.map((v) => String(JSON.parse(v))) : null };
+    if (distinct.length <= 1) return { ...best, conflict: null };
+    return {
+      ...best,
+      conflict: {
+        values: distinct.map((v) => String(JSON.parse(v))),
+        choices: kept.map((k) => ({
+          value: String(k.cell.value),
+          pageUrl: k.source.pageUrl,
+          quote: k.quote,
+          written: JSON.stringify(k.cell.value) === written,
+        })),
+      },
+    };
   }
   const failed = group.map((c) => c.cells.get(fieldId)).find((c) => c?.cell.missingReason === "extraction_failed");
   return {
@@ -138,7 +160,7 @@ export const mergeCandidates = (candidates: ReadonlyArray<Candidate>, fieldIds: 
           anchor: identity.anchor,
           aliases: identity.aliases,
           pages: [...new Set(group.map((c) => c.pageUrl))],
-          conflicts: [...choices].flatMap(([fieldId, c]) => (c.conflict ? [{ fieldId, values: c.conflict }] : [])),
+          conflicts: [...choices].flatMap(([fieldId, c]) => (c.conflict ? [{ fieldId, ...c.conflict }] : [])),
         },
       };
       return { identity, record, fact } satisfies MergedEntity;
