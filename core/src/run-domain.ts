@@ -120,6 +120,8 @@ export const RecordedFailure = Schema.Struct({
   stepId: Schema.optional(Schema.String),
   /** The HTTP status the site answered, when it answered. Absent on older records. */
   status: Schema.optional(Schema.NullOr(Schema.Int)),
+  /** A research value refused (stage `validation`): the entity it was about. */
+  entity: Schema.optional(Schema.String),
 });
 export type RecordedFailure = typeof RecordedFailure.Type;
 

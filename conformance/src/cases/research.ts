@@ -180,6 +180,24 @@ export const researchCases = (ctx: SuiteContext, set: AdapterSet): void => {
         expect(list.some((r) => JSON.stringify(r).includes("Phantom"))).to.equal(false);
       });
 
+      it("diagnoses what the research run recorded: each page once, refusals at validation with their entities", async () => {
+        const diagnostics = (await owner.get(`/v1/runs/${run.id}/diagnostics`, { summary: "true" })).body.diagnostics;
+        // Two pages read; the planning and extraction outputs and the declared URL are not pages.
+        expect(diagnostics.cost).to.deep.include({ pagesRead: 2, pagesNotRead: 0 });
+        expect(diagnostics.sources.map((s: Body) => [s.url, s.outcome])).to.deep.equal([
+          [site.page(1), "read"],
+          [site.page(2), "read"],
+        ]);
+        const groups = diagnostics.summary.failureGroups as Body[];
+        expect(groups.filter((g) => g.stage === "retrieval")).to.deep.equal([]);
+        const quoted = groups.find((g) => g.stage === "validation" && g.code === "quote_not_on_page") as Body;
+        expect(quoted.examples.map((e: Body) => e.entity)).to.include("Lindqvist Förlag");
+        expect(quoted.counts.present).to.equal(1);
+        const codes = diagnostics.findings.map((f: Body) => f.code);
+        expect(codes).to.include("values_refused:quote_not_on_page");
+        expect(codes.filter((c: string) => c.startsWith("page_not_read"))).to.deep.equal([]);
+      });
+
       it("cites the verbatim quotes as model observations", async () => {
         const harbour = byAnchor(await rows(owner, dataset.id), "Harbour & Finch Press") as Body;
         const detail = (await owner.get(`/v1/datasets/${dataset.id}/rows/${harbour.id}`)).body;

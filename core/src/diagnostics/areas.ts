@@ -29,15 +29,16 @@ export const sourcesArea = (index: RunIndex) => {
   const evidence = index.recording.evidence;
   if (evidence === null) return [];
   const reused = new Map((index.plan?.reused ?? []).map(({ url, ...from }) => [url, from]));
-  const read = evidence.artifacts.map((a) => ({
-    url: a.url,
+  // Each page once: its body as read (or, for research, its cleaned text), never the model's outputs.
+  const read = [...index.pagesRead].map(([url, id]) => ({
+    url,
     outcome: "read" as const,
     failure: null,
-    records: index.records.filter((r) => r.fact.pageUrl === a.url).length,
-    evidenceIds: [a.id],
-    reused: reused.get(a.url) ?? null,
+    records: index.records.filter((r) => r.fact.pageUrl === url).length,
+    evidenceIds: [id],
+    reused: reused.get(url) ?? null,
   }));
-  const failed = evidence.failures.map((f) => ({
+  const failed = index.notRead.map((f) => ({
     url: f.url ?? "",
     outcome: refusals.has(f.code) ? ("refused" as const) : ("failed" as const),
     failure: { reason: f.code, status: f.status ?? null, detail: f.detail },
@@ -178,8 +179,8 @@ export const costArea = (index: RunIndex) => {
   const evidence = index.recording.evidence;
   const pages = index.plan?.pagesToCharge ?? null;
   return {
-    pagesRead: evidence ? new Set(evidence.artifacts.map((a) => a.url)).size : null,
-    pagesNotRead: evidence ? evidence.failures.length : null,
+    pagesRead: evidence ? index.pagesRead.size : null,
+    pagesNotRead: evidence ? new Set(index.notRead.map((f) => f.url)).size : null,
     pagesToCharge: pages,
     pagesCharged: index.recording.run.status === "succeeded" ? (index.recording.run.chargedPages ?? 0) : 0,
     reason: costReason(index, pages),

@@ -58,8 +58,8 @@ export const diagnoseRun = (recording: RunRecording, asked: DiagnosticsAsked): R
       evidence === null
         ? null
         : {
-            pagesRead: evidence.artifacts.length,
-            pagesNotRead: evidence.failures.length,
+            pagesRead: index.pagesRead.size,
+            pagesNotRead: index.notRead.length,
             records: evidence.facts.length,
             recordsWithoutIdentity: index.unkeyed.length,
             entities: index.entities.size,

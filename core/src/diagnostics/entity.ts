@@ -16,7 +16,7 @@ const matching = (index: RunIndex, name: string): EntityView[] => {
 };
 
 const notRecorded = (index: RunIndex, name: string) => {
-  const failures = index.recording.evidence?.failures ?? [];
+  const failures = index.notRead;
   const unknowns = [`No entity named ${JSON.stringify(name)} was recorded in this run.`];
   for (const f of failures)
     unknowns.push(`${f.url} was not read (${f.code}): whether ${JSON.stringify(name)} is there is unknown.`);

@@ -64,7 +64,27 @@ const statusFindings = (index: RunIndex): DiagnosticFinding[] => {
 /** Findings about what was read: drift, pages not read, identities, duplicates, lost cells, rows gone or back. */
 const dataFindings = (index: RunIndex): DiagnosticFinding[] => {
   const found: DiagnosticFinding[] = (index.plan?.drift?.findings ?? []).map((f) => finding(f.code, f.message));
+  // Research values refused at validation, by code: counted with the entities they were about.
+  const refused = new Map<string, Set<string>>();
+  const refusedCount = new Map<string, number>();
   for (const f of index.recording.evidence?.failures ?? []) {
+    if (f.stage !== "validation") continue;
+    refused.set(f.code, (refused.get(f.code) ?? new Set()).add(f.entity ?? ""));
+    refusedCount.set(f.code, (refusedCount.get(f.code) ?? 0) + 1);
+  }
+  for (const [code, entities] of refused) {
+    const named = [...entities]
+      .filter((e) => e !== "")
+      .slice(0, 5)
+      .map((e) => JSON.stringify(e));
+    found.push(
+      finding(
+        `values_refused:${code}`,
+        `${plural(refusedCount.get(code) ?? 0, "value")} the model gave ${code === "entity_not_on_page" ? "named entities the page does not mention" : `were refused (${code})`}${named.length > 0 ? `: ${named.join(", ")}` : ""}.`,
+      ),
+    );
+  }
+  for (const f of index.notRead) {
     found.push(
       finding(
         `page_not_read:${f.code}`,
@@ -138,11 +158,11 @@ export const unknownsOf = (index: RunIndex): string[] => {
       "This run was recorded before its plan was kept: the pinned recipe, the records each check names, the reconciliation and the pages to charge are not known.",
     );
   }
-  for (const f of evidence.failures) {
+  for (const f of index.notRead) {
     unknowns.push(`${f.url} was not read (${f.code}): the entities on it, and any pages after it, are unknown.`);
   }
   const coverage = run.checks.find((c) => c.checkId === "coverage");
-  if (coverage && !coverage.passed && evidence.failures.length === 0) {
+  if (coverage && !coverage.passed && index.notRead.length === 0) {
     unknowns.push(`Reading stopped before the end of the source: ${coverage.message ?? "no reason recorded"}`);
   }
   if (index.unkeyed.length > 0) {

@@ -1,3 +1,4 @@
+import type { RunEvidence } from "../run-domain.js";
 import type { RecordFact, RunPlanRecord } from "../run-domain.js";
 import type { DatasetColumn } from "../schema/column.js";
 import type { Outcome, RunRecording } from "./model.js";
@@ -44,6 +45,10 @@ export interface RunIndex {
   /** The id of the row an entity is stored as, when that row exists. */
   readonly rowIdOf: (rowKey: string) => string | null;
   readonly pageEvidenceOf: (url: string) => string | null;
+  /** Pages read, once each: the page as read (deterministic) or its cleaned text (research), by URL. */
+  readonly pagesRead: ReadonlyMap<string, string>;
+  /** Reads that did not yield a page (stage `retrieval`); research refusals are not among them. */
+  readonly notRead: ReadonlyArray<RunEvidence["failures"][number]>;
   /** The failed checks that name a record, by `<pageUrl>#<index>`. */
   readonly checksNaming: ReadonlyMap<string, ReadonlyArray<string>>;
   /** The reconciliation's key lists as sets (empty when it was not reached). */
@@ -146,6 +151,8 @@ export const indexRun = (recording: RunRecording): RunIndex => {
     entities,
     rowIdOf,
     pageEvidenceOf: (url) => pageIds.get(url) ?? null,
+    pagesRead: pageIds,
+    notRead: (evidence?.failures ?? []).filter((f) => f.stage === "retrieval"),
     keys: { created, changed: new Set(reconciliation?.changedKeys ?? []), returned },
   };
 };

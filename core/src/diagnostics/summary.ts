@@ -68,9 +68,25 @@ export const lossSummary = (
     };
   });
   for (const f of index.recording.evidence?.failures ?? []) {
-    const group = groupOf("retrieval", f.code, `${f.detail} The entities on this page are unknown.`);
+    // A read that failed loses the page; a research value refused at validation loses one cell.
+    const group =
+      f.stage === "retrieval"
+        ? groupOf("retrieval", f.code, `${f.detail} The entities on this page are unknown.`)
+        : groupOf("validation", f.code, "A value the model gave was refused; the cell is extraction_failed.");
+    // A refused value is about one entity: counted once per group by that entity's outcome.
+    const entity =
+      f.entity === undefined ? undefined : [...index.entities.values()].find((e) => e.names.includes(f.entity!));
+    if (entity && !group.counted.has(entity.rowKey)) {
+      group.counted.add(entity.rowKey);
+      group.counts[entity.outcome]++;
+      if (entity.recovered) group.counts.recovered++;
+    }
     if (group.examples.length < examplesMax)
-      group.examples.push({ entity: "", evidenceId: f.stepId ?? "", url: f.url });
+      group.examples.push({
+        entity: f.entity ?? "",
+        evidenceId: f.stepId ?? index.pageEvidenceOf(f.url ?? "") ?? "",
+        url: f.url,
+      });
   }
   for (const view of index.unkeyed) {
     const group = groupOf("extraction", "identity_missing", "The record has no identity value and cannot be named.");

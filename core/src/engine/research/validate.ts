@@ -125,6 +125,7 @@ export const validationFailures = (url: string, v: PageValidation): Array<RunEvi
     code: r.code ?? "refused",
     detail: `${r.entity}: the value of field ${r.fieldId} was refused (${r.code}).`,
     url,
+    entity: r.entity,
   })),
   ...Array.from({ length: v.rejectedRows }, () => ({
     stage: "validation",
