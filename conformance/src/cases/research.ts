@@ -196,6 +196,19 @@ export const researchCases = (ctx: SuiteContext, set: AdapterSet): void => {
         const codes = diagnostics.findings.map((f: Body) => f.code);
         expect(codes).to.include("values_refused:quote_not_on_page");
         expect(codes.filter((c: string) => c.startsWith("page_not_read"))).to.deep.equal([]);
+        // An entity's facts speak of research: its page, the model naming it, and why a value was refused.
+        const entity = (
+          await owner.get(`/v1/runs/${run.id}/diagnostics`, {
+            entity: "Lindqvist Förlag",
+            field: columnId(dataset, "titles"),
+          })
+        ).body.diagnostics.entity;
+        const facts = entity.paths[0].facts as Body[];
+        expect(facts.map((f) => f.code)).to.include.members(["page_found", "entity_named"]);
+        expect(facts.map((f) => f.code)).to.not.include("item_selected");
+        const cell = facts.find((f) => f.code === "cell_extraction_failed");
+        expect(cell?.detail).to.contain("refused (quote_not_on_page)");
+        expect(entity.outcome).to.equal("present");
       });
 
       it("cites the verbatim quotes as model observations", async () => {

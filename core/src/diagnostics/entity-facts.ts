@@ -24,27 +24,55 @@ export const recordFacts = (index: RunIndex, view: RecordView, fieldId: string |
   const rowKey = record.rowKey;
   const rowId = rowKey === null ? null : index.rowIdOf(rowKey);
   const facts: EntityFact[] = [];
-  const reachedBy =
-    recipe === null
-      ? "was read by the run"
-      : recipe.url === record.pageUrl
-        ? "is the request URL"
-        : `was reached by ${recipe.pagination} pagination from ${recipe.url}`;
-  facts.push(fact("discovery", "page_reached", `${record.pageUrl} ${reachedBy}.`, view.pageEvidenceId));
-  facts.push(fact("retrieval", "page_read", `${record.pageUrl} was read and kept.`, view.pageEvidenceId));
-  facts.push(
-    fact(
-      "selection",
-      "item_selected",
-      `Item ${record.index} of the page matched the item selector${recipe ? ` ${recipe.itemSelector}` : ""}.`,
-      view.evidenceId,
-    ),
-  );
+  const research = record.entity !== undefined;
+  if (research) {
+    // A research entity: its page was a search result or a declared page, and the model named it there.
+    const searched = index.recording.evidence?.recipe?.searchEngine ?? null;
+    const how = searched ? `was a search result (${searched})` : "is one of the dataset's declared pages";
+    facts.push(fact("discovery", "page_found", `${record.pageUrl} ${how}.`, view.pageEvidenceId));
+    facts.push(fact("retrieval", "page_read", `${record.pageUrl} was read and its text cleaned.`, view.pageEvidenceId));
+    facts.push(
+      fact(
+        "selection",
+        "entity_named",
+        `The model named ${record.entity!.anchor} on this page, and the name is on the page.`,
+        view.evidenceId,
+      ),
+    );
+  } else {
+    const reachedBy =
+      recipe === null
+        ? "was read by the run"
+        : recipe.url === record.pageUrl
+          ? "is the request URL"
+          : `was reached by ${recipe.pagination} pagination from ${recipe.url}`;
+    facts.push(fact("discovery", "page_reached", `${record.pageUrl} ${reachedBy}.`, view.pageEvidenceId));
+    facts.push(fact("retrieval", "page_read", `${record.pageUrl} was read and kept.`, view.pageEvidenceId));
+    facts.push(
+      fact(
+        "selection",
+        "item_selected",
+        `Item ${record.index} of the page matched the item selector${recipe ? ` ${recipe.itemSelector}` : ""}.`,
+        view.evidenceId,
+      ),
+    );
+  }
+  // A research value refused at validation: why, on the cell's own fact.
+  const refusedWhy = (fieldId: string) =>
+    (index.recording.evidence?.failures ?? []).find(
+      (f) =>
+        f.stage === "validation" &&
+        f.url === record.pageUrl &&
+        f.entity !== undefined &&
+        (record.entity?.aliases ?? []).includes(f.entity) &&
+        f.detail.includes(fieldId),
+    )?.code;
   facts.push(fact("extraction", "record_read", `Read at ${record.pageUrl}, item ${record.index}.`, view.evidenceId));
   for (const cell of record.cells) {
     if (cell.missingReason === null || (fieldId !== null && cell.fieldId !== fieldId)) continue;
     const raw = cell.raw === null ? "nothing was found" : `the text read was ${JSON.stringify(cell.raw.slice(0, 200))}`;
-    const detail = `${labelOf(index, cell.fieldId)} has no value (${cell.missingReason}): ${raw}.`;
+    const refusal = research ? refusedWhy(cell.fieldId) : undefined;
+    const detail = `${labelOf(index, cell.fieldId)} has no value (${cell.missingReason}): ${raw}${refusal ? `; the value was refused (${refusal})` : ""}.`;
     facts.push(
       fact("extraction", `cell_${cell.missingReason}`, detail, view.evidenceId, losses.has(cell.missingReason)),
     );
