@@ -199,7 +199,7 @@ export const webhookCases = (ctx: SuiteContext): void => {
       site.reset();
       const stuck = await ctx.owner(300);
       const dead = unique();
-      await register(stuck, dead, {}, () => "hang");
+      const deadHook = await register(stuck, dead, {}, () => "hang");
       const datasets = await Promise.all(Array.from({ length: 8 }, () => createBooks(stuck, site)));
       await Promise.all(datasets.map((d) => runSucceeds(stuck, d.id)));
       await receiver.waitFor(dead, 1);
@@ -215,6 +215,8 @@ export const webhookCases = (ctx: SuiteContext): void => {
       expect(waited, `${waited} ms`).to.be.below(2_000);
       // One delivery at a time to the dead receiver: it never held a second of the worker's slots.
       expect(receiver.mostHanging(dead)).to.equal(1);
+      // Its 16 events would go on retrying a receiver that is gone for the rest of the suite.
+      expect((await stuck.request("DELETE", `/v1/webhooks/${deadHook.id}`)).status).to.equal(204);
     });
 
     it("sends run.finished (only) for a failed run, and nothing for a held run", async () => {
