@@ -65,22 +65,20 @@ const statusFindings = (index: RunIndex): DiagnosticFinding[] => {
 const dataFindings = (index: RunIndex): DiagnosticFinding[] => {
   const found: DiagnosticFinding[] = (index.plan?.drift?.findings ?? []).map((f) => finding(f.code, f.message));
   // Research values refused at validation, by code: counted with the entities they were about.
-  const refused = new Map<string, Set<string>>();
-  const refusedCount = new Map<string, number>();
+  const refused = new Map<string, { count: number; entities: Set<string> }>();
   for (const f of index.recording.evidence?.failures ?? []) {
     if (f.stage !== "validation") continue;
-    refused.set(f.code, (refused.get(f.code) ?? new Set()).add(f.entity ?? ""));
-    refusedCount.set(f.code, (refusedCount.get(f.code) ?? 0) + 1);
+    const seen = refused.get(f.code) ?? { count: 0, entities: new Set<string>() };
+    seen.count++;
+    if (f.entity) seen.entities.add(f.entity);
+    refused.set(f.code, seen);
   }
-  for (const [code, entities] of refused) {
-    const named = [...entities]
-      .filter((e) => e !== "")
-      .slice(0, 5)
-      .map((e) => JSON.stringify(e));
+  for (const [code, { count, entities }] of refused) {
+    const named = [...entities].slice(0, 5).map((e) => JSON.stringify(e));
     found.push(
       finding(
         `values_refused:${code}`,
-        `${plural(refusedCount.get(code) ?? 0, "value")} the model gave ${code === "entity_not_on_page" ? "named entities the page does not mention" : `were refused (${code})`}${named.length > 0 ? `: ${named.join(", ")}` : ""}.`,
+        `${plural(count, "value")} the model gave ${code === "entity_not_on_page" ? "named entities the page does not mention" : `were refused (${code})`}${named.length > 0 ? `: ${named.join(", ")}` : ""}.`,
       ),
     );
   }

@@ -1,3 +1,4 @@
+import { utf8Size } from "../digest.js";
 import { boundedText } from "../reading/excerpt.js";
 import type { MissingReason, Scalar } from "../schema/row.js";
 
@@ -51,7 +52,7 @@ const rawNoteBytes = 512;
 /** Coerces what a read produced into the column's type. */
 export const coerce = (raw: string | null, type: "string" | "number" | "boolean" | "date" | "url"): Cell => {
   if (raw === null) return { value: null, missingReason: "not_found", raw };
-  if (raw.length > maxCellBytes / 3 && Buffer.byteLength(raw, "utf8") > maxCellBytes) {
+  if (raw.length > maxCellBytes / 3 && utf8Size(raw) > maxCellBytes) {
     return { value: null, missingReason: "extraction_failed", raw: boundedText(raw, rawNoteBytes) };
   }
   const text = normaliseText(raw);

@@ -1,3 +1,4 @@
+import { utf8Size } from "../digest.js";
 import type { Excerpt } from "../ports/document-parser.js";
 
 /**
@@ -72,7 +73,7 @@ export const cutSize = (text: string): number | null => {
 
 export const boundedText = (text: string, maxBytes: number): string => {
   if (text.length * 3 <= maxBytes) return text;
-  const size = Buffer.byteLength(text, "utf8");
+  const size = utf8Size(text);
   if (size <= maxBytes) return text;
   return `${utf8Excerpt(text, Math.max(0, maxBytes - 48)).text} … (cut: ${size} bytes in all)`;
 };

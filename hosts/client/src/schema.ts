@@ -415,7 +415,7 @@ export interface paths {
     put?: never;
     /**
      * Register a webhook
-     * @description Registers a receiver for `run.finished` and/or `rows.changed` events of the owner's datasets (or one dataset). Deliveries are signed per the Standard Webhooks specification (`webhook-id`, `webhook-timestamp`, `webhook-signature`) with the secret in this answer, which is never shown again. The URL must be http(s) and public (the sources' SSRF policy): 422 naming `/url` otherwise; a `datasetId` the owner does not have is 422 naming `/datasetId`. Payloads carry no row data: fetch the window a `rows.changed` names from `/changes`.
+     * @description Registers a receiver for `run.finished`, `rows.changed` and/or `run.held` events of the owner's datasets (or one dataset). Deliveries are signed per the Standard Webhooks specification (`webhook-id`, `webhook-timestamp`, `webhook-signature`) with the secret in this answer, which is never shown again. The URL must be http(s) and public (the sources' SSRF policy): 422 naming `/url` otherwise; a `datasetId` the owner does not have is 422 naming `/datasetId`. Payloads carry no row data: fetch the window a `rows.changed` names from `/changes`.
      */
     post: operations["createWebhook"];
     delete?: never;

@@ -108,10 +108,10 @@ export const candidateUrls = (results: ReadonlyArray<{ readonly url: string }>, 
   const urls: string[] = [];
   for (const { url } of results) {
     try {
-      const parsed = new URL(url);
-      if (parsed.protocol !== "http:" && parsed.protocol !== "https:") continue;
-      parsed.hash = "";
-      if (!urls.includes(parsed.href)) urls.push(parsed.href);
+      const { protocol } = new URL(url);
+      if (protocol !== "http:" && protocol !== "https:") continue;
+      const page = pageIdentity(url);
+      if (!urls.includes(page)) urls.push(page);
     } catch {
       // not a URL: the engine gave us nothing to read
     }

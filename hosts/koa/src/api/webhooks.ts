@@ -21,7 +21,8 @@ export const webhookRoutes: ReadonlyArray<Route> = [
     tag: "Webhooks",
     summary: "Register a webhook",
     description:
-      "Registers a receiver for `run.finished` and/or `rows.changed` events of the owner's datasets (or one dataset). " +
+      "Registers a receiver for `run.finished`, `rows.changed` and/or `run.held` events of the owner's datasets (or one " +
+      "dataset). " +
       "Deliveries are signed per the Standard Webhooks specification (`webhook-id`, `webhook-timestamp`, " +
       "`webhook-signature`) with the secret in this answer, which is never shown again. The URL must be http(s) and " +
       "public (the sources' SSRF policy): 422 naming `/url` otherwise; a `datasetId` the owner does not have is 422 " +
