@@ -15,6 +15,7 @@ import { webhooksCapability } from "./cases/webhooks.js";
 import { fuzzCapability } from "./cases/fuzz.js";
 import { liveTraceCapability } from "./cases/live-trace.js";
 import { researchCapability } from "./cases/research.js";
+import { researchWebCapability } from "./cases/research-web.js";
 import { reuseCapability } from "./cases/reuse.js";
 import { browserCapability } from "./cases/browser.js";
 import { changesCapability } from "./cases/changes.js";
@@ -77,6 +78,7 @@ export const capabilities = {
   fuzz: fuzzCapability,
   diagnostics: diagnosticsCapability,
   research: researchCapability,
+  researchWeb: researchWebCapability,
   browser: browserCapability,
 } as const satisfies Record<string, Capability>;
 

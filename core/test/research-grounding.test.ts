@@ -1,6 +1,6 @@
 import { expect } from "chai";
 import * as Effect from "effect/Effect";
-import { groundCell, groundingText, nameKey } from "../src/engine/research/grounding.js";
+import { columnWords, groundCell, groundingText, nameKey } from "../src/engine/research/grounding.js";
 import { entityKey, mergeCandidates } from "../src/engine/research/merge.js";
 import { validatePage } from "../src/engine/research/validate.js";
 import type { DatasetColumn } from "../src/schema/column.js";
@@ -67,6 +67,33 @@ describe("research grounding", () => {
     expect(kept("2025000", "Revenue reached €2.3bn in 2025").refusal).to.equal("value_not_in_quote");
   });
 
+  it("reads English number words as numbers", () => {
+    const text = groundingText("Bramble Foods employs forty-two people. It sold two hundred and five thousand jars.");
+    const kept = (value: string, quote: string) => groundCell({ status: "found", value, quote }, "number", text);
+    expect(kept("42", "employs forty-two people").cell.value).to.equal(42);
+    expect(kept("forty-two", "employs forty-two people").cell.value).to.equal(42);
+    expect(kept("205000", "sold two hundred and five thousand jars").cell.value).to.equal(205_000);
+    expect(kept("40", "employs forty-two people").refusal).to.equal("value_not_in_quote");
+  });
+
+  it("refuses a number the quote says about something else: another stands nearer the column's words", () => {
+    const text = groundingText(
+      "The Kiel yard hosts 2,100 of the company's 12,400 employees. Revenue rose 8% to €2.3bn in 2025. In 1952 it had 40 staff.",
+    );
+    const employees = columnWords({ name: "employees", label: "Employees" });
+    const revenue = columnWords({ name: "revenue", label: "Revenue (EUR)" });
+    const grounded = (value: string, quote: string, about: ReadonlyArray<string>) =>
+      groundCell({ status: "found", value, quote }, "number", text, about);
+    const quote = "hosts 2,100 of the company's 12,400 employees";
+    expect(grounded("2100", quote, employees).refusal).to.equal("quote_not_about_value");
+    expect(grounded("12400", quote, employees).cell.value).to.equal(12_400);
+    // "employs" and "employees" are one word to the rule; a percentage does not compete with a sum.
+    expect(grounded("2300000000", "Revenue rose 8% to €2.3bn in 2025", revenue).cell.value).to.equal(2_300_000_000);
+    expect(grounded("2025", "Revenue rose 8% to €2.3bn in 2025", revenue).refusal).to.equal("quote_not_about_value");
+    // A quote without the column's words cannot say which number is meant: either stands.
+    expect(grounded("40", "In 1952 it had 40 staff", employees).cell.value).to.equal(40);
+  });
+
   it("records 'not on this page' as not_found, not as a refusal", () => {
     const absent = groundCell({ status: "not_on_page", value: null, quote: null }, "string", page);
     expect(absent).to.deep.equal({
@@ -124,7 +151,15 @@ describe("research validation and merging", () => {
     expect(one.rejectedRows).to.equal(1);
     expect(one.candidates.map((c) => c.name)).to.deep.equal(["Harbour & Finch Press", "Kestrel Books"]);
     expect(one.candidates[0]?.aliases).to.deep.equal(["H&F Press"]);
-    expect(one.refusals).to.deep.equal([{ entity: "Kestrel Books", fieldId: city.id, code: "quote_not_on_page" }]);
+    expect(one.refusals).to.deep.equal([
+      {
+        entity: "Kestrel Books",
+        fieldId: city.id,
+        code: "quote_not_on_page",
+        value: "York",
+        quote: "Kestrel Books is in York",
+      },
+    ]);
   });
 
   it("merges one entity seen under two names, keeps the best-supported value and records the conflict", async () => {
@@ -177,7 +212,15 @@ describe("research validation and merging", () => {
     // On the page, but about a campus in a paragraph that names no company.
     expect(about("5000", "hosts 5,000 of the company's 86,000 employees")).to.deep.equal({
       kept: null,
-      refusals: [{ entity: "SAP SE", fieldId: titles.id, code: "quote_not_about_entity" }],
+      refusals: [
+        {
+          entity: "SAP SE",
+          fieldId: titles.id,
+          code: "quote_not_about_entity",
+          value: "5000",
+          quote: "hosts 5,000 of the company's 86,000 employees",
+        },
+      ],
     });
     // In the same table row as the name: kept.
     expect(about("107000", "107,000").kept).to.equal(107_000);

@@ -1,14 +1,14 @@
 import { LanguageModel, type RecordedAnswer, replayLanguageModel } from "@gleaner/core";
-import { type RunningHost, startHost } from "@gleaner/koa";
+import type { RunningHost } from "@gleaner/koa";
 import { SearxngLive } from "@gleaner/searxng";
 import { expect } from "chai";
 import * as Effect from "effect/Effect";
 import * as Layer from "effect/Layer";
 import { after, before, beforeEach, describe, it } from "mocha";
-import { pino } from "pino";
 import { type Body, bend } from "../bodies.js";
 import { columnId, waitForRun } from "../books.js";
 import { makeClient } from "../client.js";
+import { startResearchHost } from "../research-host.js";
 import type { Capability, Owner, SuiteContext } from "../context.js";
 import { failingScriptFor, publishersDataset, scriptFor, textReadingModel } from "../research-script.js";
 import { longPageCount, type ResearchSite, startResearchSite, startSearxngStub } from "../sites/research-site.js";
@@ -59,22 +59,7 @@ export const researchCases = (ctx: SuiteContext, set: AdapterSet): void => {
   describe("research runs", () => {
     const hosts: RunningHost[] = [];
     const researchHost = (withModel: boolean) =>
-      startHost({
-        overrides: {
-          store: set.layer(),
-          ...(set.queue ? { queue: set.queue(withModel ? "research_site" : "research_modeless") } : {}),
-          ...(set.parser ? { parser: set.parser() } : {}),
-          ...(withModel ? { model: scripted } : {}),
-        },
-        config: {
-          port: 0,
-          host: "127.0.0.1",
-          logLevel: "silent",
-          allowPrivateTargets: ["127.0.0.1/32"],
-          ...set.config,
-        },
-        logger: pino({ level: "silent" }),
-      });
+      startResearchHost(set, withModel ? "research_site" : "research_modeless", withModel ? { model: scripted } : {});
     let siteHost: RunningHost;
     let modelessHost: RunningHost;
     const ownerOn = async (host: RunningHost, credits = 100): Promise<Owner> => {
@@ -239,7 +224,7 @@ export const researchCases = (ctx: SuiteContext, set: AdapterSet): void => {
         expect(index.recipe).to.deep.include({
           version: 1,
           question: dataset.question,
-          promptVersion: "gleaner-research/2",
+          promptVersion: "gleaner-research/3",
         });
         expect(index.recipe.model).to.deep.equal({ provider: "scripted", modelId: "scripted-model-1" });
         expect(index.recipe.searchEngine).to.equal(null);
@@ -257,7 +242,7 @@ export const researchCases = (ctx: SuiteContext, set: AdapterSet): void => {
 
       it("traces the phases in order with the harness version and per-page counters", async () => {
         const trace = (await owner.get(`/v1/runs/${run.id}/trace`)).body.trace;
-        expect(trace.harnessVersion).to.equal("gleaner-research/2");
+        expect(trace.harnessVersion).to.equal("gleaner-research/3");
         const phases = trace.phases.map((p: Body) => p.phase);
         expect(phases).to.deep.equal(phaseOrder.filter((p) => p !== "search"));
         const validate = trace.steps.filter((s: Body) => s.phase === "validate");
@@ -367,22 +352,9 @@ export const researchCases = (ctx: SuiteContext, set: AdapterSet): void => {
     });
 
     it("reads a page longer than the model's context in chunks, each answered from its own text, and keeps every row", async () => {
-      const small = await startHost({
-        overrides: {
-          store: set.layer(),
-          ...(set.queue ? { queue: set.queue("research_chunks") } : {}),
-          ...(set.parser ? { parser: set.parser() } : {}),
-          model: Layer.succeed(LanguageModel, textReadingModel()),
-          contextTokens: 2048,
-        },
-        config: {
-          port: 0,
-          host: "127.0.0.1",
-          logLevel: "silent",
-          allowPrivateTargets: ["127.0.0.1/32"],
-          ...set.config,
-        },
-        logger: pino({ level: "silent" }),
+      const small = await startResearchHost(set, "research_chunks", {
+        model: Layer.succeed(LanguageModel, textReadingModel()),
+        contextTokens: 2048,
       });
       hosts.push(small);
       const owner = await ownerOn(small, 10);

@@ -79,14 +79,21 @@ export const startResearchSite = async (): Promise<ResearchSite> => {
 
 type SearchResult = { url: string; title: string; content: string };
 
-/** A loopback server answering SearXNG's `/search?format=json` with the results set (`answer`). */
-export const startSearxngStub = async (initial: ReadonlyArray<SearchResult>) => {
+type Results = ReadonlyArray<SearchResult> | ((query: string) => ReadonlyArray<SearchResult>);
+
+/**
+ * A loopback server answering SearXNG's `/search?format=json` with the results set (`answer`): the
+ * same for every query, or chosen by the query.
+ */
+export const startSearxngStub = async (initial: Results) => {
   const queries: string[] = [];
-  let results = initial;
+  let answering = initial;
   const server = createServer((req, res) => {
     const url = new URL(req.url ?? "/", "http://localhost");
     if (url.pathname !== "/search" || url.searchParams.get("format") !== "json") return res.writeHead(403).end();
-    queries.push(url.searchParams.get("q") ?? "");
+    const query = url.searchParams.get("q") ?? "";
+    queries.push(query);
+    const results = typeof answering === "function" ? answering(query) : answering;
     res
       .writeHead(200, { "content-type": "application/json" })
       .end(JSON.stringify({ query: url.searchParams.get("q"), number_of_results: results.length, results }));
@@ -97,8 +104,8 @@ export const startSearxngStub = async (initial: ReadonlyArray<SearchResult>) => 
     url: `http://127.0.0.1:${port}`,
     queries,
     /** Answers every later query with `next` (the initial results when called without). */
-    answer: (next: ReadonlyArray<SearchResult> = initial) => {
-      results = next;
+    answer: (next: Results = initial) => {
+      answering = next;
     },
     close: () =>
       new Promise<void>((resolve) => {

@@ -151,9 +151,32 @@ const conflictFacts = (index: RunIndex, entity: EntityView, fieldId: string | nu
       }),
   );
 
+/**
+ * Values of a research entity refused at validation, on any page that named it: the page, what the
+ * model answered and why it was not kept (a cell may still hold a value another page supported).
+ */
+const refusedValues = (index: RunIndex, entity: EntityView, fieldId: string | null): EntityFact[] => {
+  if (!entity.records.some((r) => r.fact.entity)) return [];
+  return (index.recording.evidence?.failures ?? [])
+    .filter(
+      (f) =>
+        f.stage === "validation" &&
+        f.entity !== undefined &&
+        entity.names.includes(f.entity) &&
+        f.url !== null &&
+        (fieldId === null || f.detail.includes(fieldId)),
+    )
+    .map((f) => {
+      const column = index.recording.columns.find((c) => f.detail.includes(c.id));
+      const detail = `${column ? `${column.label}: ` : ""}${f.url}: ${f.detail}`;
+      const url = f.url as string;
+      return fact("validation", f.code, detail.slice(0, 1000), index.pageEvidenceOf(url) ?? url);
+    });
+};
+
 /** Facts about an entity that belong to no page: pages that disagreed, or it was not seen on a source read whole. */
 export const entityLevelFacts = (index: RunIndex, entity: EntityView, fieldId: string | null = null): EntityFact[] => {
-  const conflicts = conflictFacts(index, entity, fieldId);
+  const conflicts = [...conflictFacts(index, entity, fieldId), ...refusedValues(index, entity, fieldId)];
   if (!entity.gone) return conflicts;
   const rowId = index.rowIdOf(entity.rowKey) ?? entity.rowKey;
   return [

@@ -1,5 +1,5 @@
 import { type Cell, coerce } from "../coerce.js";
-import { quantitiesIn, quantityOf, sameQuantity } from "./quantities.js";
+import { quantitiesAt, quantitiesIn, quantityOf, sameQuantity } from "./quantities.js";
 import type { ColumnType } from "../../schema/column.js";
 
 /**
@@ -35,6 +35,45 @@ const valueInQuote = (value: string, quote: string, type: ColumnType): boolean =
   return n !== null && quantitiesIn(quote).some((q) => sameQuantity(q, n));
 };
 
+/** Words too common to tie a number to a column ("number of employees" is about employees). */
+const commonWords = new Set("the and for with number count total amount how many per".split(" "));
+/** A word as `columnWords` compares it: its first five letters, so "employs" meets "employees". */
+const stem = (word: string) =>
+  word
+    .normalize("NFKD")
+    .replace(/\p{M}+/gu, "")
+    .toLowerCase()
+    .slice(0, 5);
+
+/** The words a column is known by (its name and label), as stems. */
+export const columnWords = (column: { readonly name: string; readonly label: string }): ReadonlyArray<string> => {
+  const words = `${column.name} ${column.label}`
+    .replace(/([a-z])([A-Z])/g, "$1 $2")
+    .split(/[^\p{L}]+/u)
+    .filter((w) => w.length >= 3 && !commonWords.has(w.toLowerCase()));
+  return [...new Set(words.map(stem))];
+};
+
+/**
+ * A quote that says several numbers supports only the one nearest the column's words (issue 34):
+ * "hosts 5,000 of the company's 86,000 employees" says the headcount is 86,000, not 5,000.
+ * Percentages do not compete with a value that is not one, and a quote without the column's words
+ * cannot say which number is meant, so any of them stands.
+ */
+const numberAboutColumn = (value: string, quote: string, about: ReadonlyArray<string>): boolean => {
+  const n = quantityOf(value);
+  const percentValue = /%|percent/i.test(value);
+  const said = quantitiesAt(quote).filter((q) => q.percent === percentValue);
+  if (n === null || new Set(said.map((q) => q.value)).size <= 1) return true;
+  const words = [...quote.matchAll(/[\p{L}\p{N}][\p{L}\p{N}.,'\u2019-]*/gu)];
+  const wordAt = (offset: number) => words.filter((w) => w.index <= offset).length - 1;
+  const marks = words.flatMap((w, i) => (about.includes(stem(w[0])) ? [i] : []));
+  if (marks.length === 0) return true;
+  const distance = (offset: number) => Math.min(...marks.map((m) => Math.abs(m - wordAt(offset))));
+  const nearest = Math.min(...said.map((q) => distance(q.at)));
+  return said.some((q) => sameQuantity(q.value, n) && distance(q.at) === nearest);
+};
+
 /** Why a cell the model returned was not kept, besides an ordinary missing value. */
 export type Refusal =
   | "quote_not_on_page"
@@ -42,6 +81,8 @@ export type Refusal =
   | "not_convertible"
   /** A real quote about something else: it neither names the entity nor stands in a block that does. */
   | "quote_not_about_entity"
+  /** A real quote that says the number, but of something else: another number stands nearer the column's words. */
+  | "quote_not_about_value"
   | null;
 
 export interface GroundedCell {
@@ -56,6 +97,8 @@ export const groundCell = (
   answer: { readonly status: "found" | "not_on_page"; readonly value: string | null; readonly quote: string | null },
   type: ColumnType,
   normalisedPage: string,
+  /** The column's words (`columnWords`): which of a quote's numbers is the column's. */
+  about: ReadonlyArray<string> = [],
 ): GroundedCell => {
   if (answer.status === "not_on_page" || answer.value === null || answer.value.trim() === "") {
     return { cell: { value: null, missingReason: "not_found", raw: null }, refusal: null, quote: null };
@@ -68,6 +111,7 @@ export const groundCell = (
   if (!quoteOnPage(answer.quote, normalisedPage)) return failed("quote_not_on_page");
   const quote = answer.quote as string;
   if (!valueInQuote(answer.value, quote, type)) return failed("value_not_in_quote");
+  if (type === "number" && !numberAboutColumn(answer.value, quote, about)) return failed("quote_not_about_value");
   // A number is kept as the quantity it says ("1.6 million" is 1,600,000), not as its digits.
   const quantity = type === "number" ? quantityOf(answer.value) : null;
   const cell =

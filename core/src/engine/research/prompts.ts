@@ -5,7 +5,7 @@ import type { ResearchPlan } from "../../schema/research.js";
  * The prompt templates and the answer schemas. Their version is the trace's `harnessVersion` and
  * the recipe's `promptVersion`: change it whenever a template, a schema or a grounding rule changes.
  */
-export const harnessVersion = "gleaner-research/2";
+export const harnessVersion = "gleaner-research/3";
 export const maxQueries = 3;
 export const maxRowsPerPage = 25;
 
@@ -74,7 +74,9 @@ export const extractionMessages = (
     `Return at most ${maxRowsPerPage} rows, one per ${plan.entityKind} (${plan.entityNaming}). ` +
     "entity.name is the name as the page writes it; aliases are other names the page gives it. " +
     "For every column give status found with the value and a quote copied verbatim from the page that contains the value, " +
-    "or status not_on_page with value and quote null. Never guess.",
+    "or status not_on_page with value and quote null. " +
+    "Write a number column's value as plain digits (1.6 million as 1600000, 12.400 Mitarbeiter as 12400); " +
+    "the quote keeps the page's own writing. Never guess.",
   user:
     `Question: ${question}\nColumns:\n${describeColumns(columns)}\n` +
     `Hints:\n${plan.columnHints.map((h) => `- ${h.column}: ${h.hint}`).join("\n")}\n` +

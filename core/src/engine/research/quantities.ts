@@ -11,34 +11,88 @@ const scales: ReadonlyArray<readonly [RegExp, number]> = [
   [/^(trillion|trillions|tn)$/i, 1e12],
 ];
 
-/** A number as a page writes it, with what follows it: `2.3` and `bn` of "€2.3bn". */
-const quantity = /[-\u2212]?\d[\d.,]*(?:\s?([a-z]+))?/giu;
+/** A number as a page writes it, with what follows it: `2.3` and `bn` of "€2.3bn", and a percent sign. */
+const digitQuantity = /[-\u2212]?\d[\d.,]*(?:\s?([a-z]+))?(\s?%)?/giu;
+
+const units =
+  "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen nineteen".split(
+    " ",
+  );
+const tens = "twenty thirty forty fifty sixty seventy eighty ninety".split(" ");
+const wordValues = new Map<string, number>([
+  ...units.map((w, i) => [w, i] as const),
+  ...tens.map((w, i) => [w, (i + 2) * 10] as const),
+]);
+const wordScales = new Map([
+  ["thousand", 1e3],
+  ["million", 1e6],
+  ["billion", 1e9],
+]);
+/** An English number in words ("forty-two", "two hundred and five", "twelve thousand"): it starts with a unit or a ten. */
+const numberWord = `(?:${[...wordValues.keys()].join("|")})`;
+const anyNumberWord = `(?:${numberWord}|hundred|${[...wordScales.keys()].join("|")})`;
+const wordQuantity = new RegExp(`\\b${numberWord}(?:(?:[\\s-]+|\\s+and\\s+)${anyNumberWord})*\\b`, "giu");
 
 const scaleOf = (word: string | undefined): number => {
   if (word === undefined) return 1;
   return scales.find(([pattern]) => pattern.test(word))?.[1] ?? 1;
 };
 
+const wordsValue = (phrase: string): number => {
+  let total = 0;
+  let current = 0;
+  for (const word of phrase.toLowerCase().split(/[\s-]+/)) {
+    const value = wordValues.get(word);
+    if (value !== undefined) current += value;
+    else if (word === "hundred") current = (current || 1) * 100;
+    else if (wordScales.has(word)) {
+      total += (current || 1) * (wordScales.get(word) as number);
+      current = 0;
+    }
+  }
+  return total + current;
+};
+
+/** A number a text says, where it says it (a character offset), and whether it is a percentage. */
+export interface Quantity {
+  readonly value: number;
+  readonly at: number;
+  readonly percent: boolean;
+}
+
 /**
  * Every number a text says, read as people write them (issue 34): "5,000" and "5.000" (a single dot
- * before three digits is a thousands separator in much of Europe, so both readings count), and a
- * scale word after the number multiplies it ("1.6 million", "€2.3bn", "40k"). Currency signs and
- * words around it are ignored, as the deterministic coercion ignores them.
+ * before three digits is a thousands separator in much of Europe, so both readings count), a scale
+ * word after the number multiplies it ("1.6 million", "€2.3bn", "40k"), and English number words
+ * ("forty-two", "twelve thousand") are numbers too. Currency signs and words around it are ignored,
+ * as the deterministic coercion ignores them.
  */
-export const quantitiesIn = (text: string): number[] => {
-  const found: number[] = [];
-  for (const match of text.matchAll(quantity)) {
-    const digits = match[0].replace(/\s?[a-z]+$/iu, "");
+export const quantitiesAt = (text: string): Quantity[] => {
+  const found: Quantity[] = [];
+  const taken: Array<readonly [number, number]> = [];
+  for (const match of text.matchAll(digitQuantity)) {
+    const digits = match[0].replace(/\s?%$/, "").replace(/\s?[a-z]+$/iu, "");
     const base = parseNumber(digits);
     if (base === null) continue;
     const factor = scaleOf(match[1]);
-    found.push(base * factor);
+    const at = match.index;
+    const percent = match[2] !== undefined || /^per ?cent$/i.test(match[1] ?? "");
+    taken.push([at, at + match[0].length]);
+    found.push({ value: base * factor, at, percent });
     // "5.000": 5 by the coercion's reading, 5000 by a German, French or Spanish page's.
     if (/^[-\u2212]?\d{1,3}\.\d{3}$/.test(digits))
-      found.push(Number(digits.replace(".", "").replace("\u2212", "-")) * factor);
+      found.push({ value: Number(digits.replace(".", "").replace("\u2212", "-")) * factor, at, percent });
   }
-  return found;
+  for (const match of text.matchAll(wordQuantity)) {
+    if (taken.some(([start, end]) => match.index < end && match.index + match[0].length > start)) continue;
+    const after = text.slice(match.index + match[0].length);
+    found.push({ value: wordsValue(match[0]), at: match.index, percent: /^\s?(%|per ?cent\b)/i.test(after) });
+  }
+  return found.sort((a, b) => a.at - b.at);
 };
+
+/** The numbers a text says (`quantitiesAt` without where). */
+export const quantitiesIn = (text: string): number[] => quantitiesAt(text).map((q) => q.value);
 
 /** The number a value says ("1.6 million" is 1,600,000), or null when it says none or several. */
 export const quantityOf = (value: string): number | null => {

@@ -3,7 +3,7 @@ import type { DatasetColumn } from "../../schema/column.js";
 import type { EntityKind, ExtractionOutput } from "../../schema/research.js";
 import type { ObservationEntry } from "../../schema/row.js";
 import { utf8Excerpt } from "../../reading/excerpt.js";
-import { type GroundedCell, groundCell, groundingText, type Refusal } from "./grounding.js";
+import { columnWords, type GroundedCell, groundCell, groundingText, type Refusal } from "./grounding.js";
 import { maxRowsPerPage } from "./prompts.js";
 
 /** A candidate row that survived validation: its entity name occurs on the page. */
@@ -27,7 +27,14 @@ export interface PageValidation {
   readonly rejectedRows: number;
   /** The page's observation entries: entity names and the quotes of kept values. */
   readonly entries: ReadonlyArray<ObservationEntry>;
-  readonly refusals: ReadonlyArray<{ readonly entity: string; readonly fieldId: string; readonly code: Refusal }>;
+  readonly refusals: ReadonlyArray<{
+    readonly entity: string;
+    readonly fieldId: string;
+    readonly code: Refusal;
+    /** What the model answered, so a diagnosis can show the value and quote it refused. */
+    readonly value: string | null;
+    readonly quote: string | null;
+  }>;
 }
 
 const mentions = (normalisedPageLower: string, name: string) => {
@@ -83,7 +90,7 @@ export const validatePage = (
         value: null,
         quote: null,
       };
-      const onPage = groundCell(answer, column.type, page);
+      const onPage = groundCell(answer, column.type, page, columnWords(column));
       const names = [name, ...row.entity.aliases.filter((a) => mentions(pageLower, a.trim()))];
       const grounded =
         onPage.quote !== null && !aboutEntity(onPage.quote, names)
@@ -93,7 +100,15 @@ export const validatePage = (
               quote: null,
             }
           : onPage;
-      if (grounded.refusal !== null) refusals.push({ entity: name, fieldId: column.id, code: grounded.refusal });
+      if (grounded.refusal !== null) {
+        refusals.push({
+          entity: name,
+          fieldId: column.id,
+          code: grounded.refusal,
+          value: answer.value,
+          quote: answer.quote,
+        });
+      }
       const entryId = grounded.quote === null ? null : entry(`${index}:${column.name}`, grounded.quote);
       cells.set(column.id, { ...grounded, entryId });
     }
@@ -123,7 +138,10 @@ export const validationFailures = (url: string, v: PageValidation): Array<RunEvi
   ...v.refusals.map((r) => ({
     stage: "validation",
     code: r.code ?? "refused",
-    detail: `${r.entity}: the value of field ${r.fieldId} was refused (${r.code}).`,
+    detail:
+      `${r.entity}: the value of field ${r.fieldId} was refused (${r.code})` +
+      `${r.value === null ? "" : `: ${JSON.stringify(r.value.slice(0, 100))}`}` +
+      `${r.quote === null ? "" : ` quoting ${JSON.stringify(r.quote.slice(0, 200))}`}.`,
     url,
     entity: r.entity,
   })),
