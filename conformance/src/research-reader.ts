@@ -1,5 +1,6 @@
 import { type LanguageModelService, ModelRefused } from "@gleaner/core";
 import * as Effect from "effect/Effect";
+import type { Body } from "./bodies.js";
 
 /**
  * A scripted model for the company web that answers from the page text it is sent, the way a small
@@ -14,6 +15,28 @@ import * as Effect from "effect/Effect";
 
 export const companyQuestion =
   "Which companies are these, where are they based, when were they founded, how many people do they employ and what revenue do they report?";
+
+/** A dataset of companies for the company web's research runs. */
+export const companiesDataset = (startUrl: string): Body => ({
+  name: `Companies ${globalThis.crypto.randomUUID().slice(0, 8)}`,
+  question: companyQuestion,
+  columns: [
+    { name: "company", type: "string", key: true, label: "Company" },
+    { name: "city", type: "string", label: "Headquarters" },
+    { name: "founded", type: "number", label: "Founded" },
+    { name: "employees", type: "number", label: "Employees" },
+    { name: "revenue", type: "number", label: "Revenue (EUR)" },
+  ],
+  source: {
+    version: 1,
+    url: startUrl,
+    itemSelector: "article",
+    fields: ["company", "city", "founded", "employees", "revenue"].map((name) => ({ name, read: {} })),
+    identity: { kind: "source-key", field: "company" },
+    pagination: { kind: "none" },
+    maxPages: 50,
+  },
+});
 
 export const companyPlan = {
   entityKind: "company",
@@ -82,7 +105,8 @@ export const readerModel = (options: { readonly slips?: boolean } = {}): Languag
       type: type!,
     }));
     const title = /^Title: (.*)$/m.exec(head ?? "")?.[1] ?? "";
-    const url = /^Page: (.*)$/m.exec(head ?? "")?.[1] ?? "";
+    // Slips are chosen by the page's path, not its host, so a web on another port gets the same answers.
+    const url = /^Page: https?:\/\/[^/]+(.*)$/m.exec(head ?? "")?.[1] ?? "";
     // Companies: written with a legal form in the title or text, named as the text writes them.
     const named: Named[] = [];
     for (const match of `${title}\n${text}`.matchAll(legalName)) {

@@ -77,7 +77,8 @@ export {
   outputTokensFor,
   splitIntoChunks,
 } from "./engine/research/chunks.js";
-export { groundingText, nameKey } from "./engine/research/grounding.js";
+export { bareNameKey, groundingText, nameKey } from "./engine/research/grounding.js";
+export { quantityOf } from "./engine/research/quantities.js";
 export {
   answersFromArtifacts,
   type RecordedAnswer,

@@ -15,32 +15,10 @@ import { columnId, waitForRun } from "../books.js";
 import { makeClient } from "../client.js";
 import type { Capability, Owner, SuiteContext } from "../context.js";
 import { startResearchHost } from "../research-host.js";
-import { companyQuestion, readerModel } from "../research-reader.js";
+import { companiesDataset, readerModel } from "../research-reader.js";
 import { companyWeb, startCompanyWeb } from "../sites/company-web.js";
 import { startSearxngStub } from "../sites/research-site.js";
 import type { AdapterSet } from "../suite.js";
-
-/** A dataset of companies for the company web's research runs. */
-export const companiesDataset = (startUrl: string): Body => ({
-  name: `Companies ${globalThis.crypto.randomUUID().slice(0, 8)}`,
-  question: companyQuestion,
-  columns: [
-    { name: "company", type: "string", key: true, label: "Company" },
-    { name: "city", type: "string", label: "Headquarters" },
-    { name: "founded", type: "number", label: "Founded" },
-    { name: "employees", type: "number", label: "Employees" },
-    { name: "revenue", type: "number", label: "Revenue (EUR)" },
-  ],
-  source: {
-    version: 1,
-    url: startUrl,
-    itemSelector: "article",
-    fields: ["company", "city", "founded", "employees", "revenue"].map((name) => ({ name, read: {} })),
-    identity: { kind: "source-key", field: "company" },
-    pagination: { kind: "none" },
-    maxPages: 50,
-  },
-});
 
 /**
  * Search research over a web of company pages (sites/company-web.ts) with a model that answers from

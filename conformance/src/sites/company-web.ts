@@ -81,7 +81,8 @@ const layout = (title: string, body: string, lang = "en") => `<!doctype html>
 <footer><p>Company Web 2026. Figures as reported by the companies.</p></footer></body></html>`;
 
 const companyAt = (i: number): Company => {
-  const bare = `${stems[i % stems.length]}${trades[i % trades.length]}${i >= stems.length ? ` ${Math.floor(i / stems.length) + 1}` : ""}`;
+  // Each stem meets a different trade in each round of stems: 96 distinct names, none with a digit.
+  const bare = `${stems[i % stems.length]}${trades[(i + Math.floor(i / stems.length)) % trades.length]}`;
   const acronymic = i % 6 === 4;
   const form = acronymic ? "Corporation" : (forms[i % forms.length] as string);
   const name = `${bare} ${form}`;
@@ -185,14 +186,23 @@ const directory = (n: number, members: ReadonlyArray<readonly [number, Company]>
 
 const slug = (c: Company) => c.bare.toLowerCase().replace(/[^a-z0-9]+/g, "-");
 
-/** A web of `count` companies: a profile each, news for even ones, German pages for every third, a directory of five per page. */
-export const companyWeb = (count: number): CompanyWebSpec => {
-  const companies = Array.from({ length: count }, (_, i) => companyAt(i));
+/**
+ * A web of `count` companies from the `first` (up to 96 in all): a profile each, news for even ones
+ * and every third, German pages for every third, a directory of five per page.
+ */
+export const companyWeb = (count: number, first = 0): CompanyWebSpec => {
+  const companies = Array.from({ length: count }, (_, k) => companyAt(first + k));
   const pages: WebPage[] = [];
-  companies.forEach((c, i) => {
-    pages.push(profile(i, c));
-    if (i % 2 === 0 || i % 3 === 2) pages.push(news(i, c));
-    if (i % 3 === 0) pages.push(german(i, c));
+  // Pages are written from a company's place among all 96 (its variations); they state facts by its place here.
+  const local = (page: WebPage): WebPage => ({
+    ...page,
+    states: page.states.map(([i, column]) => [i - first, column] as const),
+  });
+  companies.forEach((c, k) => {
+    const i = first + k;
+    pages.push(local(profile(i, c)));
+    if (i % 2 === 0 || i % 3 === 2) pages.push(local(news(i, c)));
+    if (i % 3 === 0) pages.push(local(german(i, c)));
   });
   for (let start = 0; start < count; start += 5) {
     pages.push(

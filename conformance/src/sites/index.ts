@@ -22,3 +22,12 @@ export {
 } from "./books-site.js";
 export { startTableSite, type TableSite } from "./table-site.js";
 export { type LoopKind, loopKinds, type LoopSite, startLoopSite } from "./loop-site.js";
+export {
+  type Company,
+  type CompanyColumn,
+  companyColumns,
+  companyWeb,
+  type CompanyWebSpec,
+  startCompanyWeb,
+  type WebPage,
+} from "./company-web.js";
