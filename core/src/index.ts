@@ -7,6 +7,7 @@ export * from "./ports/document-parser.js";
 export * from "./ports/fetcher.js";
 export * from "./ports/fetcher-by-render.js";
 export * from "./ports/storage.js";
+export { acceptedReadsOf, rowsPageStateOf } from "./storage-fallbacks.js";
 export * from "./rules/acceptance.js";
 export * from "./rules/api-keys.js";
 export * from "./rules/cursor.js";

@@ -1,4 +1,5 @@
 import * as Effect from "effect/Effect";
+import { acceptedReadsOf } from "../storage-fallbacks.js";
 import { sha256Hex } from "../digest.js";
 import type { AcceptedRead, PageReadsToKeep, StoredExtraction } from "../page-reads.js";
 import { Storage } from "../ports/storage.js";
@@ -66,7 +67,7 @@ export const keptReads = (
 ): Effect.Effect<ReadonlyMap<string, AcceptedRead>, never, Storage> =>
   datasetId === null
     ? Effect.succeed(new Map())
-    : Effect.flatMap(Storage, (storage) => storage.acceptedReads(datasetId)).pipe(
+    : Effect.flatMap(Storage, (storage) => acceptedReadsOf(storage, datasetId)).pipe(
         Effect.map((reads) => new Map(reads.map((read) => [read.url, read]))),
         Effect.tapError((error) => Effect.logWarning("kept page reads unavailable; reading in full", error)),
         Effect.orElseSucceed(() => new Map<string, AcceptedRead>()),

@@ -14,7 +14,7 @@ export interface PageReadStorage {
   /**
    * Every read of the newest accepted run (one per URL the engine asked for; at most a source's
    * maxPages), or none. One call per run: asked page by page, a run waited on the store once per
-   * page (decision 0032).
+   * page (decision 0032). Optional: it only saves work; without it every page is read in full.
    */
-  readonly acceptedReads: (datasetId: DatasetId) => Effect.Effect<ReadonlyArray<AcceptedRead>, StorageFailure>;
+  readonly acceptedReads?: (datasetId: DatasetId) => Effect.Effect<ReadonlyArray<AcceptedRead>, StorageFailure>;
 }

@@ -1,4 +1,5 @@
 import * as Effect from "effect/Effect";
+import { rowsPageStateOf } from "../storage-fallbacks.js";
 import * as Option from "effect/Option";
 import { sha256HexSync } from "../digest.js";
 import { NotFound } from "../errors.js";
@@ -21,7 +22,7 @@ import type { DatasetId, OwnerId } from "../schema/ids.js";
  * written in another order gets another tag, and so only a full answer instead of a 304.
  */
 export const rowsPageTag = (ownerId: OwnerId, datasetId: string, querystring: string) =>
-  Effect.flatMap(Storage, (storage) => storage.rowsPageState(ownerId, datasetId as DatasetId)).pipe(
+  Effect.flatMap(Storage, (storage) => rowsPageStateOf(storage, ownerId, datasetId as DatasetId)).pipe(
     Effect.flatMap((found) => {
       if (Option.isNone(found)) return Effect.fail(new NotFound({ resource: "dataset", id: datasetId }));
       const { revision, lastSequence, newestRun } = found.value;

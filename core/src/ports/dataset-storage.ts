@@ -1,0 +1,47 @@
+import type * as Effect from "effect/Effect";
+import type * as Option from "effect/Option";
+import type { ApiKeyRecord, DatasetPosition, DatasetRecord, Owner, StoredDataset } from "../domain.js";
+import type { Conflict, StorageFailure } from "../errors.js";
+import type { DatasetId, OwnerId } from "../schema/ids.js";
+import type { Routine } from "./run-queue.js";
+
+/** An API key found by its hash: the record, its owner, and the owner's balance when it was read. */
+export interface FoundApiKey {
+  readonly key: ApiKeyRecord;
+  readonly owner: Owner;
+  readonly balance: number;
+}
+
+/** The owners, keys and datasets part of the Storage port. */
+export interface DatasetStorage {
+  /** Fails with Conflict `owner_exists` when the name is taken. */
+  readonly createOwner: (owner: Owner) => Effect.Effect<void, Conflict | StorageFailure>;
+  readonly findOwnerByName: (name: string) => Effect.Effect<Option.Option<Owner>, StorageFailure>;
+  readonly addApiKey: (key: ApiKeyRecord) => Effect.Effect<void, StorageFailure>;
+  /**
+   * The key record (with its stored hash), its owner and the owner's credit balance (what
+   * Credits.balance answers), looked up by hash. Every authenticated answer carries the balance
+   * (X-Credits-Remaining), so it is read with the key: one statement where the store keeps both.
+   */
+  readonly findApiKey: (hash: string) => Effect.Effect<Option.Option<FoundApiKey>, StorageFailure>;
+
+  /**
+   * Stores a new dataset with its bot, recipe version 1 and schema version 1, all or nothing.
+   * Fails with Conflict `name_taken` when the owner already has a dataset of that name.
+   */
+  readonly insertDataset: (record: DatasetRecord) => Effect.Effect<void, Conflict | StorageFailure>;
+  readonly getDataset: (ownerId: OwnerId, id: DatasetId) => Effect.Effect<Option.Option<StoredDataset>, StorageFailure>;
+  /** Newest first (createdAt desc, id desc), strictly after `after` when given. */
+  readonly listDatasets: (
+    ownerId: OwnerId,
+    page: { readonly after: DatasetPosition | null; readonly limit: number },
+  ) => Effect.Effect<ReadonlyArray<StoredDataset>, StorageFailure>;
+  /**
+   * Replaces a dataset when its stored revision still equals `next.revision - 1`; otherwise
+   * Conflict `stale_dataset`. Conflict `name_taken` when the new name belongs to another dataset.
+   */
+  readonly updateDataset: (next: DatasetRecord) => Effect.Effect<void, Conflict | StorageFailure>;
+
+  /** Datasets whose routine is active (scheduleState.status `active`), across owners. */
+  readonly listActiveRoutines: () => Effect.Effect<ReadonlyArray<Routine>, StorageFailure>;
+}
