@@ -15,6 +15,7 @@ import { webhooksCapability } from "./cases/webhooks.js";
 import { fuzzCapability } from "./cases/fuzz.js";
 import { liveTraceCapability } from "./cases/live-trace.js";
 import { researchCapability } from "./cases/research.js";
+import { deleteDatasetCapability } from "./cases/delete-dataset.js";
 import { researchWebCapability } from "./cases/research-web.js";
 import { reuseCapability } from "./cases/reuse.js";
 import { browserCapability } from "./cases/browser.js";
@@ -60,6 +61,7 @@ export const capabilities = {
   sources: sourcesCapability,
   listDatasets: listDatasetsCapability,
   updateDataset: updateDatasetCapability,
+  deleteDataset: deleteDatasetCapability,
   usage: usageCapability,
   runs: runsCapability,
   reuse: reuseCapability,

@@ -70,6 +70,39 @@ export class MemoryState {
     { readonly runId: string; readonly recipe: string; readonly pages: ReadonlyMap<string, PageReadToKeep> }
   >();
 
+  /**
+   * Removes a dataset with everything kept for it (Storage.deleteDataset): rows, revisions,
+   * observations, runs and their evidence, page reads, the held outcome, its webhooks and the outbox
+   * messages and attempts about it. The ledger keeps its entries.
+   */
+  deleteDataset(id: string): void {
+    this.datasets.delete(id);
+    this.rows.delete(id);
+    this.rowOrder.delete(id);
+    this.revisions.delete(id);
+    this.pageReads.delete(id);
+    this.heldOutcomes.delete(id);
+    this.newestRunIds.delete(id);
+    const runIds = new Set<string>();
+    for (const [runId, run] of this.runs) {
+      if (run.datasetId !== id) continue;
+      runIds.add(runId);
+      this.runs.delete(runId);
+      this.evidence.delete(runId);
+      this.traceProgress.delete(runId);
+    }
+    for (const [observationId, observation] of this.observations)
+      if (observation.datasetId === id || runIds.has(observation.runId ?? "")) this.observations.delete(observationId);
+    for (const [webhookId, webhook] of this.webhooks) if (webhook.datasetId === id) this.webhooks.delete(webhookId);
+    const dropped = new Set<string>();
+    for (const [messageId, message] of this.webhookMessages) {
+      if (message.datasetId !== id && this.webhooks.has(message.webhookId)) continue;
+      this.webhookMessages.delete(messageId);
+      dropped.add(messageId);
+    }
+    this.dropWebhookAttempts((a) => dropped.has(a.messageId) || !this.webhooks.has(a.webhookId));
+  }
+
   /** Adds a finished run's outbox messages (core decides which); one already there is kept as is. */
   putWebhookMessages(messages: ReadonlyArray<OutboxMessage>): void {
     for (const message of messages)

@@ -55,6 +55,12 @@ export const makeMemoryStorage = (state: MemoryState): StorageService => {
         const record = state.datasets.get(id);
         return record && record.ownerId === ownerId ? Option.some(stored(record)) : Option.none();
       }),
+    deleteDataset: (ownerId, id) =>
+      Effect.sync(() => {
+        if (state.datasets.get(id)?.ownerId !== ownerId) return false;
+        state.deleteDataset(id);
+        return true;
+      }),
     listDatasets: (ownerId, { after, limit }) =>
       Effect.sync(() =>
         [...state.datasets.values()]

@@ -21,7 +21,7 @@ import { indexNames } from "./schema.js";
 
 const decodeRoutine = decodedOrThrow(Routine, "routine");
 
-export const makeDatasetMethods = (mongo: Mongo): DatasetStorage => {
+export const makeDatasetMethods = (mongo: Mongo): Omit<DatasetStorage, "deleteDataset"> => {
   const { owners, apiKeys, accounts, datasets, rows, runs } = mongo.collections;
 
   /**

@@ -4,6 +4,7 @@ import * as Effect from "effect/Effect";
 import * as Layer from "effect/Layer";
 import { MongoClient, WriteConcern } from "mongodb";
 import { makeCredits } from "./credits.js";
+import { makeDeleteDataset } from "./delete-dataset.js";
 import { makeDatasetMethods } from "./datasets.js";
 import { databaseName, describeTarget, type HelloAnswer, replicaSetProblem, storageFailure } from "./errors.js";
 import { makeMongo } from "./mongo.js";
@@ -61,6 +62,7 @@ export const MongoStoreLive = (config: MongoConfig): Layer.Layer<Storage | Credi
       const mongo = makeMongo(client, collectionsOf(db));
       const storage: StorageService = {
         ...makeDatasetMethods(mongo),
+        ...makeDeleteDataset(mongo),
         ...makeRunMethods(mongo),
         ...makeRowMethods(mongo),
         ...makeWebhookMethods(mongo),

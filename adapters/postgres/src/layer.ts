@@ -1,3 +1,4 @@
+import { makeDeleteDataset } from "./delete-dataset.js";
 import { Credits, Storage, type StorageFailure, type StorageService } from "@gleaner/core";
 import * as Context from "effect/Context";
 import * as Effect from "effect/Effect";
@@ -109,6 +110,7 @@ export const PostgresStoreLive = (config: PostgresConfig): Layer.Layer<Storage |
       const content = makeContentCache(config.pageCacheMegabytes ?? defaultPageCacheMegabytes);
       const storage: StorageService = {
         ...makeDatasetMethods(db),
+        ...makeDeleteDataset(db),
         ...makeRunMethods(db, cache, content),
         ...makeRowMethods(db, cache),
         ...makeWebhookMethods(db),

@@ -42,6 +42,15 @@ export interface DatasetStorage {
    */
   readonly updateDataset: (next: DatasetRecord) => Effect.Effect<void, Conflict | StorageFailure>;
 
+  /**
+   * Removes the owner's dataset, in one unit of work, with everything kept for it: rows, revisions,
+   * observations, runs and their evidence (artifacts, trace progress, page reads, the held outcome),
+   * the webhooks scoped to it, and the outbox messages and delivery attempts about it. The ledger
+   * keeps its entries. False (nothing removed) when the owner has no such dataset, or the id is not
+   * a UUID.
+   */
+  readonly deleteDataset: (ownerId: OwnerId, id: DatasetId) => Effect.Effect<boolean, StorageFailure>;
+
   /** Datasets whose routine is active (scheduleState.status `active`), across owners. */
   readonly listActiveRoutines: () => Effect.Effect<ReadonlyArray<Routine>, StorageFailure>;
 }

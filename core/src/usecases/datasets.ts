@@ -2,7 +2,8 @@ import * as Effect from "effect/Effect";
 import * as Struct from "effect/Struct";
 import type { DatasetRecord, StoredDataset } from "../domain.js";
 import { decodeBody, decodeQuery } from "../decode.js";
-import { ValidationError } from "../errors.js";
+import { NotFound, ValidationError } from "../errors.js";
+import { RunQueue } from "../ports/run-queue.js";
 import { Storage } from "../ports/storage.js";
 import { checkDatasetLimit } from "./owner-limits.js";
 import { CursorSecret, decodeCursor, encodeCursor } from "../rules/cursor.js";
@@ -58,6 +59,19 @@ export const createDataset = (ownerId: OwnerId, body: unknown) =>
   });
 
 export const getDataset = (ownerId: OwnerId, id: string) => Effect.map(findDataset(ownerId, id), toDataset);
+
+/**
+ * Deletes a dataset with its rows, history, runs and their evidence, and the webhooks scoped to it
+ * (the ledger keeps its entries). A run in flight then finds its run gone and writes nothing. A
+ * repeated delete, or another owner's, is 404: there is nothing left to delete.
+ */
+export const deleteDataset = (ownerId: OwnerId, id: string) =>
+  Effect.gen(function* () {
+    const deleted = yield* (yield* Storage).deleteDataset(ownerId, id as DatasetId);
+    if (!deleted) return yield* Effect.fail(new NotFound({ resource: "dataset", id }));
+    yield* (yield* RunQueue).removeRoutine(id as DatasetId);
+    yield* Effect.logInfo("dataset deleted").pipe(Effect.annotateLogs({ datasetId: id }));
+  });
 
 /** Endpoint 2: newest first, keyset-paginated with an opaque cursor. */
 export const listDatasets = (ownerId: OwnerId, query: Record<string, unknown>) =>

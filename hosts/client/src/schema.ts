@@ -102,7 +102,11 @@ export interface paths {
     get: operations["getDataset"];
     put?: never;
     post?: never;
-    delete?: never;
+    /**
+     * Delete a dataset
+     * @description Removes the dataset with its rows, change history, observations, runs and their evidence, its schedule, and the webhooks scoped to it (with undelivered events about it). Credits already charged stay in the usage ledger. A run in flight ends without writing. Extension: not in SPEC.md. Afterwards, and for another owner's dataset, the dataset is 404, so repeating the request changes nothing.
+     */
+    delete: operations["deleteDataset"];
     options?: never;
     head?: never;
     /**
@@ -1962,6 +1966,95 @@ export interface operations {
         content: {
           "application/json": components["schemas"]["DatasetResponse"];
         };
+      };
+      /** @description Unauthorized: `unauthorized`. */
+      401: {
+        headers: {
+          /** @description The owner's credit balance at the time of the answer; 0 when unauthenticated. */
+          "X-Credits-Remaining"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "unauthorized";
+            };
+          };
+        };
+      };
+      /** @description Not found: `not_found`. */
+      404: {
+        headers: {
+          /** @description The owner's credit balance at the time of the answer; 0 when unauthenticated. */
+          "X-Credits-Remaining"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "not_found";
+            };
+          };
+        };
+      };
+      /** @description Internal error: `internal_error`. */
+      500: {
+        headers: {
+          /** @description The owner's credit balance at the time of the answer; 0 when unauthenticated. */
+          "X-Credits-Remaining"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "internal_error";
+            };
+          };
+        };
+      };
+      /** @description Unavailable: `storage_unavailable`. */
+      503: {
+        headers: {
+          /** @description The owner's credit balance at the time of the answer; 0 when unauthenticated. */
+          "X-Credits-Remaining"?: number;
+          /** @description Seconds to wait before trying again. */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "storage_unavailable";
+            };
+          };
+        };
+      };
+    };
+  };
+  deleteDataset: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The dataset's id (a UUID). */
+        datasetId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Deleted. */
+      204: {
+        headers: {
+          /** @description The owner's credit balance at the time of the answer; 0 when unauthenticated. */
+          "X-Credits-Remaining"?: number;
+          [name: string]: unknown;
+        };
+        content?: never;
       };
       /** @description Unauthorized: `unauthorized`. */
       401: {

@@ -366,6 +366,35 @@ describe("@gleaner/console in Chromium", function () {
     expect((await api(`/v1/runs/${held.id}`)).run.rowDeltas).to.deep.equal({ new: 0, changed: 60, gone: 0 });
   });
 
+  it("deletes a dataset only once its name is typed out, then lists the rest", async () => {
+    const created = await fetch(`${stage.host.url}/v1/datasets`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${stage.apiKey}`, "content-type": "application/json" },
+      body: JSON.stringify({ ...labelledBooksDataset(stage.site), name: "Books to delete" }),
+    }).then((answer) => answer.json());
+    const doomed = created.dataset.id as string;
+    await page.goto(`${stage.host.url}/#/datasets/${doomed}`);
+    await page.getByRole("button", { name: "Delete this dataset…" }).click();
+    const confirm = page.getByRole("button", { name: "Delete for good" });
+    expect(await confirm.isDisabled()).to.equal(true);
+    await page.getByLabel("Type the dataset's name, Books to delete, to delete it").fill("Books to");
+    expect(await confirm.isDisabled()).to.equal(true);
+    await page.getByLabel("Type the dataset's name, Books to delete, to delete it").fill("Books to delete");
+    await screenshot(page, "dataset-delete");
+    await confirm.click();
+    await page.getByRole("heading", { name: "Datasets" }).waitFor();
+    const answer = await fetch(`${stage.host.url}/v1/datasets/${doomed}`, {
+      headers: { authorization: `Bearer ${stage.apiKey}` },
+    });
+    expect(answer.status).to.equal(404);
+    expect(await page.getByRole("link", { name: "Books to delete" }).count()).to.equal(0);
+    // The other datasets are still there.
+    const kept = await fetch(`${stage.host.url}/v1/datasets/${datasetId}`, {
+      headers: { authorization: `Bearer ${stage.apiKey}` },
+    });
+    expect(kept.status).to.equal(200);
+  });
+
   it("stays readable on a narrow screen, without the page scrolling sideways", async () => {
     await page.setViewportSize({ width: 390, height: 800 });
     await page.goto(`${stage.host.url}/#/datasets/${datasetId}`);

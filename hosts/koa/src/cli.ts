@@ -14,6 +14,7 @@ Commands:
                                              start a run (through the API); --watch follows it
   runs watch RUN_ID                          follow a run: pages read, records, current URL, outcome
   runs accept RUN_ID                         accept a held run (drift, or credits once topped up)
+  datasets delete DATASET_ID [--yes]         delete a dataset with its rows, history and runs
   export DATASET_ID [--format csv|jsonl|parquet] [--as-of N]
                                              stream a dataset's rows to stdout (through the API)
   suggest URL [--question TEXT] [--render browser] [--json]
@@ -45,6 +46,11 @@ const commandHelp: Record<string, string> = {
     "  FILE holds {source, columns?, pages?} or a whole dataset body. Prints the records a run would read from\n" +
     "  the first pages, each field's fill, the checks, the cost when known and what to fix. Writes and charges\n" +
     "  nothing. Exits 0 when every check passes, 2 otherwise.",
+  datasets:
+    "gleaner datasets delete DATASET_ID [--yes]\n" +
+    "  Deletes the dataset with its rows, change history, runs and the webhooks scoped to it; credits already\n" +
+    "  charged stay in the usage ledger. Without --yes it says what would go and exits 2, changing nothing.\n" +
+    "  Uses GLEANER_URL (default http://localhost:8080) and GLEANER_API_KEY.",
   runs:
     "gleaner runs start DATASET_ID [--research] [--accept-drift] [--watch]\ngleaner runs watch RUN_ID\n" +
     "gleaner runs accept RUN_ID\n" +
@@ -62,7 +68,7 @@ const main = async (argv: string[]): Promise<void> => {
   }
   if (argv.includes("--help") || argv.includes("-h")) return void console.log(commandHelp[command] ?? usage);
   const { values, positionals } = parseArgs({
-    args: argv.slice(command === "keys" || command === "credits" || command === "runs" || command === "export" ? 2 : 1),
+    args: argv.slice(["keys", "credits", "runs", "datasets", "export"].includes(command) ? 2 : 1),
     options: {
       owner: { type: "string" },
       credits: { type: "string" },
@@ -76,9 +82,10 @@ const main = async (argv: string[]): Promise<void> => {
       question: { type: "string" },
       render: { type: "string" },
       json: { type: "boolean" },
+      yes: { type: "boolean" },
       help: { type: "boolean", short: "h" },
     },
-    allowPositionals: command === "runs" || command === "suggest" || command === "preview",
+    allowPositionals: ["runs", "datasets", "suggest", "preview"].includes(command),
     strict: true,
   });
 
@@ -113,6 +120,11 @@ const main = async (argv: string[]): Promise<void> => {
     const run = await watchRun(client, runId);
     process.exitCode = run.status === "succeeded" ? 0 : 2;
     return;
+  }
+  if (command === "datasets" && sub === "delete") {
+    const { deleteDatasetCommand } = await import("./cli/datasets.js");
+    const id = positionals[0] ?? fail(`datasets delete needs a dataset id.\n\n${commandHelp.datasets}`);
+    return deleteDatasetCommand(apiClient(), id, values.yes === true);
   }
   if (command === "suggest" || command === "preview") {
     const { previewCommand, suggestCommand } = await import("./cli/sources.js");

@@ -49,6 +49,7 @@ export const DatasetPage = ({ client, datasetId, tab, query }: Props) => {
           {tab === "rows" && <Rows client={client} dataset={current} />}
           {tab === "runs" && <Runs client={client} dataset={current} onRunStarted={dataset.reload} />}
           {tab === "changes" && <Changes client={client} dataset={current} query={query} />}
+          <DeleteDataset client={client} dataset={current} />
         </section>
       )}
     </Awaiting>
@@ -117,5 +118,62 @@ const Lifecycle = ({
         </p>
       )}
     </div>
+  );
+};
+
+/**
+ * Deleting a dataset removes its rows, history and runs for good, so it asks for the dataset's name
+ * typed out before the button does anything.
+ */
+const DeleteDataset = ({ client, dataset }: { client: GleanerClient; dataset: Dataset }) => {
+  const [open, setOpen] = useState(false);
+  const [typed, setTyped] = useState("");
+  const [error, setError] = useState<string | null>(null);
+  const remove = async () => {
+    setError(null);
+    const { error: failed, response } = await client.DELETE("/v1/datasets/{datasetId}", {
+      params: { path: { datasetId: dataset.id } },
+    });
+    if (failed || !response.ok)
+      return setError(failed ? `${failed.error.message} (${failed.error.code})` : `HTTP ${response.status}`);
+    window.location.hash = "#/datasets";
+  };
+  if (!open) {
+    return (
+      <p class="danger-zone">
+        <button type="button" class="secondary" onClick={() => setOpen(true)}>
+          Delete this dataset…
+        </button>
+      </p>
+    );
+  }
+  return (
+    <form
+      class="danger-zone"
+      aria-labelledby="delete-title"
+      onSubmit={(event) => {
+        event.preventDefault();
+        void remove();
+      }}
+    >
+      <h2 id="delete-title">Delete this dataset</h2>
+      <p>
+        This removes its {dataset.rowCount} rows, their change history, its runs and the webhooks set up for it. Credits
+        already charged stay in your usage. It cannot be undone.
+      </p>
+      <label for="delete-name">Type the dataset's name, {dataset.name}, to delete it</label>
+      <input id="delete-name" value={typed} onInput={(e) => setTyped(e.currentTarget.value)} autocomplete="off" />
+      <button type="submit" class="danger" disabled={typed !== dataset.name}>
+        Delete for good
+      </button>
+      <button type="button" class="secondary" onClick={() => setOpen(false)}>
+        Keep it
+      </button>
+      {error && (
+        <p class="error" role="alert">
+          {error}
+        </p>
+      )}
+    </form>
   );
 };

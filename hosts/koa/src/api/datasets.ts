@@ -4,6 +4,7 @@ import {
   DatasetList,
   DatasetListQuery,
   DatasetResponse,
+  deleteDataset,
   getDataset,
   listDatasets,
   UpdateDatasetRequest,
@@ -78,5 +79,21 @@ export const datasetRoutes: ReadonlyArray<Route> = [
     errors: { 409: ["name_taken", "stale_dataset", "schema_version_conflict"] },
     handle: ({ owner, params, body }) =>
       Effect.map(updateDataset(owner.id, params.datasetId!, body), (dataset) => ({ dataset })),
+  },
+  {
+    method: "delete",
+    path: "/v1/datasets/{datasetId}",
+    operationId: "deleteDataset",
+    tag: "Datasets",
+    summary: "Delete a dataset",
+    description:
+      "Removes the dataset with its rows, change history, observations, runs and their evidence, its schedule, and " +
+      "the webhooks scoped to it (with undelivered events about it). Credits already charged stay in the usage " +
+      "ledger. A run in flight ends without writing. Extension: not in SPEC.md. Afterwards, and for another " +
+      "owner's dataset, the dataset is 404, so repeating the request changes nothing.",
+    auth: true,
+    pathParams: datasetIdParam,
+    success: { status: 204, description: "Deleted.", schema: null },
+    handle: ({ owner, params }) => deleteDataset(owner.id, params.datasetId!),
   },
 ];
