@@ -16,6 +16,7 @@ import { fuzzCapability } from "./cases/fuzz.js";
 import { liveTraceCapability } from "./cases/live-trace.js";
 import { researchCapability } from "./cases/research.js";
 import { deleteDatasetCapability } from "./cases/delete-dataset.js";
+import { retentionCapability } from "./cases/retention.js";
 import { researchWebCapability } from "./cases/research-web.js";
 import { reuseCapability } from "./cases/reuse.js";
 import { browserCapability } from "./cases/browser.js";
@@ -73,6 +74,7 @@ export const capabilities = {
   exports: exportsCapability,
   webhooks: webhooksCapability,
   schedules: schedulesCapability,
+  retention: retentionCapability,
   edges: edgesCapability,
   bounds: boundsCapability,
   liveTrace: liveTraceCapability,

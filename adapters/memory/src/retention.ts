@@ -1,4 +1,4 @@
-import { isRetained, type RunRecord } from "@gleaner/core";
+import type { RunRecord } from "@gleaner/core";
 import type { MemoryState } from "./state.js";
 
 /**
@@ -7,8 +7,10 @@ import type { MemoryState } from "./state.js";
  *
  * - evidence (trace, facts, failures, plan) of the newest `evidenceRunsPerDataset` finished runs of
  *   each dataset; an older run's evidence is dropped whole (its diagnostics then have none);
- * - artifacts (page bodies) of the newest `artifactRunsPerDataset` of those, never older than SPEC's
- *   30 days; a failed or blocked run's artifacts go as soon as a newer run of the dataset finished.
+ * - artifacts (page bodies) of the newest `artifactRunsPerDataset` of those; a failed or blocked
+ *   run's artifacts go as soon as a newer run of the dataset finished.
+ *
+ * Besides, the retention prune (`pruneRunRecords`) removes every record past GLEANER_RETENTION_DAYS.
  */
 export const evidenceRunsPerDataset = 20;
 export const artifactRunsPerDataset = 5;
@@ -16,9 +18,8 @@ export const artifactRunsPerDataset = 5;
 export const newestRunFirst = (a: RunRecord, b: RunRecord): number =>
   a.queuedAt === b.queuedAt ? (a.id < b.id ? 1 : -1) : a.queuedAt < b.queuedAt ? 1 : -1;
 
-/** Applies the limits above to a dataset's finished runs; `now` is when the latest one finished. */
-export const pruneEvidence = (state: MemoryState, datasetId: string, now: string): void => {
-  const retained = isRetained(Date.parse(now));
+/** Applies the limits above to a dataset's finished runs. */
+export const pruneEvidence = (state: MemoryState, datasetId: string): void => {
   const finished = [...state.runs.values()]
     .filter((r) => r.datasetId === datasetId && state.evidence.has(r.id))
     .sort(newestRunFirst);
@@ -29,7 +30,21 @@ export const pruneEvidence = (state: MemoryState, datasetId: string, now: string
     }
     const evidence = state.evidence.get(run.id)!;
     const superseded = index > 0 && (run.status === "failed" || run.status === "blocked");
-    const artifacts = index >= artifactRunsPerDataset || superseded ? [] : evidence.artifacts.filter(retained);
-    if (artifacts.length !== evidence.artifacts.length) state.evidence.set(run.id, { ...evidence, artifacts });
+    if ((index >= artifactRunsPerDataset || superseded) && evidence.artifacts.length > 0)
+      state.evidence.set(run.id, { ...evidence, artifacts: [] });
   }
+};
+
+/** Storage.pruneRunRecords: the records of up to `limit` runs finished before the cutoff, but a held outcome's run. */
+export const pruneRunRecords = (state: MemoryState, finishedBefore: string, limit: number): number => {
+  const held = new Set<string>([...state.heldOutcomes.values()].map((outcome) => outcome.runId));
+  let pruned = 0;
+  for (const runId of state.evidence.keys()) {
+    if (pruned >= limit) break;
+    const run = state.runs.get(runId);
+    if (!run || run.completedAt === null || run.completedAt >= finishedBefore || held.has(runId)) continue;
+    state.evidence.delete(runId);
+    pruned += 1;
+  }
+  return pruned;
 };

@@ -13,14 +13,14 @@ import {
 import * as Clock from "effect/Clock";
 import * as Effect from "effect/Effect";
 import * as Option from "effect/Option";
-import { newestRunFirst, pruneEvidence } from "./retention.js";
+import { newestRunFirst, pruneEvidence, pruneRunRecords } from "./retention.js";
 import type { MemoryState } from "./state.js";
 
 /** A finished run's evidence; its in-flight trace has served its purpose (the final one is kept here). */
 const keepEvidence = (state: MemoryState, run: RunRecord, evidence: RunEvidence): void => {
   state.evidence.set(run.id, evidence);
   state.traceProgress.delete(run.id);
-  pruneEvidence(state, run.datasetId, run.completedAt ?? run.queuedAt);
+  pruneEvidence(state, run.datasetId);
 };
 
 /** Gathers the facts core's acceptance rule needs and applies its decision, in one synchronous block. */
@@ -129,6 +129,7 @@ export const makeMemoryRuns = (state: MemoryState): RunStorage => ({
       };
     }),
 
+  pruneRunRecords: (finishedBefore, limit) => Effect.sync(() => pruneRunRecords(state, finishedBefore, limit)),
   getRunEvidence: (runId) => Effect.sync(() => Option.fromNullable(state.evidence.get(runId))),
   getRunTrace: (runId) => Effect.sync(() => Option.fromNullable(state.evidence.get(runId)?.trace)),
   listRunArtifacts: (runId) =>

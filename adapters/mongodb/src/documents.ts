@@ -158,6 +158,8 @@ export interface RunDoc {
   readonly queuedAt: Date;
   readonly startedAt: Date | null;
   readonly completedAt: Date | null;
+  /** Set once retention removed the run's record (evidence, artifacts). */
+  readonly recordPruned?: boolean;
   readonly attempts: number;
   /** Present (true) only when the owner asked to accept the run despite drift. */
   readonly acceptDrift?: boolean;

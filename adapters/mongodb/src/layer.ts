@@ -5,6 +5,7 @@ import * as Layer from "effect/Layer";
 import { MongoClient, WriteConcern } from "mongodb";
 import { makeCredits } from "./credits.js";
 import { makeDeleteDataset } from "./delete-dataset.js";
+import { makePruneRunRecords } from "./retention.js";
 import { makeDatasetMethods } from "./datasets.js";
 import { databaseName, describeTarget, type HelloAnswer, replicaSetProblem, storageFailure } from "./errors.js";
 import { makeMongo } from "./mongo.js";
@@ -63,6 +64,7 @@ export const MongoStoreLive = (config: MongoConfig): Layer.Layer<Storage | Credi
       const storage: StorageService = {
         ...makeDatasetMethods(mongo),
         ...makeDeleteDataset(mongo),
+        ...makePruneRunRecords(mongo),
         ...makeRunMethods(mongo),
         ...makeRowMethods(mongo),
         ...makeWebhookMethods(mongo),

@@ -21,7 +21,7 @@ import { writeEvidence, writeRun } from "./run-writes.js";
 import { indexNames } from "./schema.js";
 import { writeOutbox } from "./webhooks.js";
 
-export const makeRunMethods = (mongo: Mongo): RunStorage => {
+export const makeRunMethods = (mongo: Mongo): Omit<RunStorage, "pruneRunRecords"> => {
   const { runs, datasets, evidence, artifacts, traceProgress } = mongo.collections;
   return {
     // The unique index on datasetId over active runs is the guard: no read-then-insert race.

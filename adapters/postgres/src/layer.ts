@@ -1,4 +1,5 @@
 import { makeDeleteDataset } from "./delete-dataset.js";
+import { makePruneRunRecords } from "./retention.js";
 import { Credits, Storage, type StorageFailure, type StorageService } from "@gleaner/core";
 import * as Context from "effect/Context";
 import * as Effect from "effect/Effect";
@@ -111,6 +112,7 @@ export const PostgresStoreLive = (config: PostgresConfig): Layer.Layer<Storage |
       const storage: StorageService = {
         ...makeDatasetMethods(db),
         ...makeDeleteDataset(db),
+        ...makePruneRunRecords(db),
         ...makeRunMethods(db, cache, content),
         ...makeRowMethods(db, cache),
         ...makeWebhookMethods(db),

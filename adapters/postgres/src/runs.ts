@@ -25,7 +25,11 @@ import {
 } from "./run-writes.js";
 import { writeOutbox } from "./webhooks.js";
 
-export const makeRunMethods = (db: Db, cache: RowsCache, content: ContentCache): RunStorage => ({
+export const makeRunMethods = (
+  db: Db,
+  cache: RowsCache,
+  content: ContentCache,
+): Omit<RunStorage, "pruneRunRecords"> => ({
   // The partial unique index runs_one_active_per_dataset is the guard: no read-then-insert race.
   insertRun: (run) =>
     db

@@ -18,6 +18,7 @@ import { after, before, describe, it } from "mocha";
 import type { UnderTest } from "../context.js";
 import { aDataset, anAcceptance, anEdit, anOwner, aQueuedRun, evidenceOf } from "./fixtures.js";
 import { deleteStoreCases } from "./delete-contract.js";
+import { retentionStoreCases } from "./retention-contract.js";
 import { webhookStoreCases } from "./webhook-contract.js";
 
 /** The suite's shape: a name, the Storage + Credits layer factory (built once), supports. */
@@ -522,5 +523,6 @@ export const storeContract = (store: StoreUnderTest): void => {
 
     webhookStoreCases({ run, runningRun });
     deleteStoreCases({ run, runningRun, credits });
+    retentionStoreCases({ run, runningRun });
   });
 };

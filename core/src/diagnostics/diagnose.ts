@@ -25,6 +25,8 @@ export interface DiagnosticsAsked {
   readonly basis?: typeof DiagnosticBasis.Type;
   /** What the replay could not recompute (a page text not kept, an output not recorded). */
   readonly replayUnknowns?: ReadonlyArray<string>;
+  /** Set when the run's record was removed by retention: said in place of "nothing was recorded". */
+  readonly recordRemoved?: string;
   /** An exact recorded entity name (rowKey or identity value). */
   readonly entity?: string;
   /** The column `field` named (already resolved from a Field id or exact label). */
@@ -41,7 +43,9 @@ export const diagnoseRun = (recording: RunRecording, asked: DiagnosticsAsked): R
   const { run, evidence } = recording;
   const attemptId = evidence?.trace.steps[0]?.attemptId ?? null;
   const basis = asked.basis ?? "recorded";
-  const unknowns = [...unknownsOf(index), ...(asked.replayUnknowns ?? [])];
+  const unknowns = asked.recordRemoved
+    ? [asked.recordRemoved]
+    : [...unknownsOf(index), ...(asked.replayUnknowns ?? [])];
   return {
     runId: run.id,
     basis,

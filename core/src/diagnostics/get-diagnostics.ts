@@ -1,9 +1,11 @@
+import * as Clock from "effect/Clock";
 import * as Effect from "effect/Effect";
 import * as Option from "effect/Option";
 import * as Schema from "effect/Schema";
 import { decodeQuery } from "../decode.js";
 import { BadRequest } from "../errors.js";
 import { Storage } from "../ports/storage.js";
+import { RetentionPolicy, recordRemoved, removedRecordMessage } from "../rules/retention.js";
 import type { OwnerId } from "../schema/ids.js";
 import { findDataset } from "../usecases/find-dataset.js";
 import { findRun } from "../usecases/runs.js";
@@ -41,7 +43,11 @@ export const getDiagnostics = Effect.fn("diagnostics.get")(function* (
   if (q.field !== undefined && q.entity === undefined) return yield* refuse("field", "requires entity");
   const run = yield* findRun(ownerId, runId);
   const dataset = yield* findDataset(ownerId, run.datasetId);
-  const stored = Option.getOrNull(yield* (yield* Storage).getRunEvidence(run.id));
+  // A record past retention is gone by design, whether or not the prune has come by yet: say so,
+  // rather than that nothing was recorded.
+  const { days } = yield* RetentionPolicy;
+  const removed = recordRemoved(run, yield* Clock.currentTimeMillis, days);
+  const stored = removed ? null : Option.getOrNull(yield* (yield* Storage).getRunEvidence(run.id));
   const basis = q.basis ?? "recorded";
   const recipe = stored?.recipe ?? null;
   if (basis === "replay" && (stored === null || recipe === null)) {
@@ -63,6 +69,7 @@ export const getDiagnostics = Effect.fn("diagnostics.get")(function* (
       summary: q.summary === "true",
       basis,
       ...(replayed ? { replayUnknowns: replayed.unknowns } : {}),
+      ...(removed ? { recordRemoved: removedRecordMessage(days) } : {}),
       ...(q.entity !== undefined ? { entity: q.entity } : {}),
       ...(field ? { field } : {}),
     },

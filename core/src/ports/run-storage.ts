@@ -99,6 +99,15 @@ export interface RunStorage extends PageReadStorage, HeldOutcomeStorage {
    */
   readonly saveTraceProgress: (runId: RunId, trace: RunEvidence["trace"]) => Effect.Effect<void, StorageFailure>;
   readonly getTraceProgress: (runId: RunId) => Effect.Effect<Option.Option<RunEvidence["trace"]>, StorageFailure>;
+  /**
+   * Retention (rules/retention.ts): removes the record of up to `limit` runs that finished before
+   * `finishedBefore`: trace, facts, failures, plan and artifacts, and the page bodies nothing kept
+   * holds any more. The Run stays, and so do rows, revisions, the observations they cite, each
+   * dataset's latest accepted page reads (and their bodies), the ledger, and the record of the run a
+   * dataset's held outcome belongs to (it may still be accepted). Answers how many runs' records
+   * went; every process may run it at once (a second prune finds nothing to remove).
+   */
+  readonly pruneRunRecords: (finishedBefore: string, limit: number) => Effect.Effect<number, StorageFailure>;
   /** One artifact of a run's evidence with its body (the first with that id), read without the others. */
   readonly getArtifact: (runId: RunId, artifactId: string) => Effect.Effect<Option.Option<RunArtifact>, StorageFailure>;
 }

@@ -6,11 +6,9 @@ import { Storage } from "../ports/storage.js";
 import type { RunId } from "../schema/ids.js";
 import type { OwnerId } from "../schema/ids.js";
 import type { RunTrace } from "../schema/run.js";
-import { isoAt } from "../time.js";
+import { isRetained, RetentionPolicy, recordRemoved } from "../rules/retention.js";
 import { emptyTrace, findRun } from "./runs.js";
 
-/** SPEC.md's retention of a run's artifacts (page bodies and boundary records): 30 days. */
-export const artifactRetentionMs = 30 * 24 * 60 * 60 * 1000;
 const maxArtifacts = 200;
 
 /** Endpoint 15: timing metadata only; nulls while the run has not recorded any. */
@@ -18,6 +16,11 @@ export const getTrace = (ownerId: OwnerId, runId: string) =>
   Effect.gen(function* () {
     const run = yield* findRun(ownerId, runId);
     const storage = yield* Storage;
+    // A run past retention has no trace any more (its Run stays): the empty one, as before it ran.
+    const { days } = yield* RetentionPolicy;
+    if (recordRemoved(run, yield* Clock.currentTimeMillis, days)) {
+      return { trace: { ...emptyTrace(run), status: run.status } satisfies RunTrace };
+    }
     // Only the trace is read: a finished run's facts and artifact bodies are not (decision 0036).
     const stored = yield* storage.getRunTrace(run.id);
     // A run in flight has no evidence yet: its trace so far is kept as progress.
@@ -27,14 +30,10 @@ export const getTrace = (ownerId: OwnerId, runId: string) =>
     return { trace: { ...trace, status: run.status } satisfies RunTrace };
   });
 
-/**
- * Whether an artifact is kept at `now` (ms): created within `artifactRetentionMs` before it. The
- * endpoints apply it on every read; a store may drop what it refuses (the memory store does).
- */
-export const isRetained = (now: number) => {
-  const cutoff = isoAt(now - artifactRetentionMs);
-  return (artifact: { readonly createdAt: string }) => artifact.createdAt >= cutoff;
-};
+/** Artifacts past retention are not answered, whether or not the store's prune has removed them yet. */
+const retainedNow = Effect.map(Effect.all([Clock.currentTimeMillis, RetentionPolicy]), ([now, { days }]) =>
+  isRetained(now, days),
+);
 
 /**
  * Endpoint 12: the index never includes bodies, and none is read for it; `recipe` is a research
@@ -45,7 +44,7 @@ export const listArtifacts = (ownerId: OwnerId, runId: string) =>
   Effect.gen(function* () {
     const run = yield* findRun(ownerId, runId);
     const index = yield* (yield* Storage).listRunArtifacts(run.id as RunId);
-    const retained = isRetained(yield* Clock.currentTimeMillis);
+    const retained = yield* retainedNow;
     const artifacts = Option.match(index, { onNone: () => [], onSome: (i) => i.artifacts }).filter(retained);
     return {
       runId: run.id,
@@ -60,7 +59,7 @@ export const getArtifact = (ownerId: OwnerId, runId: string, artifactId: string)
   Effect.gen(function* () {
     const run = yield* findRun(ownerId, runId);
     const found = yield* (yield* Storage).getArtifact(run.id as RunId, artifactId);
-    const retained = isRetained(yield* Clock.currentTimeMillis);
+    const retained = yield* retainedNow;
     if (Option.isNone(found) || !retained(found.value)) {
       return yield* Effect.fail(new NotFound({ resource: "artifact", id: artifactId }));
     }

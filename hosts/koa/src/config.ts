@@ -55,6 +55,8 @@ export interface HostConfig {
     readonly gonePercent: number;
     readonly fillDropPoints: number;
   };
+  /** Days a finished run's record (trace, facts, artifacts) is kept: GLEANER_RETENTION_DAYS (default 30). */
+  readonly retentionDays?: number;
   /** The GLEANER_* variables this configuration was read from; the plugins read theirs here. */
   readonly variables: Readonly<Record<string, string>>;
 }
@@ -104,6 +106,7 @@ const hostSettings = Config.all({
     maxDatasets: wholeNumber("GLEANER_OWNER_MAX_DATASETS", 1, 1_000_000, 200),
     maxPreviewsPerMinute: wholeNumber("GLEANER_OWNER_MAX_PREVIEWS_PER_MINUTE", 1, 1_000_000, 30),
   }),
+  retentionDays: wholeNumber("GLEANER_RETENTION_DAYS", 1, 36_500, 30),
   drift: Config.all({
     enabled: Config.literal(
       "on",

@@ -8,6 +8,8 @@ import {
   fetcherByRender,
   OwnerLimits,
   DriftPolicy,
+  RetentionLive,
+  RetentionPolicy,
   PreviewLimits,
   PreviewWindow,
   type RunQueue,
@@ -126,6 +128,7 @@ export const serviceLayer = (
     Layer.succeed(OwnerLimits, config.ownerLimits),
     Layer.sync(PreviewLimits, () => new PreviewWindow({ perMinute: config.ownerLimits.maxPreviewsPerMinute ?? 30 })),
     driftLayer(config),
+    Layer.succeed(RetentionPolicy, { days: config.retentionDays ?? 30 }),
     cursorSecretLayer(config),
   );
   return worker
@@ -134,6 +137,7 @@ export const serviceLayer = (
           RunWorkerLive(config.workerConcurrency, { runDeadlineMs: config.runDeadlineMs }),
           RoutinesLive,
           webhookWorker(config),
+          RetentionLive(),
         ),
         adapters,
       )

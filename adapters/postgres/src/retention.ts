@@ -1,0 +1,40 @@
+import type { RunStorage } from "@gleaner/core";
+import * as Effect from "effect/Effect";
+import type { Db } from "./db.js";
+
+/**
+ * Storage.pruneRunRecords in one transaction: the runs' evidence and artifacts go (rows skipped by
+ * another process's prune are left to it), then the page bodies that neither an artifact nor a kept
+ * page read holds any more.
+ */
+export const makePruneRunRecords = (db: Db): Pick<RunStorage, "pruneRunRecords"> => ({
+  pruneRunRecords: (finishedBefore, limit) =>
+    db.transaction((tx) =>
+      Effect.gen(function* () {
+        const [gone] = yield* tx.query<{ n: number }>(
+          `with due as (
+             select r.id from runs r
+             where r.completed_at < $1
+               and exists (select 1 from run_evidence e where e.run_id = r.id)
+               and not exists (select 1 from held_outcomes h where h.run_id = r.id)
+             order by r.completed_at
+             limit $2
+             for update of r skip locked
+           ), artifacts as (delete from run_artifacts where run_id in (select id from due)),
+           progress as (delete from run_trace_progress where run_id in (select id from due)),
+           evidence as (delete from run_evidence where run_id in (select id from due) returning run_id)
+           select count(*)::int as n from evidence`,
+          [finishedBefore, limit],
+        );
+        const n = gone?.n ?? 0;
+        if (n > 0) {
+          yield* tx.query(
+            `delete from page_bodies b
+             where not exists (select 1 from run_artifacts a where a.sha256 = b.sha256)
+               and not exists (select 1 from page_reads p where p.sha256 = b.sha256)`,
+          );
+        }
+        return n;
+      }),
+    ),
+});
