@@ -521,8 +521,9 @@ export const storeContract = (store: StoreUnderTest): void => {
       expect(Option.isNone(await run((s) => s.findApiKey("no-such-key")))).to.equal(true);
     });
 
-    webhookStoreCases({ run, runningRun });
-    deleteStoreCases({ run, runningRun, credits });
-    retentionStoreCases({ run, runningRun });
+    const harness = { run, runningRun, credits };
+    webhookStoreCases(harness);
+    deleteStoreCases(harness);
+    retentionStoreCases(harness);
   });
 };

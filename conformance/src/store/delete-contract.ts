@@ -1,26 +1,16 @@
 import {
-  type CreditsService,
   newId,
   type ObservationId,
   type OwnerId,
   type RunRecord,
   type SourceObservation,
-  type StorageService,
 } from "@gleaner/core";
 import { expect } from "chai";
 import * as Effect from "effect/Effect";
 import * as Option from "effect/Option";
 import { it } from "mocha";
+import type { StoreHarness } from "./harness.js";
 import { anAcceptance, aQueuedRun } from "./fixtures.js";
-
-interface Harness {
-  readonly run: <A, E>(f: (storage: StorageService) => Effect.Effect<A, E>) => Promise<A>;
-  readonly credits: () => Promise<CreditsService>;
-  readonly runningRun: (
-    balance: number,
-    ownerId?: OwnerId,
-  ) => Promise<{ readonly ownerId: OwnerId; readonly dataset: { readonly id: string }; readonly running: RunRecord }>;
-}
 
 const anObservation = (running: RunRecord): SourceObservation => ({
   id: newId<ObservationId>(),
@@ -35,7 +25,7 @@ const anObservation = (running: RunRecord): SourceObservation => ({
 });
 
 /** Storage.deleteDataset, inside storeContract: everything kept for the dataset goes, the ledger stays. */
-export const deleteStoreCases = ({ run, runningRun, credits: creditsOf }: Harness): void => {
+export const deleteStoreCases = ({ run, runningRun, credits: creditsOf }: StoreHarness): void => {
   it("deletes a dataset with its rows, history, observations, runs, evidence and scoped webhooks; keeps the ledger", async () => {
     const { ownerId, dataset, running } = await runningRun(10);
     const observation = anObservation(running);

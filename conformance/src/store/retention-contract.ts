@@ -1,10 +1,7 @@
 import {
-  type OwnerId,
   pruneRunRecords,
   type RunAcceptance,
-  type RunRecord,
   Storage,
-  type StorageService,
 } from "@gleaner/core";
 import { expect } from "chai";
 import * as Effect from "effect/Effect";
@@ -12,15 +9,8 @@ import * as Option from "effect/Option";
 import * as TestClock from "effect/TestClock";
 import * as TestContext from "effect/TestContext";
 import { it } from "mocha";
+import type { StoreHarness } from "./harness.js";
 import { anAcceptance } from "./fixtures.js";
-
-interface Harness {
-  readonly run: <A, E>(f: (storage: StorageService) => Effect.Effect<A, E>) => Promise<A>;
-  readonly runningRun: (
-    balance: number,
-    ownerId?: OwnerId,
-  ) => Promise<{ readonly ownerId: OwnerId; readonly dataset: { readonly id: string }; readonly running: RunRecord }>;
-}
 
 const dayMs = 24 * 60 * 60 * 1000;
 
@@ -28,7 +18,7 @@ const dayMs = 24 * 60 * 60 * 1000;
  * Storage.pruneRunRecords through core's prune, on Effect's TestClock (30 days by default), inside
  * storeContract: a run's record goes once it is past retention; what the data needs stays.
  */
-export const retentionStoreCases = ({ run, runningRun }: Harness): void => {
+export const retentionStoreCases = ({ run, runningRun }: StoreHarness): void => {
   /** Core's prune with the clock at `at` (ms); answers how many records went. */
   const pruneAt = (at: number) =>
     run((storage) =>

@@ -5,7 +5,6 @@ import {
   pruneWebhookOutbox,
   type RunRecord,
   Storage,
-  type StorageService,
   type WebhookRecord,
   webhookRetentionMs,
 } from "@gleaner/core";
@@ -15,15 +14,8 @@ import * as Option from "effect/Option";
 import * as TestClock from "effect/TestClock";
 import * as TestContext from "effect/TestContext";
 import { it } from "mocha";
+import type { StoreHarness } from "./harness.js";
 import { anAcceptance, evidenceOf } from "./fixtures.js";
-
-interface Harness {
-  readonly run: <A, E>(f: (storage: StorageService) => Effect.Effect<A, E>) => Promise<A>;
-  readonly runningRun: (
-    balance: number,
-    ownerId?: OwnerId,
-  ) => Promise<{ readonly ownerId: OwnerId; readonly dataset: { readonly id: string }; readonly running: RunRecord }>;
-}
 
 const aWebhook = (ownerId: OwnerId, name: string): WebhookRecord => ({
   id: newId(),
@@ -45,7 +37,7 @@ const iso = (offsetMs: number) => new Date(Date.now() + offsetMs).toISOString();
  * only then; each webhook's messages of a dataset go out in order, one at a time, under a lease
  * that a second worker cannot take and a dead worker's expiry releases.
  */
-export const webhookStoreCases = ({ run, runningRun }: Harness): void => {
+export const webhookStoreCases = ({ run, runningRun }: StoreHarness): void => {
   const accepted = async (webhookNames: ReadonlyArray<string>) => {
     const { ownerId, dataset, running } = await runningRun(10);
     const webhooks = webhookNames.map((name) => aWebhook(ownerId, name));
