@@ -36,8 +36,14 @@ export const readOnce = async (
   route: Route,
   outer: AbortSignal,
 ): Promise<AttemptOutcome> => {
-  const deadline = AbortSignal.timeout(config.attemptTimeoutMs);
-  const signal = AbortSignal.any([outer, deadline]);
+  // A timer cleared when the attempt ends: AbortSignal.timeout would hold its timer and signals for
+  // the whole minute after every page, so the heap grew with the read rate, not with anything kept.
+  const deadline = new AbortController();
+  const timer = setTimeout(
+    () => deadline.abort(new DOMException("The attempt took too long.", "TimeoutError")),
+    config.attemptTimeoutMs,
+  );
+  const signal = AbortSignal.any([outer, deadline.signal]);
   let url = request.url;
   try {
     for (let hops = 0; ; hops++) {
@@ -66,8 +72,10 @@ export const readOnce = async (
       return await judge(config, request, url, response);
     }
   } catch (error) {
-    const { reason, message } = classifyTransportError(error, deadline.aborted);
+    const { reason, message } = classifyTransportError(error, deadline.signal.aborted);
     return failed(reason, null, url, message);
+  } finally {
+    clearTimeout(timer);
   }
 };
 
