@@ -36,7 +36,11 @@ const url = process.env.GLEANER_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5
 const schema = `growth_${globalThis.crypto.randomUUID().replaceAll("-", "").slice(0, 12)}`;
 let storage: StorageService | undefined;
 const layer = (store === "postgres" ? PostgresStoreLive({ url, schema }) : MemoryStoreLive).pipe(
-  Layer.tap((context) => Effect.sync(() => void (storage = Context.get(context, Storage)))),
+  Layer.tap((context) =>
+    Effect.sync(() => {
+      storage = Context.get(context, Storage);
+    }),
+  ),
 );
 
 const site = await startBooksSite();

@@ -1,10 +1,4 @@
-import {
-  newId,
-  type ObservationId,
-  type OwnerId,
-  type RunRecord,
-  type SourceObservation,
-} from "@gleaner/core";
+import { newId, type ObservationId, type OwnerId, type RunRecord, type SourceObservation } from "@gleaner/core";
 import { expect } from "chai";
 import * as Effect from "effect/Effect";
 import * as Option from "effect/Option";

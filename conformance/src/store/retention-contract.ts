@@ -1,8 +1,4 @@
-import {
-  pruneRunRecords,
-  type RunAcceptance,
-  Storage,
-} from "@gleaner/core";
+import { pruneRunRecords, type RunAcceptance, Storage } from "@gleaner/core";
 import { expect } from "chai";
 import * as Effect from "effect/Effect";
 import * as Option from "effect/Option";
