@@ -1,32 +1,19 @@
 import * as Clock from "effect/Clock";
 import * as Effect from "effect/Effect";
-import { DocumentParser, type ParseFailed, type ParsedDocument } from "../ports/document-parser.js";
-import { originOnly } from "../reading/origin.js";
-import { Fetcher, type FetchedPage, type FetchRequest, type ReadFailed } from "../ports/fetcher.js";
+import type { FetchedPage } from "../ports/fetcher.js";
 import type { DatasetColumn } from "../schema/column.js";
 import type { ObservationEntry } from "../schema/row.js";
 import type { ReadFailure } from "../schema/run.js";
 import type { Source } from "../schema/source.js";
 import { isoAt } from "../time.js";
-import { sha256HexAndSize, utf8Size } from "../digest.js";
 import { pageIdentity } from "../rules/page-identity.js";
 import type { Coverage } from "./checks.js";
-import { type ExtractedRecord, extractPage, type PageExtraction } from "./extract.js";
+import type { ExtractedRecord } from "./extract.js";
 import type { AcceptedRead, StoredExtraction } from "../page-reads.js";
 import type { PageReuse } from "../run-domain.js";
 import type { DatasetId } from "../schema/ids.js";
-import {
-  conditionalFor,
-  fromStoredExtraction,
-  knownFor,
-  recipeDigest,
-  keptReads,
-  reusable,
-  sameBytes,
-  sameText,
-  storedPage,
-  toStoredExtraction,
-} from "./reuse.js";
+import { recipeDigest, keptReads, reusable } from "./reuse.js";
+import { type PageOutcome, readPage } from "./read-page.js";
 import type { TraceRecorder } from "./trace.js";
 
 /** A page that was read and extracted. */
@@ -65,74 +52,6 @@ export interface ReadOutcome {
   /** A preview's reading stopped at its page limit: the next page, left unread (runs never set it). */
   readonly unread?: string;
 }
-
-const cap = (n: number) => Math.min(25, n);
-
-/** The read failure of a fetched page the parser refused (`limit_exceeded` or `invalid_content`). */
-const unparsable = (page: FetchedPage, error: ParseFailed | null): Pick<ReadFailed, "failure" | "message"> => ({
-  failure: { reason: error?.reason ?? "invalid_content", status: page.status, finalUrl: originOnly(page.finalUrl) },
-  message: error?.message ?? "the page could not be parsed",
-});
-
-/**
- * The next page's URL, or null when pagination ends on this page. Both selectors ask for the first
- * match only (`first` is `select(...)[0]`, the parser contract holds adapters to it).
- */
-const nextUrl = (
-  source: Source,
-  document: ParsedDocument,
-  resolve: (ref: string) => string | null,
-  pageNumber: number,
-): string | null => {
-  const pagination = source.pagination;
-  switch (pagination.kind) {
-    case "none":
-      return null;
-    case "next-link": {
-      const href = document.root.first(pagination.selector)?.attribute("href");
-      return href ? resolve(href) : null;
-    }
-    case "url-pattern":
-      if (document.root.first(pagination.endSelector) !== null) return null;
-      return pagination.pattern.replace("{page}", String(pagination.startPage + pageNumber + 1));
-  }
-};
-
-/** A read, asked conditionally when the kept read allows; a 304 stands for the kept page. */
-const fetchPage = (request: FetchRequest, kept: AcceptedRead | null) =>
-  Effect.gen(function* () {
-    const fetcher = yield* Fetcher;
-    const conditional = conditionalFor(kept);
-    const known = knownFor(kept);
-    const answer = yield* fetcher.read({
-      ...request,
-      ...(conditional ? { conditional } : {}),
-      ...(known ? { known } : {}),
-    });
-    if (!answer.notModified) return { page: answer, notModified: false };
-    // Only asked with a kept body; should a 304 come anyway, ask again without validators.
-    if (kept === null || kept.body === null) return { page: yield* fetcher.read(request), notModified: false };
-    return { page: storedPage(answer, kept), notModified: true };
-  });
-
-/** A page parsed and extracted, with where its pagination goes; null when the parser refused it. */
-const parseAndExtract = (
-  page: FetchedPage,
-  source: Source,
-  columns: ReadonlyArray<DatasetColumn>,
-  limit: number,
-  pageNumber: number,
-) =>
-  Effect.gen(function* () {
-    const parser = yield* DocumentParser;
-    const document = yield* parser.parse(page.body, page.finalUrl);
-    try {
-      const extracted = extractPage(document, page.finalUrl, source, columns, limit);
-      return { extracted, next: nextUrl(source, document, document.resolveUrl, pageNumber) };
-    } finally {
-      document.dispose();
-    }
-  });
 
 /**
  * Reads the source's pages in pagination order and extracts each one as it arrives. Stops at the
@@ -200,121 +119,41 @@ export const readSource = Effect.fn("run.read")(function* (
     // the start URL has none under this recipe (a first run, a new column), no later page has one
     // either, so the rest of the run looks no further (decision 0021).
     if (pages.length === 0 && lastRead?.recipe !== recipe) lookIn = null;
-    const kept = reusable(lastRead, recipe);
-    const started = yield* Clock.currentTimeMillis;
-    // Shown as a `running` read step (with its URL) to anyone watching the trace until it ends.
-    const reading = yield* trace.begin("read", { sourceUrl: url.slice(0, 2048) });
-    const request: FetchRequest = {
-      url,
-      render: source.render,
-      proxy: source.proxy,
-      ignoreRobots: source.ignoreRobots,
-      waitForSelector: source.itemSelector,
-      // One attempt's reads share a browser session (context, guard proxy, page) when rendering.
-      runId: trace.attemptId,
-    };
-    const result = yield* Effect.either(fetchPage(request, kept));
-    const finished = yield* Clock.currentTimeMillis;
-    trace.end(reading);
-    const timing = {
-      startedAt: isoAt(started),
-      durationMs: Math.max(0, Math.round(finished - started)),
-    };
-    const fetched = result._tag === "Right" ? result.right : null;
-    // The kept body, when there, is the cheaper comparison: equal text is an equal digest.
-    const keptBytes = fetched !== null && kept !== null && (fetched.notModified || sameText(kept, fetched.page));
-    const { sha256, size } =
-      fetched === null
-        ? { sha256: "", size: 0 }
-        : keptBytes && kept
-          ? { sha256: kept.sha256, size: utf8Size(fetched.page.body) }
-          : yield* sha256HexAndSize(fetched.page.body);
-    if (fetched !== null && pages.length > 0) {
-      const landed = pageIdentity(fetched.page.finalUrl);
-      if (landed !== asked && visited.has(landed)) {
-        yield* looped(url, `${url} redirects to ${fetched.page.finalUrl}, a page already read`);
-        break;
-      }
-      if (digestsRead.has(sha256)) {
-        yield* looped(url, `${url} is the same page as one already read, under another address`);
-        break;
-      }
-    }
-    const reuse =
-      fetched !== null && kept !== null && (keptBytes || sameBytes(kept, fetched.page, sha256)) ? kept : null;
-    // A reused page whose kept read came with its body: the store has those bytes (decision 0034).
-    if (reuse !== null && reuse.body !== null) bodiesStored.add(sha256);
     const remaining = source.maxItems - records.length;
-    // A page that fetched but cannot be parsed (over the document limits) fails its read alike; its
-    // read step then spans the parse too. A page that parses has its parse in its extract step.
-    const parsed =
-      fetched === null || reuse !== null
-        ? null
-        : yield* Effect.either(parseAndExtract(fetched.page, source, columns, remaining + 1, pages.length));
-    const parsedAt = yield* Clock.currentTimeMillis;
-    if (fetched === null || parsed?._tag === "Left") {
-      const error: Pick<ReadFailed, "failure" | "message"> =
-        result._tag === "Left"
-          ? result.left
-          : unparsable(result.right.page, parsed?._tag === "Left" ? parsed.left : null);
-      const stepId = trace.add({
-        phase: "read",
-        status: "failed",
-        sourceUrl: url.slice(0, 2048),
-        readFailure: error.failure,
-        ...timing,
-        durationMs: Math.max(0, Math.round(parsedAt - started)),
-      });
-      failures.push({ url, failure: error.failure, message: error.message, stepId });
-      coverage = { complete: false, reason: `Reading ${url} failed (${error.failure.reason}): ${error.message}` };
+    const at: string = url;
+    const outcome: PageOutcome = yield* readPage(
+      {
+        url,
+        source,
+        columns,
+        kept: reusable(lastRead, recipe),
+        remaining,
+        pageNumber: pages.length,
+        alreadyRead: (finalUrl, sha256) => {
+          if (pages.length === 0) return null;
+          const landed = pageIdentity(finalUrl);
+          if (landed !== asked && visited.has(landed)) return `${at} redirects to ${finalUrl}, a page already read`;
+          if (digestsRead.has(sha256)) return `${at} is the same page as one already read, under another address`;
+          return null;
+        },
+      },
+      trace,
+    );
+    if (outcome._tag === "Looped") {
+      yield* looped(url, outcome.why);
       break;
     }
-    const { page } = fetched;
+    if (outcome._tag === "Failed") {
+      failures.push({ url, failure: outcome.failure, message: outcome.message, stepId: outcome.stepId });
+      coverage = { complete: false, reason: `Reading ${url} failed (${outcome.failure.reason}): ${outcome.message}` };
+      break;
+    }
+    const { page, sha256, size, extracted, reused } = outcome;
+    const stored: StoredExtraction = outcome.stored;
+    if (outcome.bodyStored) bodiesStored.add(sha256);
     visited.add(pageIdentity(page.finalUrl));
     digestsRead.add(sha256);
-    let extracted: PageExtraction;
-    let stored: StoredExtraction;
-    if (reuse !== null) {
-      extracted = fromStoredExtraction(reuse.extraction!, page.finalUrl);
-      stored = reuse.extraction!;
-    } else {
-      if (parsed?._tag !== "Right") break; // narrowed above: a failed parse already ended the read
-      extracted = parsed.right.extracted;
-      stored = toStoredExtraction(extracted, parsed.right.next);
-      // The extract step is the page's parse and its extraction: both are the engine's own CPU time.
-      trace.add({
-        phase: "extract",
-        status: "succeeded",
-        sourceUrl: page.finalUrl.slice(0, 2048),
-        startedAt: isoAt(finished),
-        durationMs: Math.max(0, Math.round(parsedAt - finished)),
-      });
-    }
-    const found = extracted.records.length;
-    // Annotating costs five persistent-map updates a page: only when debug lines are written at all.
-    yield* Effect.logDebug("page read").pipe(
-      Effect.annotateLogs({
-        url: page.finalUrl,
-        status: page.status,
-        records: found,
-        attempts: page.attempts,
-        reused: reuse !== null,
-      }),
-      Effect.whenLogLevel("Debug"),
-    );
-    trace.add({
-      phase: "read",
-      status: "succeeded",
-      sourceUrl: page.finalUrl.slice(0, 2048),
-      candidateRows: cap(found),
-      matchedRows: cap(extracted.records.filter((r) => r.rowKey !== null).length),
-      ...timing,
-    });
-    const reused =
-      reuse === null
-        ? null
-        : { fromRunId: reuse.runId, basis: fetched.notModified ? ("not_modified" as const) : ("same_digest" as const) };
-    if (found > remaining) {
+    if (extracted.records.length > remaining) {
       pages.push({
         sha256,
         size,

@@ -21,7 +21,8 @@ import type { ReadOutcome } from "./read.js";
 
 /**
  * Bump when extraction or coercion changes what a page yields (extract.ts, coerce.ts, nextUrl in
- * read.ts): extractions kept under an older version are then parsed again.
+ * read-page.ts): extractions kept under an older version are then parsed again. A forgotten bump
+ * fails core/test/engine/extraction-rules.test.ts, which holds a digest of what a corpus yields.
  */
 export const extractionRulesVersion = 1;
 
