@@ -1,7 +1,8 @@
 /**
  * The dependency rule of DESIGN.md, enforced in CI (`npm run lint`):
  * core imports no framework, driver, DOM library or DI container; an adapter imports core and its
- * own driver, never another adapter or a host; only the host knows inversify.
+ * own driver, never another adapter or a host; only the host knows inversify. And no module imports
+ * itself through others, not even for a type: a cycle is a knot the next reader has to untie.
  */
 module.exports = {
   forbidden: [
@@ -27,6 +28,13 @@ module.exports = {
       severity: "error",
       from: { path: "^adapters/([^/]+)/src" },
       to: { path: "^(adapters/(?!$1/)[^/]+/|hosts/|conformance/)" },
+    },
+    {
+      name: "no-circular",
+      comment: "no import cycle, type-only ones included: move the shared type to a module of its own",
+      severity: "error",
+      from: {},
+      to: { circular: true },
     },
     {
       name: "only-the-host-knows-inversify",

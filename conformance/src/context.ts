@@ -1,7 +1,7 @@
-import type { LayerOverrides, RunningHost } from "@gleaner/koa";
+import type { Credits, DocumentParser, RunQueue, Storage } from "@gleaner/core";
+import type { HostConfig, LayerOverrides, RunningHost } from "@gleaner/koa";
 import type * as Layer from "effect/Layer";
 import { type Client, makeClient } from "./client.js";
-import type { AdapterSet } from "./suite.js";
 
 /** What a capability file gets: the running host and a way to make fresh, isolated owners. */
 export interface SuiteContext {
@@ -90,3 +90,18 @@ export const makeOwnerFactory =
     const key = await host().createKey(name, credits);
     return { name, key, ...makeClient(host().url, key) };
   };
+
+/** The adapters under test: the store (`layer`), and optionally a queue and a parser. */
+export interface AdapterSet extends UnderTest<Storage | Credits> {
+  /**
+   * The run queue under test; the configured default (memory) when omitted. Called with a `name`
+   * (lower-case letters, digits and _), it gives a queue of its own by that name (e.g. its own
+   * Agenda table or collection): a capability that starts further hosts on the set (research) runs
+   * them on the set's kind of queue, without a host taking another host's jobs.
+   */
+  readonly queue?: (name?: string) => Layer.Layer<RunQueue, unknown>;
+  /** The document parser under test; the configured default (htmlparser2) when omitted. */
+  readonly parser?: () => Layer.Layer<DocumentParser, unknown>;
+  /** Host configuration overrides (the suite always binds an ephemeral loopback port). */
+  readonly config?: Partial<HostConfig>;
+}

@@ -1,6 +1,6 @@
 import { type LayerOverrides, type RunningHost, startHost } from "@gleaner/koa";
 import { pino } from "pino";
-import type { AdapterSet } from "./suite.js";
+import type { AdapterSet } from "./context.js";
 
 /**
  * A host for research cases on the set's store and on a queue of its own name (`set.queue(name)`:

@@ -1,6 +1,4 @@
-import type { Credits, DocumentParser, RunQueue, Storage } from "@gleaner/core";
-import { type HostConfig, type LayerOverrides, type RunningHost, startHost } from "@gleaner/koa";
-import type * as Layer from "effect/Layer";
+import { type LayerOverrides, type RunningHost, startHost } from "@gleaner/koa";
 import { after, before, describe } from "mocha";
 import { pino } from "pino";
 import { authCapability } from "./cases/auth.js";
@@ -31,29 +29,16 @@ import { sourcesCapability } from "./cases/sources.js";
 import { updateDatasetCapability } from "./cases/update-dataset.js";
 import { usageCapability } from "./cases/usage.js";
 import {
+  type AdapterSet,
   type Capability,
   type HostSetup,
   makeOwnerFactory,
   missingRequirement,
   type SuiteContext,
-  type UnderTest,
 } from "./context.js";
 import { makeClient } from "./client.js";
 
-/** The adapters under test: the store (`layer`), and optionally a queue and a parser. */
-export interface AdapterSet extends UnderTest<Storage | Credits> {
-  /**
-   * The run queue under test; the configured default (memory) when omitted. Called with a `name`
-   * (lower-case letters, digits and _), it gives a queue of its own by that name (e.g. its own
-   * Agenda table or collection): a capability that starts further hosts on the set (research) runs
-   * them on the set's kind of queue, without a host taking another host's jobs.
-   */
-  readonly queue?: (name?: string) => Layer.Layer<RunQueue, unknown>;
-  /** The document parser under test; the configured default (htmlparser2) when omitted. */
-  readonly parser?: () => Layer.Layer<DocumentParser, unknown>;
-  /** Host configuration overrides (the suite always binds an ephemeral loopback port). */
-  readonly config?: Partial<HostConfig>;
-}
+export type { AdapterSet } from "./context.js";
 
 /** Every capability, one per area of SPEC.md, in the order the suite registers them. */
 export const capabilities = {

@@ -1,7 +1,6 @@
 import * as Schema from "effect/Schema";
 import { sha256HexSync } from "./digest.js";
 import type { ExtractedRecord } from "./engine/extract.js";
-import type { RowRecord } from "./run-domain.js";
 import { DatasetColumn } from "./schema/column.js";
 import { DatasetId, RunId } from "./schema/ids.js";
 import { MissingReason, ResearchRowIdentity, Scalar, SourceObservation } from "./schema/row.js";
@@ -76,7 +75,13 @@ export const fromHeldRecord = (record: HeldRecord): ExtractedRecord => ({
  * moves a head, and a later accepted run moves a head or a last run, so a held outcome whose digest
  * no longer matches would not be what the run saw.
  */
-export const rowsDigest = (rows: ReadonlyArray<RowRecord>): string =>
+export const rowsDigest = (
+  rows: ReadonlyArray<{
+    readonly id: string;
+    readonly revisionId: string | null;
+    readonly lastSeenRunId: string | null;
+  }>,
+): string =>
   sha256HexSync(
     rows
       .map((row) => `${row.id} ${row.revisionId ?? "-"} ${row.lastSeenRunId}`)

@@ -14,23 +14,15 @@ import {
 import type * as Layer from "effect/Layer";
 import { Agent, type Dispatcher, ProxyAgent } from "undici";
 import { type HttpFetcherConfig, type ResolvedConfig, resolveConfig } from "./config.js";
-import { readOnce } from "./page-reader.js";
+import { type OpenExchange, readOnce } from "./page-reader.js";
 import { guardedConnector } from "./target-guard.js";
 import { classifyTransportError } from "./transport-errors.js";
-import { type Exchange, exchange } from "./transport.js";
+import { exchange } from "./transport.js";
 
 interface HttpFetcher {
   readonly service: FetcherService;
   readonly close: () => Promise<void>;
 }
-
-/** Opens one GET on a route, with the SSRF checks of page reads. */
-export type OpenExchange = (
-  url: string,
-  route: Route,
-  signal: AbortSignal,
-  headers?: Readonly<Record<string, string>>,
-) => Promise<Exchange>;
 
 export const makeHttpFetcher = (config: ResolvedConfig): HttpFetcher => {
   const timeouts = { headersTimeout: config.headersTimeoutMs, bodyTimeout: config.bodyTimeoutMs };

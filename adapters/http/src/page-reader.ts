@@ -14,7 +14,6 @@ import {
   type Route,
 } from "@gleaner/core";
 import type { ResolvedConfig } from "./config.js";
-import type { OpenExchange } from "./fetcher.js";
 import { classifyTransportError } from "./transport-errors.js";
 import { BodyTooLargeError, type Exchange } from "./transport.js";
 
@@ -22,6 +21,14 @@ import { BodyTooLargeError, type Exchange } from "./transport.js";
 const ERROR_PAGE_BYTES = 256 * 1024;
 
 const failed = failedAttempt;
+
+/** Opens one GET on a route, with the SSRF checks of page reads. */
+export type OpenExchange = (
+  url: string,
+  route: Route,
+  signal: AbortSignal,
+  headers?: Readonly<Record<string, string>>,
+) => Promise<Exchange>;
 
 /**
  * One attempt at reading a page on one route: every redirect hop re-checked against the SSRF policy

@@ -1,5 +1,4 @@
-import type { RunRecord } from "@gleaner/core";
-import type { MemoryState } from "./state.js";
+import { type MemoryState, newestRunFirst } from "./state.js";
 
 /**
  * What the embedded store keeps of finished runs' evidence, so a long-lived process does not grow
@@ -14,9 +13,6 @@ import type { MemoryState } from "./state.js";
  */
 export const evidenceRunsPerDataset = 20;
 export const artifactRunsPerDataset = 5;
-
-export const newestRunFirst = (a: RunRecord, b: RunRecord): number =>
-  a.queuedAt === b.queuedAt ? (a.id < b.id ? 1 : -1) : a.queuedAt < b.queuedAt ? 1 : -1;
 
 /** Applies the limits above to a dataset's finished runs. */
 export const pruneEvidence = (state: MemoryState, datasetId: string): void => {

@@ -13,8 +13,8 @@ import {
 import * as Clock from "effect/Clock";
 import * as Effect from "effect/Effect";
 import * as Option from "effect/Option";
-import { newestRunFirst, pruneEvidence, pruneRunRecords } from "./retention.js";
-import type { MemoryState } from "./state.js";
+import { pruneEvidence, pruneRunRecords } from "./retention.js";
+import { type MemoryState, newestRunFirst } from "./state.js";
 
 /** A finished run's evidence; its in-flight trace has served its purpose (the final one is kept here). */
 const keepEvidence = (state: MemoryState, run: RunRecord, evidence: RunEvidence): void => {

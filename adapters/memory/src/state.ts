@@ -14,7 +14,6 @@ import type {
   WebhookAttempt,
   WebhookRecord,
 } from "@gleaner/core";
-import { newestRunFirst } from "./retention.js";
 
 /**
  * Everything the memory adapters keep, in one object shared by Storage and Credits so that one
@@ -163,6 +162,10 @@ export class MemoryState {
     return this.balances.get(ownerId) ?? 0;
   }
 }
+
+/** Runs newest first: queuedAt desc, id desc (the dataset's newest run is the first). */
+export const newestRunFirst = (a: RunRecord, b: RunRecord): number =>
+  a.queuedAt === b.queuedAt ? (a.id < b.id ? 1 : -1) : a.queuedAt < b.queuedAt ? 1 : -1;
 
 export const newestRowFirst = (a: RowRecord, b: RowRecord): number =>
   a.updatedAt === b.updatedAt ? (a.id < b.id ? 1 : a.id > b.id ? -1 : 0) : a.updatedAt < b.updatedAt ? 1 : -1;

@@ -2,20 +2,10 @@ import { type DatasetId, HeldOutcome, storedDecoder } from "@gleaner/core";
 import * as Effect from "effect/Effect";
 import * as Option from "effect/Option";
 import * as Schema from "effect/Schema";
-import type { ClientSession, UUID } from "mongodb";
+import type { ClientSession } from "mongodb";
 import { toUuid } from "./bson.js";
 import type { Mongo } from "./mongo.js";
 import type { Collections } from "./schema.js";
-
-/**
- * A dataset's held outcome (decision 0040), by dataset id: one per dataset. The outcome is kept as
- * its JSON text, so record and cell keys never meet BSON's rules for field names.
- */
-export interface HeldOutcomeDoc {
-  readonly _id: UUID;
-  readonly runId: UUID;
-  readonly outcome: string;
-}
 
 const decodeOutcome = storedDecoder(HeldOutcome, "MongoDB", "held outcome");
 

@@ -1,33 +1,14 @@
 import {
   type AcceptedRead,
   type RunAcceptance,
-  type StoredExtraction,
   StoredExtraction as StoredExtractionSchema,
   storedDecoder,
 } from "@gleaner/core";
 import * as Either from "effect/Either";
-import type { ClientSession, UUID } from "mongodb";
+import type { ClientSession } from "mongodb";
 import { fromUuid, toUuid } from "./bson.js";
 import type { Collections } from "./schema.js";
-
-/**
- * One page of a dataset's newest accepted run (decision 0021), keyed by dataset and the URL the
- * engine asked for. Unlike PostgreSQL this store keeps no body per digest, so the body is kept here
- * (when within SPEC's 64 KiB artifact limit) to stand for a 304.
- */
-export interface PageReadDoc {
-  readonly datasetId: UUID;
-  readonly url: string;
-  readonly runId: UUID;
-  readonly recipe: string;
-  readonly finalUrl: string;
-  readonly sha256: string;
-  readonly contentType: string;
-  readonly etag: string | null;
-  readonly lastModified: string | null;
-  readonly extraction: StoredExtraction | null;
-  readonly body: string | null;
-}
+import type { PageReadDoc } from "./collection-documents.js";
 
 const bodyLimit = 64 * 1024;
 

@@ -8,9 +8,13 @@ import type {
   RowDoc,
   TraceProgressDoc,
 } from "./row-documents.js";
-import type { HeldOutcomeDoc } from "./held-outcomes.js";
-import type { PageReadDoc } from "./page-reads.js";
-import type { WebhookAttemptDoc, WebhookDoc, WebhookMessageDoc } from "./webhooks.js";
+import type {
+  HeldOutcomeDoc,
+  PageReadDoc,
+  WebhookAttemptDoc,
+  WebhookDoc,
+  WebhookMessageDoc,
+} from "./collection-documents.js";
 
 /**
  * Every collection and index the store uses, created on start (README.md lists them). Unique

@@ -5,7 +5,6 @@ import {
   type RunChanges,
   type RunRecord,
   WebhookAttempt,
-  type WebhookEventType,
   WebhookRecord,
   type WebhookStorage,
 } from "@gleaner/core";
@@ -26,36 +25,7 @@ import {
 import { decodedOrThrow } from "./decoded.js";
 import type { Mongo } from "./mongo.js";
 import type { Collections } from "./schema.js";
-
-export interface WebhookDoc {
-  readonly _id: UUID;
-  readonly ownerId: UUID;
-  readonly url: string;
-  readonly events: WebhookEventType[];
-  readonly datasetId: UUID | null;
-  readonly secret: string;
-  readonly createdAt: Date;
-}
-
-export interface WebhookMessageDoc {
-  /** The webhook-id. */
-  readonly _id: string;
-  readonly webhookId: UUID;
-  readonly datasetId: UUID;
-  /** Orders one dataset's messages: createdAt in ms * 1000 + the index in its run's batch. */
-  readonly position: number;
-  readonly payload: OutboxMessage["payload"];
-  readonly status: OutboxMessage["status"];
-  readonly attempts: number;
-  readonly nextAttemptAt: Date | null;
-  readonly createdAt: Date;
-}
-
-export interface WebhookAttemptDoc extends Omit<WebhookAttempt, "webhookId" | "nextRetryAt" | "attemptedAt"> {
-  readonly webhookId: UUID;
-  readonly nextRetryAt: Date | null;
-  readonly attemptedAt: Date;
-}
+import type { WebhookAttemptDoc, WebhookDoc, WebhookMessageDoc } from "./collection-documents.js";
 
 const webhookToDoc = (w: WebhookRecord): WebhookDoc => ({
   _id: toUuid(w.id),

@@ -18,7 +18,7 @@ import { startResearchHost } from "../research-host.js";
 import { companiesDataset, readerModel } from "../research-reader.js";
 import { companyWeb, startCompanyWeb } from "../sites/company-web.js";
 import { startSearxngStub } from "../sites/research-site.js";
-import type { AdapterSet } from "../suite.js";
+import type { AdapterSet } from "../context.js";
 
 /**
  * Search research over a web of company pages (sites/company-web.ts) with a model that answers from

@@ -12,7 +12,7 @@ import { startResearchHost } from "../research-host.js";
 import type { Capability, Owner, SuiteContext } from "../context.js";
 import { failingScriptFor, publishersDataset, scriptFor, textReadingModel } from "../research-script.js";
 import { longPageCount, type ResearchSite, startResearchSite, startSearxngStub } from "../sites/research-site.js";
-import type { AdapterSet } from "../suite.js";
+import type { AdapterSet } from "../context.js";
 
 const phaseOrder = ["planning", "configure", "pin", "search", "read", "extract", "validate", "preview", "accept"];
 

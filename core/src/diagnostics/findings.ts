@@ -1,3 +1,4 @@
+import { failedCheckLine } from "../rules/run-errors.js";
 import { maxCellBytes } from "../engine/coerce.js";
 import { cutSize } from "../reading/excerpt.js";
 import { cellsArea, duplicatesOf } from "./areas.js";
@@ -53,7 +54,7 @@ const statusFindings = (index: RunIndex): DiagnosticFinding[] => {
           "run_failed_checks",
           `${plural(failed.length, "check")} failed (${failed.map((c) => c.checkId).join(", ")}); nothing was written or charged.`,
         ),
-        ...failed.map((c) => finding(`check_failed:${c.checkId}`, `${c.checkId}: ${c.message ?? "failed"}`)),
+        ...failed.map((c) => finding(`check_failed:${c.checkId}`, failedCheckLine(c))),
       ];
     }
     default:

@@ -9,6 +9,7 @@ import { type ClaimedRun, Storage } from "../ports/storage.js";
 import type { RunPlanRecord, RunRecord } from "../run-domain.js";
 import { blockingReasons } from "../reading/refusals.js";
 import { pagesToCharge } from "../rules/page-identity.js";
+import { failedChecksMessage, rowsKeptChangingMessage } from "../rules/run-errors.js";
 import { newId } from "../schema/ids.js";
 import type { CheckResult } from "../schema/run.js";
 import { nowIso } from "../time.js";
@@ -16,7 +17,7 @@ import { acceptPhase } from "./accept.js";
 import { observePages, parsedPages, runEvidence } from "./evidence.js";
 import { emptyPlan, pinnedRecipe, pinPhase, traceOf, validatePhase } from "./phases.js";
 import { type ReadOutcome, readSource } from "./read.js";
-import { pageReadsToKeep, reusedPages } from "./reuse.js";
+import { pageReadsToKeep, reusedPages } from "./read.js";
 import { executeResearchRun } from "./research/execute.js";
 import { TraceRecorder } from "./trace.js";
 
@@ -94,7 +95,7 @@ const runPhases = Effect.fn("run.phases")(function* (
   }
   const failed = checks.filter((c) => !c.passed);
   if (failed.length > 0) {
-    const error = failed.map((c) => `${c.checkId}: ${c.message ?? "failed"}`).join(" | ");
+    const error = failedChecksMessage(checks);
     const knownRowIds = yield* rowIdsOfKeys(run, read);
     return yield* finish({ status: "failed", checks, error, read, plan: { ...plan, knownRowIds } });
   }
@@ -114,8 +115,7 @@ const runPhases = Effect.fn("run.phases")(function* (
     bodiesStored: read.bodiesStored,
   });
   if (accepted !== "exhausted") return accepted;
-  const error = "Rows kept changing while the run was accepted; run it again.";
-  return yield* finish({ status: "failed", checks, error, read, plan });
+  return yield* finish({ status: "failed", checks, error: rowsKeptChangingMessage, read, plan });
 });
 
 /**

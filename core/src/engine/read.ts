@@ -9,7 +9,7 @@ import { isoAt } from "../time.js";
 import { pageIdentity } from "../rules/page-identity.js";
 import type { Coverage } from "./checks.js";
 import type { ExtractedRecord } from "./extract.js";
-import type { AcceptedRead, StoredExtraction } from "../page-reads.js";
+import type { AcceptedRead, PageReadsToKeep, StoredExtraction } from "../page-reads.js";
 import type { PageReuse } from "../run-domain.js";
 import type { DatasetId } from "../schema/ids.js";
 import { recipeDigest, keptReads, reusable } from "./reuse.js";
@@ -176,4 +176,24 @@ export const readSource = Effect.fn("run.read")(function* (
   }
   const outcome: ReadOutcome = { recipe, pages, records, failures, coverage, bodiesStored: [...bodiesStored] };
   return unread === null ? outcome : { ...outcome, unread };
+});
+
+/** The pages whose extraction a run reused, as its plan records them. */
+export const reusedPages = (read: ReadOutcome): ReadonlyArray<PageReuse> =>
+  read.pages.flatMap((p) => (p.reused === null ? [] : [{ url: p.page.finalUrl, ...p.reused }]));
+
+/** Every page an accepted run read, for the store to keep in place of the previous run's. */
+export const pageReadsToKeep = (read: ReadOutcome): PageReadsToKeep => ({
+  recipe: read.recipe,
+  pages: read.pages.map((p) => ({
+    url: p.page.requestedUrl,
+    finalUrl: p.page.finalUrl,
+    sha256: p.sha256,
+    contentType: p.page.contentType,
+    etag: p.page.validators?.etag ?? null,
+    lastModified: p.page.validators?.lastModified ?? null,
+    extraction: p.stored,
+    reused: p.reused !== null,
+    body: p.page.body,
+  })),
 });

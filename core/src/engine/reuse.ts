@@ -1,16 +1,14 @@
 import * as Effect from "effect/Effect";
 import { acceptedReadsOf } from "../storage-fallbacks.js";
 import { sha256Hex } from "../digest.js";
-import type { AcceptedRead, PageReadsToKeep, StoredExtraction } from "../page-reads.js";
+import type { AcceptedRead, StoredExtraction } from "../page-reads.js";
 import { Storage } from "../ports/storage.js";
 import type { FetchedPage, FetchRequest } from "../ports/fetcher.js";
-import type { PageReuse } from "../run-domain.js";
 import type { DatasetColumn } from "../schema/column.js";
 import type { DatasetId } from "../schema/ids.js";
 import type { Source } from "../schema/source.js";
 import type { Cell } from "./coerce.js";
 import type { ExtractedRecord, PageExtraction } from "./extract.js";
-import type { ReadOutcome } from "./read.js";
 
 /**
  * Reusing a page's extraction (decision 0021). A page a run reads is taken from the dataset's
@@ -159,23 +157,3 @@ export const fromStoredExtraction = (stored: StoredExtraction, pageUrl: string):
   if (known === undefined) recordsOfStored.set(stored.records, { pageUrl, records });
   return { records, entries: stored.entries };
 };
-
-/** The pages whose extraction a run reused, as its plan records them. */
-export const reusedPages = (read: ReadOutcome): ReadonlyArray<PageReuse> =>
-  read.pages.flatMap((p) => (p.reused === null ? [] : [{ url: p.page.finalUrl, ...p.reused }]));
-
-/** Every page an accepted run read, for the store to keep in place of the previous run's. */
-export const pageReadsToKeep = (read: ReadOutcome): PageReadsToKeep => ({
-  recipe: read.recipe,
-  pages: read.pages.map((p) => ({
-    url: p.page.requestedUrl,
-    finalUrl: p.page.finalUrl,
-    sha256: p.sha256,
-    contentType: p.page.contentType,
-    etag: p.page.validators?.etag ?? null,
-    lastModified: p.page.validators?.lastModified ?? null,
-    extraction: p.stored,
-    reused: p.reused !== null,
-    body: p.page.body,
-  })),
-});

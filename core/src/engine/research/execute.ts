@@ -16,6 +16,7 @@ import { isoAt as iso, nowIso } from "../../time.js";
 import type { CheckResult } from "../../schema/run.js";
 import { emptyPlan, type Pinned, pinnedRecipe } from "../phases.js";
 import { pagesToCharge } from "../../rules/page-identity.js";
+import { failedChecksMessage, rowsKeptChangingMessage } from "../../rules/run-errors.js";
 import { acceptPhase } from "../accept.js";
 import { observePages, recordedFailures } from "../evidence.js";
 import { TraceRecorder } from "../trace.js";
@@ -340,10 +341,7 @@ export const executeResearchRun = Effect.fn("run.research")(function* (job: RunJ
     const outcome = researchChecks(source, dataset.columns, records, coverage, refused);
     const checks = [...outcome.results];
     recorded.plan = { ...recorded.plan, checks: outcome.names };
-    const failed = checks.filter((c) => !c.passed);
-    if (failed.length > 0) {
-      return yield* finish("failed", checks, failed.map((c) => `${c.checkId}: ${c.message ?? "failed"}`).join(" | "));
-    }
+    if (checks.some((c) => !c.passed)) return yield* finish("failed", checks, failedChecksMessage(checks));
     const accepted = yield* acceptPhase({
       run,
       schemaVersion: dataset.schemaVersion,
@@ -363,7 +361,7 @@ export const executeResearchRun = Effect.fn("run.research")(function* (job: RunJ
       evidence: (at, trace, plan) => ({ ...evidence(at), trace, plan }),
     });
     if (accepted === "exhausted") {
-      yield* finish("failed", checks, "Rows kept changing while the run was accepted; run it again.");
+      yield* finish("failed", checks, rowsKeptChangingMessage);
     }
   });
 
