@@ -18,6 +18,7 @@ import { after, before, describe, it } from "mocha";
 import type { UnderTest } from "../context.js";
 import { aDataset, anAcceptance, anEdit, anOwner, aQueuedRun, evidenceOf } from "./fixtures.js";
 import { deleteStoreCases } from "./delete-contract.js";
+import { methodStoreCases } from "./method-contract.js";
 import { retentionStoreCases } from "./retention-contract.js";
 import { webhookStoreCases } from "./webhook-contract.js";
 
@@ -525,5 +526,6 @@ export const storeContract = (store: StoreUnderTest): void => {
     webhookStoreCases(harness);
     deleteStoreCases(harness);
     retentionStoreCases(harness);
+    methodStoreCases(harness);
   });
 };
