@@ -3,6 +3,7 @@ export type { Capability, Owner, Requirement, SuiteContext, Supports, UnderTest 
 export { type Body, bend, browserListDataset, validDataset } from "./bodies.js";
 export { booksDataset, columnId, runToEnd, waitForRun } from "./books.js";
 export { type AdapterSet, capabilities, suite } from "./suite.js";
+export { allowMs, type TestFunctions, useTestFunctions } from "./runner.js";
 export { type ParserUnderTest, parserContract } from "./parser-contract.js";
 export { type StoreUnderTest, storeContract } from "./store/contract.js";
 export * from "./store/fixtures.js";

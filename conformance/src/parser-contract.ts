@@ -7,7 +7,7 @@ import { DOCUMENT_MAX_DEPTH, DOCUMENT_MAX_ELEMENTS, DocumentParser, type ParsedD
 import { expect } from "chai";
 import * as Effect from "effect/Effect";
 import * as ManagedRuntime from "effect/ManagedRuntime";
-import { after, before, describe, it } from "mocha";
+import { after, before, describe, it } from "./runner.js";
 import { readFileSync } from "node:fs";
 import type { UnderTest } from "./context.js";
 

@@ -1,5 +1,5 @@
 import { type LayerOverrides, type RunningHost, startHost } from "@gleaner/koa";
-import { after, before, describe } from "mocha";
+import { allowMs, after, before, describe } from "./runner.js";
 import { pino } from "pino";
 import { authCapability } from "./cases/auth.js";
 import { bolaCapability } from "./cases/bola.js";
@@ -83,7 +83,7 @@ export const capabilities = {
  */
 export const suite = (set: AdapterSet, only: ReadonlyArray<Capability> = Object.values(capabilities)): void => {
   describe(`Gleaner conformance: ${set.name}`, function () {
-    this.timeout(60_000);
+    allowMs(this, 60_000);
     let running: RunningHost | undefined;
     let virtual: Promise<RunningHost> | undefined;
     // Filled in by the capabilities' HostSetups before the main host starts.

@@ -1,5 +1,5 @@
 import { expect } from "chai";
-import { after, before, describe, it } from "mocha";
+import { allowMs, after, before, describe, it } from "../runner.js";
 import { booksDataset, runToEnd } from "../books.js";
 import type { Capability, Owner, SuiteContext } from "../context.js";
 import { type BooksSite, loadBooks, startBooksSite } from "../sites/index.js";
@@ -60,7 +60,7 @@ export const bolaCases = (ctx: SuiteContext): void => {
     };
 
     before(async function () {
-      this.timeout(120_000);
+      allowMs(this, 120_000);
       site = await startBooksSite({ books: loadBooks().slice(0, 20) });
       alice = await ctx.owner(100);
       bob = await ctx.owner(100);

@@ -1,7 +1,7 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { expect } from "chai";
-import { after, before, describe, it } from "mocha";
+import { after, before, describe, it } from "../runner.js";
 import { type Body, bend, validDataset } from "../bodies.js";
 import { runToEnd } from "../books.js";
 import type { Capability, SuiteContext } from "../context.js";

@@ -1,5 +1,5 @@
 import { expect } from "chai";
-import { after, before, describe, it } from "mocha";
+import { allowMs, after, before, describe, it } from "../runner.js";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { type Body, browserListDataset } from "../bodies.js";
@@ -45,7 +45,7 @@ const slowestHealthzWhile = async (client: Client, work: Promise<unknown>): Prom
  */
 export const browserHostileCases = (ctx: SuiteContext): void => {
   describe("hostile pages in the browser", function () {
-    this.timeout(RUN_TIMEOUT_MS + 30_000);
+    allowMs(this, RUN_TIMEOUT_MS + 30_000);
     let server: Server;
     let origin = "";
     before(async () => {

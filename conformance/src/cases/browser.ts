@@ -1,5 +1,5 @@
 import { expect } from "chai";
-import { after, before, describe, it } from "mocha";
+import { allowMs, after, before, describe, it } from "../runner.js";
 import dgram from "node:dgram";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -48,7 +48,7 @@ const serve = async (host: string, page: (self: string) => string | null): Promi
 /** `render: browser` on real Chromium (SPEC.md source.render). Registered only for sets that support it. */
 export const browserCases = (ctx: SuiteContext): void => {
   describe("render: browser", function () {
-    this.timeout(RUN_TIMEOUT_MS + 30_000);
+    allowMs(this, RUN_TIMEOUT_MS + 30_000);
     let site: BooksSite;
     before(async () => {
       site = await startBooksSite({ render: "script" });

@@ -1,5 +1,5 @@
 import { expect } from "chai";
-import { describe, it } from "mocha";
+import { describe, it } from "../runner.js";
 import { type Body, bend, validDataset } from "../bodies.js";
 import type { Capability, SuiteContext } from "../context.js";
 

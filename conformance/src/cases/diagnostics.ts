@@ -1,7 +1,7 @@
 import { RunDiagnostics } from "@gleaner/core";
 import { expect } from "chai";
 import * as Schema from "effect/Schema";
-import { after, before, describe, it } from "mocha";
+import { after, before, describe, it } from "../runner.js";
 import type { Body } from "../bodies.js";
 import { booksDataset, columnId, runToEnd } from "../books.js";
 import type { Capability, Owner, SuiteContext } from "../context.js";

@@ -1,7 +1,7 @@
 import { expect } from "chai";
 import { parse } from "csv-parse/sync";
 import { parquetReadObjects } from "hyparquet";
-import { after, before, describe, it } from "mocha";
+import { after, before, describe, it } from "../runner.js";
 import type { Body } from "../bodies.js";
 import { columnId } from "../books.js";
 import type { Capability, Owner, SuiteContext } from "../context.js";

@@ -1,6 +1,6 @@
 import { expect } from "chai";
 import fc from "fast-check";
-import { before, describe, it } from "mocha";
+import { allowMs, before, describe, it } from "../runner.js";
 import { validDataset } from "../bodies.js";
 import type { Capability, Owner, SuiteContext } from "../context.js";
 
@@ -40,7 +40,7 @@ const body = fc.oneof(
  */
 export const fuzzCases = (ctx: SuiteContext): void => {
   describe("fuzzing every operation of the OpenAPI document", function () {
-    this.timeout(300_000);
+    allowMs(this, 300_000);
     let owner: Owner;
     let operations: Array<{ method: string; path: string; query: string[]; hasBody: boolean }>;
     before(async () => {

@@ -1,5 +1,5 @@
 import { expect } from "chai";
-import { after, before, describe, it } from "mocha";
+import { after, before, describe, it } from "../runner.js";
 import { booksDataset, waitForRun } from "../books.js";
 import type { Capability, SuiteContext } from "../context.js";
 import { type BooksSite, loadBooks, startBooksSite } from "../sites/index.js";

@@ -8,7 +8,7 @@ import { SearxngLive } from "@gleaner/searxng";
 import { expect } from "chai";
 import * as Layer from "effect/Layer";
 import * as Redacted from "effect/Redacted";
-import { after, before, describe, it } from "mocha";
+import { after, before, describe, it } from "../runner.js";
 import { pino } from "pino";
 import type { Body } from "../bodies.js";
 import { columnId, waitForRun } from "../books.js";

@@ -4,7 +4,7 @@ import { SearxngLive } from "@gleaner/searxng";
 import { expect } from "chai";
 import * as Effect from "effect/Effect";
 import * as Layer from "effect/Layer";
-import { after, before, beforeEach, describe, it } from "mocha";
+import { after, before, beforeEach, describe, it } from "../runner.js";
 import { type Body, bend } from "../bodies.js";
 import { columnId, waitForRun } from "../books.js";
 import { makeClient } from "../client.js";

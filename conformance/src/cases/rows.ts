@@ -1,5 +1,5 @@
 import { expect } from "chai";
-import { after, before, describe, it } from "mocha";
+import { after, before, describe, it } from "../runner.js";
 import type { Body } from "../bodies.js";
 import { booksDataset, columnId, runToEnd } from "../books.js";
 import type { Capability, Owner, SuiteContext } from "../context.js";

@@ -1,6 +1,6 @@
 import type { RunningHost } from "@gleaner/koa";
 import { expect } from "chai";
-import { after, before, describe, it } from "mocha";
+import { after, before, describe, it } from "../runner.js";
 import type { Body } from "../bodies.js";
 import { booksDataset, waitForRun } from "../books.js";
 import { makeClient } from "../client.js";

@@ -1,5 +1,5 @@
 import { expect } from "chai";
-import { describe, it } from "mocha";
+import { describe, it } from "../runner.js";
 import type { Capability, SuiteContext } from "../context.js";
 
 export const usageCases = (ctx: SuiteContext): void => {

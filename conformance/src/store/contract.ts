@@ -14,7 +14,7 @@ import * as Effect from "effect/Effect";
 import * as Either from "effect/Either";
 import * as ManagedRuntime from "effect/ManagedRuntime";
 import * as Option from "effect/Option";
-import { after, before, describe, it } from "mocha";
+import { allowMs, after, before, describe, it } from "../runner.js";
 import type { UnderTest } from "../context.js";
 import { aDataset, anAcceptance, anEdit, anOwner, aQueuedRun, evidenceOf } from "./fixtures.js";
 import { deleteStoreCases } from "./delete-contract.js";
@@ -35,7 +35,7 @@ export interface StoreUnderTest extends UnderTest<Storage | Credits> {
  */
 export const storeContract = (store: StoreUnderTest): void => {
   describe(`${store.name}: concurrency and idempotency`, function () {
-    this.timeout(30_000);
+    allowMs(this, 30_000);
     const runtime = ManagedRuntime.make(store.layer());
     const run = <A, E>(f: (storage: StorageService) => Effect.Effect<A, E>) =>
       runtime.runPromise(Effect.flatMap(Storage, f));

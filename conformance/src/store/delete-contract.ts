@@ -2,7 +2,7 @@ import { newId, type ObservationId, type OwnerId, type RunRecord, type SourceObs
 import { expect } from "chai";
 import * as Effect from "effect/Effect";
 import * as Option from "effect/Option";
-import { it } from "mocha";
+import { it } from "../runner.js";
 import type { StoreHarness } from "./harness.js";
 import { anAcceptance, aQueuedRun } from "./fixtures.js";
 

@@ -3,7 +3,7 @@ import { type AcceptedRead, newId, type RunAcceptance, type RunEvidence } from "
 import { expect } from "chai";
 import * as Effect from "effect/Effect";
 import * as Option from "effect/Option";
-import { it } from "mocha";
+import { it } from "../runner.js";
 import { aDataset, anAcceptance, anOwner, aQueuedRun, evidenceOf } from "./fixtures.js";
 import type { StoreHarness } from "./harness.js";
 

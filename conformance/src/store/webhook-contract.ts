@@ -13,7 +13,7 @@ import * as Effect from "effect/Effect";
 import * as Option from "effect/Option";
 import * as TestClock from "effect/TestClock";
 import * as TestContext from "effect/TestContext";
-import { it } from "mocha";
+import { it } from "../runner.js";
 import type { StoreHarness } from "./harness.js";
 import { anAcceptance, evidenceOf } from "./fixtures.js";
 
