@@ -11,15 +11,15 @@ import {
   updateDataset,
 } from "@gleaner/core";
 import * as Effect from "effect/Effect";
-import type { PathParam, Route } from "./route.js";
+import { type PathParam, type Route, route } from "./route.js";
 
-export const datasetIdParam: Record<string, PathParam> = {
+export const datasetIdParam = {
   datasetId: { resource: "dataset", description: "The dataset's id (a UUID)." },
-};
+} satisfies Record<string, PathParam>;
 
 /** Endpoints 1-4. */
 export const datasetRoutes: ReadonlyArray<Route> = [
-  {
+  route({
     method: "post",
     path: "/v1/datasets",
     operationId: "createDataset",
@@ -34,8 +34,8 @@ export const datasetRoutes: ReadonlyArray<Route> = [
     success: { status: 201, description: "The new dataset, in status draft.", schema: DatasetResponse },
     errors: { 409: ["name_taken"], 429: ["rate_limited"] },
     handle: ({ owner, body }) => Effect.map(createDataset(owner.id, body), (dataset) => ({ dataset })),
-  },
-  {
+  }),
+  route({
     method: "get",
     path: "/v1/datasets",
     operationId: "listDatasets",
@@ -48,8 +48,8 @@ export const datasetRoutes: ReadonlyArray<Route> = [
     query: DatasetListQuery,
     success: { status: 200, description: "A page of datasets, newest first.", schema: DatasetList },
     handle: ({ owner, query }) => listDatasets(owner.id, query),
-  },
-  {
+  }),
+  route({
     method: "get",
     path: "/v1/datasets/{datasetId}",
     operationId: "getDataset",
@@ -59,9 +59,9 @@ export const datasetRoutes: ReadonlyArray<Route> = [
     auth: true,
     pathParams: datasetIdParam,
     success: { status: 200, description: "The dataset.", schema: DatasetResponse },
-    handle: ({ owner, params }) => Effect.map(getDataset(owner.id, params.datasetId!), (dataset) => ({ dataset })),
-  },
-  {
+    handle: ({ owner, params }) => Effect.map(getDataset(owner.id, params.datasetId), (dataset) => ({ dataset })),
+  }),
+  route({
     method: "patch",
     path: "/v1/datasets/{datasetId}",
     operationId: "updateDataset",
@@ -78,9 +78,9 @@ export const datasetRoutes: ReadonlyArray<Route> = [
     success: { status: 200, description: "The updated dataset.", schema: DatasetResponse },
     errors: { 409: ["name_taken", "stale_dataset", "schema_version_conflict"] },
     handle: ({ owner, params, body }) =>
-      Effect.map(updateDataset(owner.id, params.datasetId!, body), (dataset) => ({ dataset })),
-  },
-  {
+      Effect.map(updateDataset(owner.id, params.datasetId, body), (dataset) => ({ dataset })),
+  }),
+  route({
     method: "delete",
     path: "/v1/datasets/{datasetId}",
     operationId: "deleteDataset",
@@ -94,6 +94,6 @@ export const datasetRoutes: ReadonlyArray<Route> = [
     auth: true,
     pathParams: datasetIdParam,
     success: { status: 204, description: "Deleted.", schema: null },
-    handle: ({ owner, params }) => deleteDataset(owner.id, params.datasetId!),
-  },
+    handle: ({ owner, params }) => deleteDataset(owner.id, params.datasetId),
+  }),
 ];

@@ -2,11 +2,11 @@ import { ExportQuery, exportContentTypes, exportRows } from "@gleaner/core";
 import * as Effect from "effect/Effect";
 import { writeExport } from "../export/writers.js";
 import { datasetIdParam } from "./datasets.js";
-import type { RawAnswer, Route } from "./route.js";
+import { type RawAnswer, type Route, route } from "./route.js";
 
 /** Data out: the dataset's rows as a file, now or as of a change-feed sequence. */
 export const exportRoutes: ReadonlyArray<Route> = [
-  {
+  route({
     method: "get",
     path: "/v1/datasets/{datasetId}/export",
     operationId: "exportRows",
@@ -30,7 +30,7 @@ export const exportRoutes: ReadonlyArray<Route> = [
     errors: { 422: ["validation_error"] },
     handle: ({ owner, params, query }) =>
       Effect.map(
-        exportRows(owner.id, params.datasetId!, query),
+        exportRows(owner.id, params.datasetId, query),
         (rowExport): RawAnswer => ({
           raw: true,
           contentType: exportContentTypes[rowExport.format],
@@ -42,5 +42,5 @@ export const exportRoutes: ReadonlyArray<Route> = [
           },
         }),
       ),
-  },
+  }),
 ];

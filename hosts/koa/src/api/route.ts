@@ -4,10 +4,10 @@ import type * as Schema from "effect/Schema";
 import type { GleanerServices } from "../layers.js";
 
 /** What a handler gets: the owner (for authenticated routes), path ids, the raw query and body. */
-export interface RouteInput {
+export interface RouteInput<P extends string = string> {
   readonly owner: Owner;
-  /** Path parameters, already checked to be UUIDs and lower-cased. */
-  readonly params: Readonly<Record<string, string>>;
+  /** Path parameters by the names the route declares, already checked to be UUIDs and lower-cased. */
+  readonly params: Readonly<Record<P, string>>;
   /** The query as Koa parsed it; the use case decodes it with the route's `query` schema. */
   readonly query: Record<string, unknown>;
   readonly body: unknown;
@@ -18,9 +18,9 @@ export interface RouteInput {
  * answered from its tag never parses it; decision 0027). The same page asked with its parameters in
  * another order or spelling gets another tag, which only costs that client a full answer.
  */
-export interface TagInput {
+export interface TagInput<P extends string = string> {
   readonly owner: Owner;
-  readonly params: Readonly<Record<string, string>>;
+  readonly params: Readonly<Record<P, string>>;
   /** The raw query string, without `?` ("" when there is none). */
   readonly querystring: string;
 }
@@ -39,7 +39,7 @@ export type PathParam = { readonly resource: string; readonly description: strin
  * One operation of the HTTP API, the single source for the Koa router and the OpenAPI document.
  * Schemas are core's own (the same ones the use cases decode with), so limits are written once.
  */
-export interface Route {
+export interface Route<P extends string = string> {
   readonly method: "get" | "post" | "patch" | "delete";
   /** OpenAPI-style path: `/v1/datasets/{datasetId}`. */
   readonly path: string;
@@ -49,7 +49,7 @@ export interface Route {
   readonly description: string;
   /** false for the public meta routes (health, readiness, the document itself). */
   readonly auth: boolean;
-  readonly pathParams?: Readonly<Record<string, PathParam>>;
+  readonly pathParams?: Readonly<Record<P, PathParam>>;
   readonly query?: Schema.Schema.AnyNoContext;
   readonly body?: { readonly schema: Schema.Schema.AnyNoContext; readonly required: boolean };
   readonly success: {
@@ -64,13 +64,20 @@ export interface Route {
    * (401, 404 for path ids, 400 for queries, 413/415/422 for bodies, 500), with their codes.
    */
   readonly errors?: Readonly<Record<number, ReadonlyArray<string>>>;
-  readonly handle: (input: RouteInput) => Effect.Effect<unknown | RawAnswer, ApiError, GleanerServices>;
+  readonly handle: (input: RouteInput<P>) => Effect.Effect<unknown | RawAnswer, ApiError, GleanerServices>;
   /**
    * A GET whose answer has a cheap entity tag: computed before `handle`, sent as `ETag`, and a request
    * whose `If-None-Match` carries it is answered 304 without running `handle` (decision 0018).
    */
-  readonly etag?: (input: TagInput) => Effect.Effect<string, ApiError, GleanerServices>;
+  readonly etag?: (input: TagInput<P>) => Effect.Effect<string, ApiError, GleanerServices>;
 }
+
+/**
+ * One route of the table, its handler typed by the path parameters it declares: `params.datasetId`
+ * is a string wherever `pathParams` names it. The router checks every declared one before calling
+ * the handler (koa.ts), which is what lets the table hold routes of every shape as one type.
+ */
+export const route = <P extends string = never>(definition: Route<P>): Route => definition as unknown as Route;
 
 export const isRaw = (value: unknown): value is RawAnswer =>
   typeof value === "object" && value !== null && (value as { raw?: unknown }).raw === true;

@@ -13,7 +13,7 @@ import {
   rowsPageTag,
 } from "@gleaner/core";
 import { datasetIdParam } from "./datasets.js";
-import type { Route } from "./route.js";
+import { type Route, route } from "./route.js";
 
 const rowParams = {
   ...datasetIdParam,
@@ -22,7 +22,7 @@ const rowParams = {
 
 /** Endpoints 5-8: rows, one row, a row edit, the change feed. */
 export const rowRoutes: ReadonlyArray<Route> = [
-  {
+  route({
     method: "get",
     path: "/v1/datasets/{datasetId}/rows",
     operationId: "listRows",
@@ -37,10 +37,10 @@ export const rowRoutes: ReadonlyArray<Route> = [
     pathParams: datasetIdParam,
     query: RowListQuery,
     success: { status: 200, description: "A page of rows.", schema: RowList },
-    handle: ({ owner, params, query }) => listRows(owner.id, params.datasetId!, query),
-    etag: ({ owner, params, querystring }) => rowsPageTag(owner.id, params.datasetId!, querystring),
-  },
-  {
+    handle: ({ owner, params, query }) => listRows(owner.id, params.datasetId, query),
+    etag: ({ owner, params, querystring }) => rowsPageTag(owner.id, params.datasetId, querystring),
+  }),
+  route({
     method: "get",
     path: "/v1/datasets/{datasetId}/rows/{rowId}",
     operationId: "getRow",
@@ -52,9 +52,9 @@ export const rowRoutes: ReadonlyArray<Route> = [
     auth: true,
     pathParams: rowParams,
     success: { status: 200, description: "The row with its evidence.", schema: RowDetail },
-    handle: ({ owner, params }) => getRow(owner.id, params.datasetId!, params.rowId!),
-  },
-  {
+    handle: ({ owner, params }) => getRow(owner.id, params.datasetId, params.rowId),
+  }),
+  route({
     method: "patch",
     path: "/v1/datasets/{datasetId}/rows/{rowId}",
     operationId: "editRow",
@@ -74,9 +74,9 @@ export const rowRoutes: ReadonlyArray<Route> = [
       schema: RowRevision,
     },
     errors: { 409: ["stale_revision", "request_id_reused", "duplicate_request"] },
-    handle: ({ owner, params, body }) => editRow(owner.id, params.datasetId!, params.rowId!, body),
-  },
-  {
+    handle: ({ owner, params, body }) => editRow(owner.id, params.datasetId, params.rowId, body),
+  }),
+  route({
     method: "get",
     path: "/v1/datasets/{datasetId}/changes",
     operationId: "listChanges",
@@ -93,6 +93,6 @@ export const rowRoutes: ReadonlyArray<Route> = [
     query: ChangeQuery,
     success: { status: 200, description: "Revisions within the window.", schema: ChangePage },
     errors: { 422: ["validation_error"] },
-    handle: ({ owner, params, query }) => listChanges(owner.id, params.datasetId!, query),
-  },
+    handle: ({ owner, params, query }) => listChanges(owner.id, params.datasetId, query),
+  }),
 ];

@@ -20,13 +20,13 @@ import {
 } from "@gleaner/core";
 import * as Effect from "effect/Effect";
 import { datasetIdParam } from "./datasets.js";
-import type { Route } from "./route.js";
+import { type Route, route } from "./route.js";
 
 const runIdParam = { runId: { resource: "run", description: "The run's id (a UUID)." } };
 
 /** Endpoints 9-15. */
 export const runRoutes: ReadonlyArray<Route> = [
-  {
+  route({
     method: "get",
     path: "/v1/datasets/{datasetId}/runs",
     operationId: "listRuns",
@@ -37,9 +37,9 @@ export const runRoutes: ReadonlyArray<Route> = [
     pathParams: datasetIdParam,
     query: RunListQuery,
     success: { status: 200, description: "Runs, newest first.", schema: RunList },
-    handle: ({ owner, params, query }) => listRuns(owner.id, params.datasetId!, query),
-  },
-  {
+    handle: ({ owner, params, query }) => listRuns(owner.id, params.datasetId, query),
+  }),
+  route({
     method: "post",
     path: "/v1/datasets/{datasetId}/runs",
     operationId: "createRun",
@@ -66,9 +66,9 @@ export const runRoutes: ReadonlyArray<Route> = [
       503: ["queue_unavailable"],
     },
     // core decides: the body's kind, the dataset's question and whether a model is configured.
-    handle: ({ owner, params, body }) => createRun(owner.id, params.datasetId!, body),
-  },
-  {
+    handle: ({ owner, params, body }) => createRun(owner.id, params.datasetId, body),
+  }),
+  route({
     method: "get",
     path: "/v1/runs/{runId}",
     operationId: "getRun",
@@ -80,9 +80,9 @@ export const runRoutes: ReadonlyArray<Route> = [
     auth: true,
     pathParams: runIdParam,
     success: { status: 200, description: "The run.", schema: RunResponse },
-    handle: ({ owner, params }) => Effect.map(getRun(owner.id, params.runId!), (run) => ({ run })),
-  },
-  {
+    handle: ({ owner, params }) => Effect.map(getRun(owner.id, params.runId), (run) => ({ run })),
+  }),
+  route({
     method: "post",
     path: "/v1/runs/{runId}/accept",
     operationId: "acceptRun",
@@ -99,9 +99,9 @@ export const runRoutes: ReadonlyArray<Route> = [
     pathParams: runIdParam,
     success: { status: 200, description: "The run, accepted.", schema: RunResponse },
     errors: { 402: ["insufficient_credits"], 409: ["run_not_held", "run_stale"] },
-    handle: ({ owner, params }) => acceptHeldRun(owner.id, params.runId!),
-  },
-  {
+    handle: ({ owner, params }) => acceptHeldRun(owner.id, params.runId),
+  }),
+  route({
     method: "get",
     path: "/v1/runs/{runId}/artifacts",
     operationId: "listArtifacts",
@@ -113,9 +113,9 @@ export const runRoutes: ReadonlyArray<Route> = [
     auth: true,
     pathParams: runIdParam,
     success: { status: 200, description: "The artifact index.", schema: ArtifactIndex },
-    handle: ({ owner, params }) => listArtifacts(owner.id, params.runId!),
-  },
-  {
+    handle: ({ owner, params }) => listArtifacts(owner.id, params.runId),
+  }),
+  route({
     method: "get",
     path: "/v1/runs/{runId}/artifacts/{artifactId}",
     operationId: "getArtifact",
@@ -125,9 +125,9 @@ export const runRoutes: ReadonlyArray<Route> = [
     auth: true,
     pathParams: { ...runIdParam, artifactId: { resource: "artifact", description: "The artifact's id (a UUID)." } },
     success: { status: 200, description: "The artifact with its body.", schema: ArtifactResponse },
-    handle: ({ owner, params }) => getArtifact(owner.id, params.runId!, params.artifactId!),
-  },
-  {
+    handle: ({ owner, params }) => getArtifact(owner.id, params.runId, params.artifactId),
+  }),
+  route({
     method: "get",
     path: "/v1/runs/{runId}/diagnostics",
     operationId: "getDiagnostics",
@@ -141,9 +141,9 @@ export const runRoutes: ReadonlyArray<Route> = [
     pathParams: runIdParam,
     query: DiagnosticsQuery,
     success: { status: 200, description: "The run's diagnostics.", schema: DiagnosticsResponse },
-    handle: ({ owner, params, query }) => getDiagnostics(owner.id, params.runId!, query),
-  },
-  {
+    handle: ({ owner, params, query }) => getDiagnostics(owner.id, params.runId, query),
+  }),
+  route({
     method: "get",
     path: "/v1/runs/{runId}/trace",
     operationId: "getTrace",
@@ -156,6 +156,6 @@ export const runRoutes: ReadonlyArray<Route> = [
     auth: true,
     pathParams: runIdParam,
     success: { status: 200, description: "The run's trace.", schema: TraceResponse },
-    handle: ({ owner, params }) => getTrace(owner.id, params.runId!),
-  },
+    handle: ({ owner, params }) => getTrace(owner.id, params.runId),
+  }),
 ];

@@ -6,11 +6,11 @@ import {
   SuggestResponse,
   suggestSources,
 } from "@gleaner/core";
-import type { Route } from "./route.js";
+import { type Route, route } from "./route.js";
 
 /** Extensions: see what a source gets before creating a dataset, and sources suggested from a page. */
 export const sourceRoutes: ReadonlyArray<Route> = [
-  {
+  route({
     method: "post",
     path: "/v1/sources/preview",
     operationId: "previewSource",
@@ -32,8 +32,8 @@ export const sourceRoutes: ReadonlyArray<Route> = [
     },
     errors: { 429: ["rate_limited"] },
     handle: ({ owner, body }) => previewSourceRequest(owner.id, body),
-  },
-  {
+  }),
+  route({
     method: "post",
     path: "/v1/sources/suggest",
     operationId: "suggestSources",
@@ -52,5 +52,5 @@ export const sourceRoutes: ReadonlyArray<Route> = [
     success: { status: 200, description: "The page as read and the suggestions, best first.", schema: SuggestResponse },
     errors: { 429: ["rate_limited"] },
     handle: ({ owner, body }) => suggestSources(owner.id, body),
-  },
+  }),
 ];

@@ -1,9 +1,9 @@
 import { getUsage, Usage } from "@gleaner/core";
-import type { Route } from "./route.js";
+import { type Route, route } from "./route.js";
 
 /** Endpoint 16. */
 export const usageRoutes: ReadonlyArray<Route> = [
-  {
+  route({
     method: "get",
     path: "/v1/usage",
     operationId: "getUsage",
@@ -15,5 +15,5 @@ export const usageRoutes: ReadonlyArray<Route> = [
     auth: true,
     success: { status: 200, description: "Balance and ledger.", schema: Usage },
     handle: ({ owner }) => getUsage(owner.id),
-  },
+  }),
 ];

@@ -8,13 +8,13 @@ import {
   WebhookDeliveries,
   WebhookList,
 } from "@gleaner/core";
-import type { Route } from "./route.js";
+import { type Route, route } from "./route.js";
 
 const webhookIdParam = { webhookId: { resource: "webhook", description: "The webhook's id (a UUID)." } };
 
 /** Webhooks: a documented extension (docs/decisions/0018-data-out.md). */
 export const webhookRoutes: ReadonlyArray<Route> = [
-  {
+  route({
     method: "post",
     path: "/v1/webhooks",
     operationId: "createWebhook",
@@ -31,8 +31,8 @@ export const webhookRoutes: ReadonlyArray<Route> = [
     body: { schema: CreateWebhookRequest, required: true },
     success: { status: 201, description: "The webhook and its signing secret.", schema: WebhookCreated },
     handle: ({ owner, body }) => createWebhook(owner.id, body),
-  },
-  {
+  }),
+  route({
     method: "get",
     path: "/v1/webhooks",
     operationId: "listWebhooks",
@@ -42,8 +42,8 @@ export const webhookRoutes: ReadonlyArray<Route> = [
     auth: true,
     success: { status: 200, description: "The owner's webhooks.", schema: WebhookList },
     handle: ({ owner }) => listWebhooks(owner.id),
-  },
-  {
+  }),
+  route({
     method: "delete",
     path: "/v1/webhooks/{webhookId}",
     operationId: "deleteWebhook",
@@ -53,9 +53,9 @@ export const webhookRoutes: ReadonlyArray<Route> = [
     auth: true,
     pathParams: webhookIdParam,
     success: { status: 204, description: "Deleted.", schema: null },
-    handle: ({ owner, params }) => deleteWebhook(owner.id, params.webhookId!),
-  },
-  {
+    handle: ({ owner, params }) => deleteWebhook(owner.id, params.webhookId),
+  }),
+  route({
     method: "get",
     path: "/v1/webhooks/{webhookId}/deliveries",
     operationId: "listWebhookDeliveries",
@@ -68,6 +68,6 @@ export const webhookRoutes: ReadonlyArray<Route> = [
     auth: true,
     pathParams: webhookIdParam,
     success: { status: 200, description: "Recent attempts, newest first.", schema: WebhookDeliveries },
-    handle: ({ owner, params }) => listWebhookDeliveries(owner.id, params.webhookId!),
-  },
+    handle: ({ owner, params }) => listWebhookDeliveries(owner.id, params.webhookId),
+  }),
 ];
