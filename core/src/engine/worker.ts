@@ -101,7 +101,8 @@ export const deliverRun = (job: RunJob, redelivered: boolean, deadlineMs: number
   return attempt(redelivered, 0, storageRetry.firstMs);
 };
 
-type RunEngine = Storage | Fetcher | DocumentParser;
+/** The services a run needs from its host: storage, a fetcher and a document parser. */
+export type RunEngine = Storage | Fetcher | DocumentParser;
 
 /**
  * The worker: consumes run jobs with bounded concurrency for as long as the layer lives. A host
