@@ -38,6 +38,7 @@ export * from "./ports/storage.js";
 export { acceptedReadsOf, rowsPageStateOf } from "./storage-fallbacks.js";
 export * from "./ports/run-queue.js";
 export * from "./ports/webhook-storage.js";
+export * from "./ports/metrics.js";
 export * from "./ports/webhook-sender.js";
 export * from "./ports/language-model.js";
 export * from "./ports/search-engine.js";
@@ -72,6 +73,7 @@ export * from "./engine/routines-live.js";
 export * from "./engine/webhook-worker.js";
 export { ReceiverGate } from "./engine/receiver-gate.js";
 export * from "./engine/retention-worker.js";
+export { meteredFetcher, meteredStorage, meteredWebhookSender } from "./engine/metered.js";
 export { harnessVersion } from "./engine/research/prompts.js";
 export {
   chunkCharsFor,

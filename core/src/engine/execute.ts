@@ -1,3 +1,4 @@
+import { countRunStarted } from "./metered.js";
 import * as Cause from "effect/Cause";
 import * as Effect from "effect/Effect";
 import * as Option from "effect/Option";
@@ -132,6 +133,7 @@ export const executeRun = Effect.fn("run.execute")(function* (job: RunJob, redel
   yield* Effect.logInfo("run started").pipe(
     Effect.annotateLogs({ runId: run.id, datasetId: run.datasetId, redelivered }),
   );
+  yield* countRunStarted(run, "deterministic", redelivered);
   // The trace is published while the run works, so GET /v1/runs/{id}/trace shows its steps so far.
   const recorder: TraceRecorder = new TraceRecorder(newId(), () =>
     storage.saveTraceProgress(run.id, traceOf(run, recorder, null)).pipe(Effect.ignore),

@@ -1,4 +1,5 @@
 import * as Config from "effect/Config";
+import * as Option from "effect/Option";
 import { ConfigurationError, gleanerVariables, readFrom, wholeNumberIn } from "./config-errors.js";
 import {
   namesOf,
@@ -55,6 +56,11 @@ export interface HostConfig {
     readonly gonePercent: number;
     readonly fillDropPoints: number;
   };
+  /**
+   * Prometheus metrics at `/metrics` on a listener of their own: GLEANER_METRICS_PORT (unset: none)
+   * and GLEANER_METRICS_HOST (default 127.0.0.1). Never on the API's port.
+   */
+  readonly metrics?: { readonly host: string; readonly port: number };
   /** Days a finished run's record (trace, facts, artifacts) is kept: GLEANER_RETENTION_DAYS (default 30). */
   readonly retentionDays?: number;
   /** The GLEANER_* variables this configuration was read from; the plugins read theirs here. */
@@ -107,6 +113,11 @@ const hostSettings = Config.all({
     maxPreviewsPerMinute: wholeNumber("GLEANER_OWNER_MAX_PREVIEWS_PER_MINUTE", 1, 1_000_000, 30),
   }),
   retentionDays: wholeNumber("GLEANER_RETENTION_DAYS", 1, 36_500, 30),
+  metrics: Config.option(wholeNumberIn("GLEANER_METRICS_PORT", 0, 65_535)).pipe(
+    Config.zipWith(Config.string("GLEANER_METRICS_HOST").pipe(Config.withDefault("127.0.0.1")), (port, host) =>
+      Option.match(port, { onNone: () => undefined, onSome: (p) => ({ host, port: p }) }),
+    ),
+  ),
   drift: Config.all({
     enabled: Config.literal(
       "on",

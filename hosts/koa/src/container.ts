@@ -11,6 +11,7 @@ import { createApp } from "./http/app.js";
 import type { GleanerState } from "./http/middleware.js";
 import { type LayerOverrides, onVirtualClock, serviceLayer } from "./layers.js";
 import { routes } from "./api/table.js";
+import { PromMetrics } from "./metrics/prom.js";
 import type { GleanerRuntime, GleanerServices } from "./http/runtime.js";
 
 /**
@@ -89,10 +90,12 @@ export const buildContainer = ({
   const container = new Container({ defaultScope: "Singleton" });
   container.bind<HostConfig>(TOKENS.Config).toConstantValue(config);
   const log = logger ?? makeLogger(config.logLevel);
+  // One set of metrics per process, shared by the services (runs, pages) and the app (requests).
+  const metrics = config.metrics ? new PromMetrics() : null;
   container.bind<Logger>(TOKENS.Logger).toConstantValue(log);
   container.bind<Layer.Layer<GleanerServices, unknown>>(TOKENS.AdapterLayer).toDynamicValue(() => {
     // The logger is provided to the whole graph, so workers forked while it is built log through pino too.
-    const layer = Layer.provideMerge(serviceLayer(config, overrides, worker), pinoLoggerLayer(log));
+    const layer = Layer.provideMerge(serviceLayer(config, overrides, worker, metrics), pinoLoggerLayer(log));
     return virtualClock ? onVirtualClock(layer) : layer;
   });
   container
@@ -106,6 +109,7 @@ export const buildContainer = ({
       logger: ctx.get<Logger>(TOKENS.Logger),
       bodyLimitBytes: config.bodyLimitBytes,
       routes,
+      metrics,
     });
   });
   container.bind(TOKENS.HttpServer).to(HttpServer);

@@ -16,7 +16,10 @@ import {
   RoutinesLive,
   RunWorkerLive,
   parseAllowList,
-  type Storage,
+  Storage,
+  Metrics,
+  meteredFetcher,
+  meteredStorage,
 } from "@gleaner/core";
 import * as Context from "effect/Context";
 import * as Effect from "effect/Effect";
@@ -28,6 +31,8 @@ import type { HostConfig } from "./config.js";
 import { cursorSecretFor } from "./cursor-secret.js";
 import { parserPlugins, pluginLayer, queuePlugins, select, storePlugins } from "./plugins.js";
 import { type ResearchOverrides, researchLayer } from "./research-plugins.js";
+import type { PromMetrics } from "./metrics/prom.js";
+import { metricsServerLayer } from "./metrics/server.js";
 import { webhookWorker } from "./webhooks/layer.js";
 
 export type GleanerServices = Storage | Credits | RunQueue | Fetcher | DocumentParser;
@@ -108,6 +113,16 @@ const driftLayer = ({ drift }: HostConfig) =>
         },
       });
 
+/** The store with every run's end told to `metrics` (core's meteredStorage), Credits as it was. */
+const meteredStoreLayer = <E>(store: Layer.Layer<Storage | Credits, E>, metrics: PromMetrics) =>
+  Layer.map(store, (context) => Context.add(context, Storage, meteredStorage(Context.get(context, Storage), metrics)));
+
+/** The fetcher with every page read told to `metrics`. */
+const meteredFetcherLayer = <E>(fetcher: Layer.Layer<Fetcher, E>, metrics: PromMetrics) =>
+  Layer.map(fetcher, (context) =>
+    Context.add(context, Fetcher, meteredFetcher(Context.get(context, Fetcher), metrics)),
+  );
+
 /**
  * The whole service graph for one process: the configured adapters and, when `worker` is on,
  * the run worker consuming the queue with GLEANER_WORKER_CONCURRENCY runs at a time.
@@ -116,11 +131,14 @@ export const serviceLayer = (
   config: HostConfig,
   overrides: LayerOverrides = {},
   worker = true,
+  metrics: PromMetrics | null = null,
 ): Layer.Layer<GleanerServices, unknown> => {
+  const store = overrides.store ?? storeLayer(config);
+  const fetcher = overrides.fetcher ?? fetcherLayer(config);
   const adapters = Layer.mergeAll(
-    overrides.store ?? storeLayer(config),
+    metrics ? meteredStoreLayer(store, metrics) : store,
     overrides.queue ?? pluginLayer(select(queuePlugins, config.queue, "GLEANER_QUEUE"), config.variables),
-    overrides.fetcher ?? fetcherLayer(config),
+    metrics ? meteredFetcherLayer(fetcher, metrics) : fetcher,
     overrides.parser ?? pluginLayer(select(parserPlugins, config.parser, "GLEANER_PARSER"), config.variables),
     // The rules that refuse private source addresses at creation honour the same allow list as the fetchers.
     Layer.sync(AllowedTargets, () => parseAllowList(config.allowPrivateTargets)),
@@ -130,13 +148,15 @@ export const serviceLayer = (
     driftLayer(config),
     Layer.succeed(RetentionPolicy, { days: config.retentionDays ?? 30 }),
     cursorSecretLayer(config),
+    metrics ? Layer.succeed(Metrics, metrics) : Layer.empty,
+    metrics && config.metrics ? metricsServerLayer(metrics, config.metrics.host, config.metrics.port) : Layer.empty,
   );
   return worker
     ? Layer.provideMerge(
         Layer.mergeAll(
           RunWorkerLive(config.workerConcurrency, { runDeadlineMs: config.runDeadlineMs }),
           RoutinesLive,
-          webhookWorker(config),
+          webhookWorker(config, metrics),
           RetentionLive(),
         ),
         adapters,

@@ -1,3 +1,4 @@
+import { countRunStarted } from "../metered.js";
 import * as Cause from "effect/Cause";
 import * as Clock from "effect/Clock";
 import * as Effect from "effect/Effect";
@@ -80,6 +81,7 @@ export const executeResearchRun = Effect.fn("run.research")(function* (job: RunJ
   yield* Effect.logInfo("run started").pipe(
     Effect.annotateLogs({ runId: run.id, datasetId: run.datasetId, redelivered, kind: "research" }),
   );
+  yield* countRunStarted(run, "research", redelivered);
   // The trace is published while the run works, like a deterministic run's.
   const recorder: TraceRecorder = new TraceRecorder(newId(), () =>
     storage.saveTraceProgress(run.id, researchTrace(run, recorder, null)).pipe(Effect.ignore),

@@ -64,7 +64,12 @@ export const buildRouter = (routes: ReadonlyArray<Route>, { runtime, bodyLimitBy
     jsonLimit: bodyLimitBytes,
   }) as unknown as Middleware<GleanerState>;
   for (const route of routes) {
-    const chain: Middleware<GleanerState>[] = [];
+    const chain: Middleware<GleanerState>[] = [
+      async (ctx, next) => {
+        ctx.state.operationId = route.operationId;
+        await next();
+      },
+    ];
     const opensGet = route.auth && route.method === "get";
     if (route.auth && !opensGet) chain.push(requireOwner(runtime));
     if (route.body) chain.push(requireJsonBody, parseJson);

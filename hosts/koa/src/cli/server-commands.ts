@@ -1,3 +1,4 @@
+import { PromMetrics } from "../metrics/prom.js";
 import "reflect-metadata";
 import { type ApiError, type Credits, createApiKey, grantCredits, type Storage } from "@gleaner/core";
 import type * as Effect from "effect/Effect";
@@ -62,7 +63,10 @@ export const worker = async (): Promise<void> => {
   }
   // The host's one log format and level (GLEANER_LOG_LEVEL), as `serve` logs: pino, JSON lines.
   const log = makeLogger(config.logLevel);
-  const runtime = ManagedRuntime.make(Layer.provideMerge(serviceLayer(config, {}, true), pinoLoggerLayer(log)));
+  const metrics = config.metrics ? new PromMetrics() : null;
+  const runtime = ManagedRuntime.make(
+    Layer.provideMerge(serviceLayer(config, {}, true, metrics), pinoLoggerLayer(log)),
+  );
   await runtime.runtime();
   log.info({ queue: config.queue, concurrency: config.workerConcurrency }, "worker consuming the run queue");
   const stop = async () => {

@@ -3,7 +3,8 @@ import type { Logger } from "pino";
 import { buildRouter } from "../api/koa.js";
 import type { Route } from "../api/route.js";
 import { consoleAssetsDir, serveConsole } from "./console.js";
-import { errorsAndCredits, type GleanerState, requestLog } from "./middleware.js";
+import type { PromMetrics } from "../metrics/prom.js";
+import { errorsAndCredits, type GleanerState, requestLog, requestMetrics } from "./middleware.js";
 import type { GleanerRuntime } from "./runtime.js";
 
 export interface AppOptions {
@@ -12,14 +13,17 @@ export interface AppOptions {
   readonly bodyLimitBytes: number;
   /** The route table (api/table.ts): every operation, public or behind a key. */
   readonly routes: ReadonlyArray<Route>;
+  /** Counts every request by its route's operationId, when the process has metrics. */
+  readonly metrics?: PromMetrics | null;
 }
 
 /** The Koa application: request log, error body and credits header, the console's files, then the route table. */
-export const createApp = ({ runtime, logger, bodyLimitBytes, routes }: AppOptions): Koa<GleanerState> => {
+export const createApp = ({ runtime, logger, bodyLimitBytes, routes, metrics }: AppOptions): Koa<GleanerState> => {
   const app = new Koa<GleanerState>();
   app.proxy = true;
   // Koa would print every error again; errorsAndCredits already logged what matters.
   app.silent = true;
+  if (metrics) app.use(requestMetrics(metrics));
   app.use(requestLog(logger));
   app.use(errorsAndCredits(runtime, logger));
   // The web console's static files, ahead of the API routes and outside their table (so outside the

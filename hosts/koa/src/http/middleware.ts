@@ -1,3 +1,4 @@
+import type { PromMetrics } from "../metrics/prom.js";
 import { authenticate, type Owner, ownerBalance } from "@gleaner/core";
 import type { Middleware } from "koa";
 import type { Logger } from "pino";
@@ -6,9 +7,26 @@ import { HttpError, internalError } from "./errors.js";
 
 export interface GleanerState {
   owner?: Owner;
+  /** The operationId of the route that answered (the router sets it); absent when none matched. */
+  operationId?: string;
   /** The owner's balance when the route read it with the key (an authenticated GET, api/open-get.ts). */
   balance?: number;
 }
+
+/**
+ * Counts each request by its route's operationId (`unmatched` when no route answered), method and
+ * final status, with its duration: outermost, so an error's status is the one counted.
+ */
+export const requestMetrics =
+  (metrics: Pick<PromMetrics, "httpRequest">): Middleware<GleanerState> =>
+  async (ctx, next) => {
+    const started = performance.now();
+    try {
+      await next();
+    } finally {
+      metrics.httpRequest(ctx.state.operationId ?? "unmatched", ctx.method, ctx.status, performance.now() - started);
+    }
+  };
 
 /** Logs one line per request with its status and duration (never headers: they carry keys). */
 export const requestLog =

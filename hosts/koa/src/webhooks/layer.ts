@@ -1,5 +1,13 @@
 import { lookup } from "node:dns/promises";
-import { parseAllowList, webhookRetry, WebhookSender, WebhookWorkerLive } from "@gleaner/core";
+import {
+  type MetricsService,
+  meteredWebhookSender,
+  parseAllowList,
+  webhookRetry,
+  WebhookSender,
+  WebhookWorkerLive,
+} from "@gleaner/core";
+import * as Context from "effect/Context";
 import * as Effect from "effect/Effect";
 import * as Layer from "effect/Layer";
 import type { HostConfig } from "../config.js";
@@ -29,10 +37,18 @@ export const WebhookSenderLive = (config: HostConfig): Layer.Layer<WebhookSender
  * The webhook worker of a `serve` or `worker` process. A taken message is reserved for two
  * attempt timeouts and a margin: long enough that a live worker always settles it first.
  */
-export const webhookWorker = (config: HostConfig) =>
+export const webhookWorker = (config: HostConfig, metrics: MetricsService | null = null) =>
   WebhookWorkerLive({
     concurrency: config.workerConcurrency,
     pollMs: config.webhooks.pollMs,
     leaseMs: 2 * config.webhooks.timeoutMs + 5_000,
     retry: { ...webhookRetry, baseMs: config.webhooks.retryBaseMs },
-  }).pipe(Layer.provide(WebhookSenderLive(config)));
+  }).pipe(
+    Layer.provide(
+      metrics
+        ? Layer.map(WebhookSenderLive(config), (context) =>
+            Context.add(context, WebhookSender, meteredWebhookSender(Context.get(context, WebhookSender), metrics)),
+          )
+        : WebhookSenderLive(config),
+    ),
+  );
