@@ -14,76 +14,64 @@ const httpBuckets = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10];
  */
 export class PromMetrics implements MetricsService {
   readonly registry = new client.Registry();
-  private readonly registers = [this.registry];
-  private readonly started = new client.Counter({
-    name: "gleaner_runs_started_total",
-    help: "Runs a worker took, by kind.",
-    labelNames: ["kind"],
-    registers: this.registers,
-  });
-  private readonly finished = new client.Counter({
-    name: "gleaner_runs_finished_total",
-    help: "Runs that ended, by kind and status (succeeded, failed, blocked, held).",
-    labelNames: ["kind", "status"],
-    registers: this.registers,
-  });
-  private readonly duration = new client.Histogram({
-    name: "gleaner_run_duration_seconds",
-    help: "From a run's start to its end, by kind and status.",
-    labelNames: ["kind", "status"],
-    buckets: runBuckets,
-    registers: this.registers,
-  });
-  private readonly queueWait = new client.Histogram({
-    name: "gleaner_run_queue_wait_seconds",
-    help: "From a run's queueing to a worker taking it, by kind.",
-    labelNames: ["kind"],
-    buckets: runBuckets,
-    registers: this.registers,
-  });
-  private readonly pages = new client.Counter({
-    name: "gleaner_pages_read_total",
-    help: "Page reads, by outcome (read, not_modified, failed) and a failed read's reason.",
-    labelNames: ["outcome", "reason"],
-    registers: this.registers,
-  });
-  private readonly credits = new client.Counter({
-    name: "gleaner_credits_charged_total",
-    help: "Credits charged for accepted runs (one per distinct checked page).",
-    registers: this.registers,
-  });
-  private readonly held = new client.Counter({
-    name: "gleaner_runs_held_total",
-    help: "Runs held instead of written, by reason (drift, credits).",
-    labelNames: ["reason"],
-    registers: this.registers,
-  });
-  private readonly deliveries = new client.Counter({
-    name: "gleaner_webhook_deliveries_total",
-    help: "Webhook delivery attempts, by outcome (delivered, rejected, failed).",
-    labelNames: ["outcome"],
-    registers: this.registers,
-  });
-  private readonly deliveryTime = new client.Histogram({
-    name: "gleaner_webhook_delivery_duration_seconds",
-    help: "How long a receiver took to answer a delivery, by outcome.",
-    labelNames: ["outcome"],
-    buckets: httpBuckets,
-    registers: this.registers,
-  });
-  private readonly requests = new client.Counter({
-    name: "gleaner_http_requests_total",
-    help: "API requests, by the route's operationId (unmatched for none), method and status.",
-    labelNames: ["operation", "method", "status"],
-    registers: this.registers,
-  });
-  private readonly requestTime = new client.Histogram({
-    name: "gleaner_http_request_duration_seconds",
-    help: "How long the API took to answer, by operationId and method.",
-    labelNames: ["operation", "method"],
-    buckets: httpBuckets,
-    registers: this.registers,
-  });
+  private readonly counter = (name: string, help: string, labelNames: string[] = []) =>
+    new client.Counter({ name, help, labelNames, registers: [this.registry] });
+  private readonly histogram = (name: string, help: string, labelNames: string[], buckets: number[]) =>
+    new client.Histogram({ name, help, labelNames, buckets, registers: [this.registry] });
+  private readonly started = this.counter("gleaner_runs_started_total", "Runs a worker took, by kind.", ["kind"]);
+  private readonly finished = this.counter(
+    "gleaner_runs_finished_total",
+    "Runs that ended, by kind and status (succeeded, failed, blocked, held).",
+    ["kind", "status"],
+  );
+  private readonly duration = this.histogram(
+    "gleaner_run_duration_seconds",
+    "From a run's start to its end, by kind and status.",
+    ["kind", "status"],
+    runBuckets,
+  );
+  private readonly queueWait = this.histogram(
+    "gleaner_run_queue_wait_seconds",
+    "From a run's queueing to a worker taking it, by kind.",
+    ["kind"],
+    runBuckets,
+  );
+  private readonly pages = this.counter(
+    "gleaner_pages_read_total",
+    "Page reads, by outcome (read, not_modified, failed) and a failed read's reason.",
+    ["outcome", "reason"],
+  );
+  private readonly credits = this.counter(
+    "gleaner_credits_charged_total",
+    "Credits charged for accepted runs (one per distinct checked page).",
+  );
+  private readonly held = this.counter(
+    "gleaner_runs_held_total",
+    "Runs held instead of written, by reason (drift, credits).",
+    ["reason"],
+  );
+  private readonly deliveries = this.counter(
+    "gleaner_webhook_deliveries_total",
+    "Webhook delivery attempts, by outcome (delivered, rejected, failed).",
+    ["outcome"],
+  );
+  private readonly deliveryTime = this.histogram(
+    "gleaner_webhook_delivery_duration_seconds",
+    "How long a receiver took to answer a delivery, by outcome.",
+    ["outcome"],
+    httpBuckets,
+  );
+  private readonly requests = this.counter(
+    "gleaner_http_requests_total",
+    "API requests, by the route's operationId (unmatched for none), method and status.",
+    ["operation", "method", "status"],
+  );
+  private readonly requestTime = this.histogram(
+    "gleaner_http_request_duration_seconds",
+    "How long the API took to answer, by operationId and method.",
+    ["operation", "method"],
+    httpBuckets,
+  );
 
   constructor() {
     client.collectDefaultMetrics({ register: this.registry, prefix: "gleaner_" });
