@@ -1,4 +1,4 @@
-import { countRunStarted } from "./metered.js";
+import { countRunStarted, runSpanAttributes } from "./metered.js";
 import * as Cause from "effect/Cause";
 import * as Effect from "effect/Effect";
 import * as Option from "effect/Option";
@@ -134,12 +134,14 @@ export const executeRun = Effect.fn("run.execute")(function* (job: RunJob, redel
     Effect.annotateLogs({ runId: run.id, datasetId: run.datasetId, redelivered }),
   );
   yield* countRunStarted(run, "deterministic", redelivered);
+  yield* Effect.annotateCurrentSpan(runSpanAttributes(run));
   // The trace is published while the run works, so GET /v1/runs/{id}/trace shows its steps so far.
   const recorder: TraceRecorder = new TraceRecorder(newId(), () =>
     storage.saveTraceProgress(run.id, traceOf(run, recorder, null)).pipe(Effect.ignore),
   );
   yield* runPhases(run, dataset, recorder).pipe(
     Effect.annotateLogs({ runId: run.id, datasetId: run.datasetId }),
+    Effect.annotateSpans(runSpanAttributes(run)),
     Effect.catchAllCause((cause) =>
       Effect.gen(function* () {
         // The database is away: leave the run as it is; the worker retries the delivery (worker.ts).

@@ -18,6 +18,16 @@ const kindOf = (evidence: RunEvidence): RunKind => (evidence.recipe ? "research"
 const durationOf = (run: RunRecord): number | null =>
   run.startedAt === null || run.completedAt === null ? null : Date.parse(run.completedAt) - Date.parse(run.startedAt);
 
+/**
+ * What a run's trace spans carry (run.<phase>, exported over OTLP when the host traces): its ids
+ * and kind only, never page text, values or secrets.
+ */
+export const runSpanAttributes = (run: Pick<RunRecord, "id" | "datasetId">, kind: RunKind = "deterministic") => ({
+  "gleaner.run.id": run.id,
+  "gleaner.dataset.id": run.datasetId,
+  "gleaner.run.kind": kind,
+});
+
 /** A run a worker claimed for the first time: its wait in the queue (a redelivery is no new start). */
 export const countRunStarted = (run: RunRecord, kind: RunKind, redelivered: boolean) =>
   Effect.map(Metrics, (metrics) => {

@@ -1,5 +1,6 @@
 import * as Config from "effect/Config";
 import * as Option from "effect/Option";
+import { readTracing, type TracingConfig } from "./tracing.js";
 import { ConfigurationError, gleanerVariables, readFrom, wholeNumberIn } from "./config-errors.js";
 import {
   namesOf,
@@ -61,6 +62,8 @@ export interface HostConfig {
    * and GLEANER_METRICS_HOST (default 127.0.0.1). Never on the API's port.
    */
   readonly metrics?: { readonly host: string; readonly port: number };
+  /** OTLP trace export, from OpenTelemetry's standard variables (tracing.ts); absent: no tracing. */
+  readonly tracing?: TracingConfig;
   /** Days a finished run's record (trace, facts, artifacts) is kept: GLEANER_RETENTION_DAYS (default 30). */
   readonly retentionDays?: number;
   /** The GLEANER_* variables this configuration was read from; the plugins read theirs here. */
@@ -146,7 +149,8 @@ export const readConfig = (env: Record<string, string | undefined> = process.env
     select(parserPlugins, settings.parser, "GLEANER_PARSER").config,
   ];
   readFrom(Config.all(selected), variables);
-  return { ...settings, variables };
+  const tracing = readTracing(env);
+  return { ...settings, variables, ...(tracing ? { tracing } : {}) };
 };
 
 export { ConfigurationError };

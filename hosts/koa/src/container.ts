@@ -12,6 +12,7 @@ import type { GleanerState } from "./http/middleware.js";
 import { type LayerOverrides, onVirtualClock, serviceLayer } from "./layers.js";
 import { routes } from "./api/table.js";
 import { PromMetrics } from "./metrics/prom.js";
+import { tracingLayer } from "./tracing.js";
 import type { GleanerRuntime, GleanerServices } from "./http/runtime.js";
 
 /**
@@ -95,7 +96,10 @@ export const buildContainer = ({
   container.bind<Logger>(TOKENS.Logger).toConstantValue(log);
   container.bind<Layer.Layer<GleanerServices, unknown>>(TOKENS.AdapterLayer).toDynamicValue(() => {
     // The logger is provided to the whole graph, so workers forked while it is built log through pino too.
-    const layer = Layer.provideMerge(serviceLayer(config, overrides, worker, metrics), pinoLoggerLayer(log));
+    const layer = Layer.provideMerge(
+      serviceLayer(config, overrides, worker, metrics),
+      Layer.merge(pinoLoggerLayer(log), tracingLayer(config.tracing)),
+    );
     return virtualClock ? onVirtualClock(layer) : layer;
   });
   container

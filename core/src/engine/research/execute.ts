@@ -1,4 +1,4 @@
-import { countRunStarted } from "../metered.js";
+import { countRunStarted, runSpanAttributes } from "../metered.js";
 import * as Cause from "effect/Cause";
 import * as Clock from "effect/Clock";
 import * as Effect from "effect/Effect";
@@ -82,6 +82,7 @@ export const executeResearchRun = Effect.fn("run.research")(function* (job: RunJ
     Effect.annotateLogs({ runId: run.id, datasetId: run.datasetId, redelivered, kind: "research" }),
   );
   yield* countRunStarted(run, "research", redelivered);
+  yield* Effect.annotateCurrentSpan(runSpanAttributes(run, "research"));
   // The trace is published while the run works, like a deterministic run's.
   const recorder: TraceRecorder = new TraceRecorder(newId(), () =>
     storage.saveTraceProgress(run.id, researchTrace(run, recorder, null)).pipe(Effect.ignore),
@@ -368,6 +369,7 @@ export const executeResearchRun = Effect.fn("run.research")(function* (job: RunJ
   });
 
   yield* work.pipe(
+    Effect.annotateSpans(runSpanAttributes(run, "research")),
     Effect.catchAll((error) => {
       if (isModelFailure(error)) {
         return finish(

@@ -1,6 +1,7 @@
 import Router from "@koa/router";
 import { bodyParser } from "@koa/bodyparser";
 import { isCanonicalUuid, NotFound, type Owner } from "@gleaner/core";
+import * as Effect from "effect/Effect";
 import * as Either from "effect/Either";
 import type { Middleware } from "koa";
 import { HttpError } from "../http/errors.js";
@@ -117,7 +118,14 @@ export const buildRouter = (routes: ReadonlyArray<Route>, { runtime, bodyLimitBy
         query: ctx.query as Record<string, unknown>,
         body: (ctx.request as { body?: unknown }).body,
       };
-      const answer = await runUseCase(runtime, route.handle(input));
+      // One server span per request, named by its operation: the route's template, never its ids or query.
+      const handled = route.handle(input).pipe(
+        Effect.withSpan(`http ${route.operationId}`, {
+          kind: "server",
+          attributes: { "http.request.method": ctx.method, "http.route": route.path },
+        }),
+      );
+      const answer = await runUseCase(runtime, handled);
       ctx.status = route.success.status;
       if (tag !== null && !isRaw(answer)) {
         // Serialized once per tag: the next read of the unchanged page sends these bytes.

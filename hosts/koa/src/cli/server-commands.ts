@@ -1,4 +1,5 @@
 import { PromMetrics } from "../metrics/prom.js";
+import { tracingLayer } from "../tracing.js";
 import "reflect-metadata";
 import { type ApiError, type Credits, createApiKey, grantCredits, type Storage } from "@gleaner/core";
 import type * as Effect from "effect/Effect";
@@ -65,7 +66,10 @@ export const worker = async (): Promise<void> => {
   const log = makeLogger(config.logLevel);
   const metrics = config.metrics ? new PromMetrics() : null;
   const runtime = ManagedRuntime.make(
-    Layer.provideMerge(serviceLayer(config, {}, true, metrics), pinoLoggerLayer(log)),
+    Layer.provideMerge(
+      serviceLayer(config, {}, true, metrics),
+      Layer.merge(pinoLoggerLayer(log), tracingLayer(config.tracing)),
+    ),
   );
   await runtime.runtime();
   log.info({ queue: config.queue, concurrency: config.workerConcurrency }, "worker consuming the run queue");
