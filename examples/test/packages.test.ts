@@ -1,0 +1,61 @@
+import { execFile } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+import { expect } from "chai";
+
+const run = promisify(execFile);
+const root = fileURLToPath(new URL("../..", import.meta.url));
+
+/** The packages published to npm, with a file each must ship beside dist/ (besides README and package.json). */
+const published: ReadonlyArray<readonly [string, ReadonlyArray<string>]> = [
+  ["core", []],
+  ["adapters/agenda", []],
+  ["adapters/htmlparser2", []],
+  ["adapters/http", []],
+  ["adapters/jsdom", []],
+  ["adapters/memory", []],
+  ["adapters/mongodb", []],
+  ["adapters/openai", []],
+  ["adapters/playwright", []],
+  ["adapters/postgres", ["migrations/0001_init.sql"]],
+  ["adapters/searxng", []],
+  ["hosts/client", ["openapi.json"]],
+  ["hosts/console", ["dist/index.html"]],
+  ["hosts/koa", ["bin/gleaner.js"]],
+  ["conformance", ["fixtures/books/books.json"]],
+];
+
+interface Packed {
+  readonly name: string;
+  readonly files: ReadonlyArray<{ readonly path: string }>;
+}
+
+describe("the packages as npm would publish them", function () {
+  this.timeout(180_000);
+  let packed: Packed[];
+  before(async () => {
+    const args = ["pack", "--dry-run", "--json", ...published.flatMap(([dir]) => ["-w", dir])];
+    const npm = process.platform === "win32" ? "npm.cmd" : "npm";
+    packed = JSON.parse((await run(npm, args, { cwd: root, maxBuffer: 64 * 1024 * 1024 })).stdout);
+  });
+
+  for (const [dir, extra] of published) {
+    it(`${dir}: its README, engines, publishConfig, what it runs from; no sources or tests`, () => {
+      const manifest = JSON.parse(readFileSync(`${root}${dir}/package.json`, "utf8"));
+      expect(manifest.private, dir).to.not.equal(true);
+      expect(manifest.engines?.node).to.equal(">=24");
+      expect(manifest.publishConfig?.access).to.equal("public");
+      const files = (packed.find((p) => p.name === manifest.name)?.files ?? []).map((f) => f.path);
+      // The console ships its built files, not a module: it has no "." entry.
+      const entry = manifest.exports["."];
+      const entryFiles = entry ? [entry.default.replace("./", ""), entry.types.replace("./", "")] : [];
+      for (const needed of ["README.md", "package.json", ...entryFiles, ...extra]) {
+        expect(files, `${dir} ships ${needed}`).to.include(needed);
+      }
+      expect(
+        files.filter((f) => /^(src|test)\//.test(f) || f.endsWith(".test.js") || f.endsWith(".tsbuildinfo")),
+      ).to.deep.equal([]);
+    });
+  }
+});
