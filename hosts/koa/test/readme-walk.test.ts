@@ -49,7 +49,7 @@ describe("README's walk, run as written", function () {
     for (const child of started) if (child.pid && child.exitCode === null) process.kill(-child.pid, "SIGTERM");
   });
 
-  it("creates the books dataset on the demo site, runs it, reads rows, edits one, reads the feed and writes CSV", async () => {
+  it("creates the books dataset on the demo site, runs it, reads rows, edits one, reads the feed, writes CSV, then exports it and registers a webhook (guide: data out)", async () => {
     const site = background(block("walk-site"), { DEMO_SITE_PORT: "0" });
     const siteUrl = (await site.waitFor(/^SITE=(\S+)$/m))[1]!;
     const server = background(block("walk-server"), {
@@ -60,10 +60,10 @@ describe("README's walk, run as written", function () {
     const url = (await server.waitFor(/listening on (\S+)/))[1]!;
     const key = (await server.waitFor(/^API key: (gl_\S+)$/m))[1]!;
 
-    const runBlock = async (tag: string, file?: string) => {
+    const runBlock = async (tag: string, file?: string, extra: Record<string, string> = {}) => {
       const walk = spawn("bash", ["-euo", "pipefail", "-c", block(tag, file)], {
         cwd: `${root}hosts/koa`,
-        env: { ...process.env, KEY: key, API: url, SITE: siteUrl },
+        env: { ...process.env, KEY: key, API: url, SITE: siteUrl, ...extra },
       });
       let out = "";
       let err = "";
@@ -89,6 +89,20 @@ describe("README's walk, run as written", function () {
     expect(csv[0]).to.equal('"link","title","price"');
     expect(csv).to.have.length(501);
     expect(csv.slice(1).every((line) => /^"[^"]+","(?:[^"]|"")*",\d+(\.\d+)?$/.test(line))).to.equal(true);
+    const datasetId = /^dataset ([0-9a-f-]{36})$/m.exec(out)![1]!;
+
+    // The guide "Data out": exports of the walk's dataset, and a webhook registered, as written.
+    await runBlock("data-out-export", "docs/guides/data-out.md", { ID: datasetId });
+    const exported = readFileSync(`${root}hosts/koa/books.csv`, "utf8").trim().split("\n");
+    expect(exported[0]).to.match(/^_rowKey,_status,_presence,_updatedAt,link,title,price$/);
+    expect(exported).to.have.length(1001);
+    const asOf = readFileSync(`${root}hosts/koa/books-120.jsonl`, "utf8").trim().split("\n");
+    expect(asOf).to.have.length(120);
+    expect(JSON.parse(asOf[0]!)).to.include.keys("_rowKey", "_status", "link", "title", "price");
+    expect(readFileSync(`${root}hosts/koa/books.parquet`).subarray(0, 4).toString()).to.equal("PAR1");
+    const registered = await runBlock("data-out-webhook", "docs/guides/data-out.md");
+    expect(JSON.parse(registered).secret).to.match(/^whsec_/);
+    expect(JSON.parse(registered).webhook.url).to.equal("https://hooks.example.com/gleaner");
 
     // The guide "From a page to a source": suggest, preview, create, as written.
     const suggested = await runBlock("walk-suggest", "docs/guides/from-a-page-to-a-source.md");
