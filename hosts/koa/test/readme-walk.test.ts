@@ -176,6 +176,12 @@ describe("the durable profile's commands, run as written (docs/guides/durable-pr
       expect(started.status, JSON.stringify(started.body)).to.equal(202);
       const run = await waitForRun(client, started.body.runId);
       expect(run.status, JSON.stringify(run)).to.equal("succeeded");
+      // The database outlives the test: leave owner acme no dataset, so repeated runs stay within its limits.
+      const deleted = await fetch(`${url}/v1/datasets/${created.body.dataset.id}`, {
+        method: "DELETE",
+        headers: { authorization: `Bearer ${key}` },
+      });
+      expect(deleted.status).to.equal(204);
     } finally {
       await site.close();
     }
