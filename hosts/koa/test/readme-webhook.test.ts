@@ -9,15 +9,15 @@ import { expect } from "chai";
 import { pino } from "pino";
 
 /**
- * README's webhook receiver, run as written: the block tagged `js webhook-receiver` is read from
- * README.md, saved next to this package (so `standardwebhooks` resolves) and started with the
+ * The webhook receiver of the guide "Data out", run as written: the block tagged `js webhook-receiver`
+ * is read from docs/guides/data-out.md, saved next to this package (so `standardwebhooks` resolves) and started with the
  * secret @gleaner/client's registerWebhook returned. A run's deliveries must come out verified;
  * a body not signed by Gleaner must not.
  */
 const root = fileURLToPath(new URL("../../../", import.meta.url));
 const receiverCode = (): string => {
-  const match = /```js webhook-receiver\n([\s\S]*?)```/.exec(readFileSync(`${root}README.md`, "utf8"));
-  if (!match?.[1]) throw new Error("README.md has no ```js webhook-receiver block.");
+  const match = /```js webhook-receiver\n([\s\S]*?)```/.exec(readFileSync(`${root}docs/guides/data-out.md`, "utf8"));
+  if (!match?.[1]) throw new Error("docs/guides/data-out.md has no ```js webhook-receiver block.");
   return match[1];
 };
 const freePort = () =>
@@ -28,7 +28,7 @@ const freePort = () =>
     });
   });
 
-describe("README: the three-line webhook receiver verifies Gleaner's deliveries", function () {
+describe("docs/guides/data-out.md: the webhook receiver verifies Gleaner's deliveries", function () {
   this.timeout(60_000);
   const file = fileURLToPath(new URL(`../readme-receiver-${process.pid}.mjs`, import.meta.url));
   let host: RunningHost;

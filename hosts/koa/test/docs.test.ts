@@ -1,0 +1,111 @@
+import { spawn } from "node:child_process";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { expect } from "chai";
+
+/**
+ * The docs as a reader meets them (issue 36): README is a front door under 10 KB linking every guide,
+ * every relative link in README and the guides leads to a file that exists, every shell block they show
+ * is tagged and run by a test, and the benches' and decisions' pages stay short. The guide "Writing an
+ * adapter"'s `sh test-one` block is run here as written.
+ */
+const root = fileURLToPath(new URL("../../../", import.meta.url));
+const read = (file: string) => readFileSync(join(root, file), "utf8");
+const guides = readdirSync(join(root, "docs/guides"))
+  .filter((name) => name.endsWith(".md"))
+  .map((name) => `docs/guides/${name}`);
+const pages = ["README.md", ...guides];
+
+/** Markdown links and images `[text](target)`, outside code blocks and inline code. */
+const links = (text: string): string[] =>
+  [
+    ...text
+      .replace(/```[\s\S]*?```/g, "")
+      .replace(/`[^`\n]*`/g, "")
+      .matchAll(/\]\(([^)\s]+)\)/g),
+  ].map((match) => match[1]!);
+const isRelative = (target: string) => !/^[a-z]+:/i.test(target) && !target.startsWith("#");
+
+/** Fenced shell blocks, ```sh TAG, with their tag ("" when untagged) and text. */
+const shellBlocks = (text: string): { tag: string; body: string }[] =>
+  [...text.matchAll(/^```(?:sh|bash|shell)(?: +(\S+))?\n([\s\S]*?)^```$/gm)].map((match) => ({
+    tag: match[1] ?? "",
+    body: match[2]!.trim(),
+  }));
+/**
+ * README's untagged blocks: the two commands (CI runs `npm install` and `npm test`; the walk's server
+ * block runs `npm start`) and the key a reader pastes from npm start (the walk test passes it as KEY).
+ */
+const readmeUntagged = [/^npm install\nnpm start$/, /^npm test$/, /^export KEY=gl_…/];
+
+const kib = (bytes: number) => `${(bytes / 1024).toFixed(1)} KiB`;
+
+describe("the docs: a front door, guides, links that lead somewhere and commands that run", function () {
+  this.timeout(120_000);
+
+  it("README is under 10 KB and links every guide", () => {
+    const size = statSync(join(root, "README.md")).size;
+    expect(size, `README.md is ${kib(size)}`).to.be.below(10_000);
+    const linked = new Set(links(read("README.md")).map((target) => target.split("#")[0]));
+    for (const guide of guides) expect([...linked], `README.md does not link ${guide}`).to.include(guide);
+  });
+
+  it("every relative link in README and the guides points at a file that exists", () => {
+    const broken: string[] = [];
+    for (const page of pages) {
+      for (const target of links(read(page)).filter(isRelative)) {
+        const path = join(root, dirname(page), decodeURIComponent(target.split("#")[0]!));
+        if (!existsSync(path)) broken.push(`${page} → ${target}`);
+      }
+    }
+    expect(broken).to.deep.equal([]);
+  });
+
+  it("every shell block in README and the guides is tagged and read by a test", () => {
+    const tests = readdirSync(join(root, "hosts/koa/test"))
+      .filter((name) => name.endsWith(".test.ts"))
+      .map((name) => read(`hosts/koa/test/${name}`))
+      .join("\n");
+    const untested: string[] = [];
+    for (const page of pages) {
+      for (const { tag, body } of shellBlocks(read(page))) {
+        if (tag === "" && page === "README.md" && readmeUntagged.some((allowed) => allowed.test(body))) continue;
+        if (tag === "" || !(tests.includes(`"${tag}"`) || tests.includes(`sh ${tag}\\n`)))
+          untested.push(`${page}: \`\`\`sh ${tag} ${body.slice(0, 40)}`);
+      }
+    }
+    expect(untested, "a shell block no test runs (run it in a test, or show it indented and say why)").to.deep.equal(
+      [],
+    );
+  });
+
+  it("bench/README.md is under 20 KB; docs/decisions is under 120 KB without 0020–0038", () => {
+    const bench = statSync(join(root, "bench/README.md")).size;
+    expect(bench, `bench/README.md is ${kib(bench)}`).to.be.below(20_000);
+    const decisions = readdirSync(join(root, "docs/decisions"))
+      .filter((name) => !/^00(2\d|3[0-8])-/.test(name))
+      .reduce((sum, name) => sum + statSync(join(root, "docs/decisions", name)).size, 0);
+    expect(decisions, `docs/decisions (without 0020–0038) is ${kib(decisions)}`).to.be.below(120_000);
+  });
+
+  it("runs the guide's `npm run test:one` command as written (writing-an-adapter.md, sh test-one)", async () => {
+    const guide = read("docs/guides/writing-an-adapter.md");
+    const command = /```sh test-one\n([\s\S]*?)```/.exec(guide)?.[1];
+    if (!command) throw new Error("docs/guides/writing-an-adapter.md has no ```sh test-one block.");
+    const child = spawn("bash", ["-euo", "pipefail", "-c", command], { cwd: root, env: process.env });
+    let out = "";
+    child.stdout.on("data", (chunk) => {
+      out += String(chunk);
+    });
+    child.stderr.on("data", (chunk) => {
+      out += String(chunk);
+    });
+    const code = await new Promise<number | null>((resolve) => child.on("exit", resolve));
+    expect(code, out.slice(-3000)).to.equal(0);
+    expect(out)
+      .to.match(/^ {2}[1-9]\d* passing/m)
+      .and.not.to.match(/failing/);
+    expect(out).to.contain("retention");
+  });
+});
