@@ -129,6 +129,12 @@ export const makeMemoryRuns = (state: MemoryState): RunStorage => ({
       };
     }),
 
+  queuedRuns: () =>
+    Effect.sync(() => {
+      const queued = [...state.runs.values()].filter((r) => r.status === "queued").map((r) => r.queuedAt);
+      // ISO timestamps sort as text: the first is the oldest.
+      return { count: queued.length, oldestQueuedAt: queued.sort()[0] ?? null };
+    }),
   pruneRunRecords: (finishedBefore, limit) => Effect.sync(() => pruneRunRecords(state, finishedBefore, limit)),
   getRunEvidence: (runId) => Effect.sync(() => Option.fromNullable(state.evidence.get(runId))),
   getRunTrace: (runId) => Effect.sync(() => Option.fromNullable(state.evidence.get(runId)?.trace)),

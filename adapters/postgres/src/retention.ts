@@ -7,7 +7,15 @@ import type { Db } from "./db.js";
  * another process's prune are left to it), then the page bodies that neither an artifact nor a kept
  * page read holds any more.
  */
-export const makePruneRunRecords = (db: Db): Pick<RunStorage, "pruneRunRecords"> => ({
+export const makePruneRunRecords = (db: Db): Pick<RunStorage, "pruneRunRecords" | "queuedRuns"> => ({
+  // Storage.queuedRuns: the runs waiting for a worker, and when the oldest was queued.
+  queuedRuns: () =>
+    Effect.map(
+      db.query<{ n: number; oldest: Date | null }>(
+        "select count(*)::int as n, min(queued_at) as oldest from runs where status = 'queued'",
+      ),
+      ([row]) => ({ count: row?.n ?? 0, oldestQueuedAt: row?.oldest ? row.oldest.toISOString() : null }),
+    ),
   pruneRunRecords: (finishedBefore, limit) =>
     db.transaction((tx) =>
       Effect.gen(function* () {

@@ -126,4 +126,23 @@ export const methodStoreCases = ({ run, runningRun }: StoreHarness): void => {
     await run((s) => s.acceptRun(withReads({ ...again, rows: [], revisions: [] }, ["http://127.0.0.1/c"])));
     expect((await reads()).map((r) => r.url)).to.deep.equal(["http://127.0.0.1/c"]);
   });
+
+  it("counts the runs waiting for a worker across owners, and the oldest one's queue time (optional method)", async () => {
+    const queued = () => run((s) => s.queuedRuns?.() ?? Effect.succeed(null));
+    const before = await queued();
+    if (!(await run((s) => Effect.succeed(s.queuedRuns !== undefined)))) return expect(before).to.equal(null);
+    const [a, b] = [anOwner(), anOwner()];
+    for (const owner of [a, b]) await run((s) => s.createOwner(owner));
+    const [first, second] = [aDataset(a.id), aDataset(b.id)];
+    for (const d of [first, second]) await run((s) => s.insertDataset(d));
+    // Queued a year before the fixtures' runs: the oldest of all.
+    const oldest = aQueuedRun(first, -365 * 24 * 3_600_000);
+    const later = aQueuedRun(second);
+    for (const r of [oldest, later]) await run((s) => s.insertRun(r));
+    const waiting = (await queued())!;
+    expect(waiting.count).to.equal(before!.count + 2);
+    expect(waiting.oldestQueuedAt).to.equal(oldest.queuedAt);
+    await run((s) => s.claimRun(oldest.id, oldest.queuedAt, false));
+    expect((await queued())!.count).to.equal(before!.count + 1);
+  });
 };

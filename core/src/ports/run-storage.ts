@@ -100,6 +100,14 @@ export interface RunStorage extends PageReadStorage, HeldOutcomeStorage {
   readonly saveTraceProgress: (runId: RunId, trace: RunEvidence["trace"]) => Effect.Effect<void, StorageFailure>;
   readonly getTraceProgress: (runId: RunId) => Effect.Effect<Option.Option<RunEvidence["trace"]>, StorageFailure>;
   /**
+   * Runs waiting for a worker across every owner (`queued`), and when the oldest was queued: what an
+   * operator's "is the queue stuck" alert reads. Optional: a store without it shows no queue gauge.
+   */
+  readonly queuedRuns?: () => Effect.Effect<
+    { readonly count: number; readonly oldestQueuedAt: string | null },
+    StorageFailure
+  >;
+  /**
    * Retention (rules/retention.ts): removes the record of up to `limit` runs that finished before
    * `finishedBefore`: trace, facts, failures, plan and artifacts, and the page bodies nothing kept
    * holds any more. The Run stays, and so do rows, revisions, the observations they cite, each

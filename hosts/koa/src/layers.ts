@@ -24,6 +24,7 @@ import {
 import * as Context from "effect/Context";
 import * as Effect from "effect/Effect";
 import * as Layer from "effect/Layer";
+import * as Runtime from "effect/Runtime";
 import type * as Scope from "effect/Scope";
 import * as TestClock from "effect/TestClock";
 import * as TestContext from "effect/TestContext";
@@ -151,6 +152,19 @@ export const serviceLayer = (
     metrics ? Layer.succeed(Metrics, metrics) : Layer.empty,
     metrics && config.metrics ? metricsServerLayer(metrics, config.metrics.host, config.metrics.port) : Layer.empty,
   );
+  const withQueueGauge = metrics
+    ? Layer.provideMerge(
+        Layer.effectDiscard(
+          Effect.gen(function* () {
+            const storage = yield* Storage;
+            const runtime = yield* Effect.runtime<never>();
+            const read = storage.queuedRuns;
+            if (read) metrics.queue = () => Runtime.runPromise(runtime)(read());
+          }),
+        ),
+        adapters,
+      )
+    : adapters;
   return worker
     ? Layer.provideMerge(
         Layer.mergeAll(
@@ -159,9 +173,9 @@ export const serviceLayer = (
           webhookWorker(config, metrics),
           RetentionLive(),
         ),
-        adapters,
+        withQueueGauge,
       )
-    : adapters;
+    : withQueueGauge;
 };
 
 /**

@@ -99,6 +99,9 @@ describe("Prometheus metrics (GLEANER_METRICS_PORT)", function () {
     );
     expect(metrics.get('gleaner_http_request_duration_seconds_count{operation="getRun",method="GET"}')).to.be.above(0);
     expect([...metrics.keys()].some((k) => k.startsWith("gleaner_process_cpu_user_seconds_total"))).to.equal(true);
+    // Nothing waits for a worker now: the queue gauges read the store at the scrape.
+    expect(metrics.get("gleaner_queue_waiting_runs")).to.equal(0);
+    expect(metrics.get("gleaner_queue_oldest_waiting_seconds")).to.equal(0);
   });
 
   it("counts an unknown route as unmatched, and is not served on the API's port", async () => {

@@ -73,6 +73,39 @@ export class PromMetrics implements MetricsService {
     httpBuckets,
   );
 
+  /** Reads the queue (Storage.queuedRuns) at each scrape; set once the process's services are up. */
+  queue: (() => Promise<{ readonly count: number; readonly oldestQueuedAt: string | null } | null>) | null = null;
+  private readonly waiting = new client.Gauge({
+    name: "gleaner_queue_waiting_runs",
+    help: "Runs queued and not yet taken by a worker, across owners (read at each scrape).",
+    registers: [this.registry],
+    collect: async () => {
+      const queue = await this.readQueue();
+      if (queue) this.waiting.set(queue.count);
+    },
+  });
+  private readonly oldest = new client.Gauge({
+    name: "gleaner_queue_oldest_waiting_seconds",
+    help: "How long the oldest queued run has waited (0 when none waits; read at each scrape).",
+    registers: [this.registry],
+    collect: async () => {
+      const queue = await this.readQueue();
+      if (queue) {
+        this.oldest.set(queue.oldestQueuedAt ? Math.max(0, (Date.now() - Date.parse(queue.oldestQueuedAt)) / 1000) : 0);
+      }
+    },
+  });
+  /** One read for both gauges when a scrape asks them together. */
+  private pending: Promise<{ readonly count: number; readonly oldestQueuedAt: string | null } | null> | null = null;
+  private readonly readQueue = () => {
+    this.pending ??= (this.queue?.() ?? Promise.resolve(null))
+      .catch(() => null)
+      .finally(() => {
+        this.pending = null;
+      });
+    return this.pending;
+  };
+
   constructor() {
     client.collectDefaultMetrics({ register: this.registry, prefix: "gleaner_" });
   }
