@@ -19,7 +19,7 @@ describe("running part of the suites", function () {
     expect(stdout).to.contain("memory, under node:test: concurrency and idempotency");
   });
 
-  it("runs one file with README's command, npm run test:one -- FILE, and nothing else", async () => {
+  it("runs one file with the adapter guide's command, npm run test:one -- FILE, and nothing else", async () => {
     const npm = process.platform === "win32" ? "npm.cmd" : "npm";
     const { stdout } = await run(npm, ["run", "test:one", "--", "conformance/test/contract.test.ts"], { cwd: root });
     expect(stdout)

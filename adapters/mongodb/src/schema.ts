@@ -17,7 +17,7 @@ import type {
 } from "./collection-documents.js";
 
 /**
- * Every collection and index the store uses, created on start (README.md lists them). Unique
+ * Every collection and index the store uses, created on start (the package README lists them). Unique
  * indexes are the guards the port names; their names are what duplicate key errors are mapped
  * by, so they are fixed here and nowhere else.
  */

@@ -22,7 +22,7 @@ Commands:
   preview FILE.json                          what a run of the source in FILE would get (free)
   help [COMMAND]                             this text (also: --help, COMMAND --help)
 
-Configuration comes from GLEANER_* environment variables (see README.md). The runs commands talk to
+Configuration comes from GLEANER_* environment variables (docs/guides/running-and-configuring.md). The runs commands talk to
 a running server (so do export, suggest and preview): GLEANER_URL (default http://localhost:8080) and GLEANER_API_KEY.`;
 
 const commandHelp: Record<string, string> = {

@@ -15,7 +15,7 @@ import {
 
 /**
  * Host configuration, read from the GLEANER_* environment variables (every one is documented in
- * README.md). The host's own settings and the reading settings every fetcher takes live here; the
+ * docs/guides/running-and-configuring.md). The host's own settings and the reading settings every fetcher takes live here; the
  * selected adapters' settings are their plugins' (plugins.ts), read from `variables`.
  */
 export interface HostConfig {
