@@ -101,6 +101,7 @@ export * from "./rules/dataset-rules.js";
 export * from "./rules/selector.js";
 export * from "./rules/drift.js";
 export * from "./rules/retention.js";
+export { httpStatusOf, isApiError } from "./rules/http-status.js";
 export * from "./rules/cron.js";
 export * from "./rules/schedule-state.js";
 export * from "./rules/export-shape.js";
@@ -117,3 +118,6 @@ export * from "./reading/index.js";
 export * from "./decode.js";
 export * from "./digest.js";
 export * from "./time.js";
+
+// Embedding without Effect: Promises, typed inputs and outputs, errors with the HTTP API's codes
+export { createGleaner, type Gleaner, GleanerError, type GleanerOptions } from "./promise-api.js";

@@ -6,6 +6,7 @@
  *   GLEANER_URL=http://localhost:8080 GLEANER_API_KEY=gl_… SITE=http://127.0.0.1:8081 npx tsx examples/client/books-through-the-api.ts
  */
 import { createGleanerClient, type Run, waitForRun } from "@gleaner/client";
+import { booksDataset } from "../books-dataset.js";
 
 export interface BooksThroughTheApi {
   readonly run: Run;
@@ -19,27 +20,7 @@ export const booksThroughTheApi = async (
 ): Promise<BooksThroughTheApi> => {
   const gleaner = createGleanerClient({ baseUrl, apiKey });
   const created = await gleaner.POST("/v1/datasets", {
-    body: {
-      name: `Books ${Date.now()}`,
-      columns: [
-        { name: "link", type: "string", key: true },
-        { name: "title", type: "string" },
-        { name: "price", type: "number" },
-      ],
-      source: {
-        version: 1,
-        url: `${site}/index.html`,
-        itemSelector: "article.product_pod",
-        fields: [
-          { name: "link", read: { selector: "h3 > a", kind: "attribute", attribute: "href" } },
-          { name: "title", read: { selector: "h3 > a", kind: "attribute", attribute: "title" }, required: true },
-          { name: "price", read: { selector: "p.price_color" }, required: true },
-        ],
-        identity: { kind: "source-key", field: "link" },
-        pagination: { kind: "next-link", selector: "li.next > a" },
-        maxPages: 50,
-      },
-    },
+    body: booksDataset(site, `Books ${Date.now()}`),
   });
   if (created.error) throw new Error(`${created.error.error.code}: ${created.error.error.message}`);
   const dataset = created.data.dataset;

@@ -1,86 +1,46 @@
 /**
- * Embedding Gleaner without HTTP: compose the core's ports from adapters, call the use cases,
- * and run the worker in your own process. This example crawls the local books fixture site.
+ * Embedding Gleaner without HTTP and without Effect: `createGleaner` takes the adapters, runs the
+ * worker in this process and answers Promises. This example collects the local books fixture site.
  *
  *   npm run embedded -w @gleaner/examples
  */
 import { startBooksSite } from "@gleaner/conformance";
-import {
-  createApiKey,
-  createDataset,
-  createRun,
-  getRun,
-  RoutinesLive,
-  RunWorkerLive,
-  terminalRunStatuses,
-  AllowedTargets,
-  parseAllowList,
-} from "@gleaner/core";
+import { createGleaner, GleanerError } from "@gleaner/core";
 import { Htmlparser2ParserLive } from "@gleaner/htmlparser2";
 import { HttpFetcherLive } from "@gleaner/http";
 import { MemoryRunQueueLive, MemoryStoreLive } from "@gleaner/memory";
-import * as Effect from "effect/Effect";
-import * as Layer from "effect/Layer";
-import * as ManagedRuntime from "effect/ManagedRuntime";
-
-/** Every port the use cases need, plus the worker that executes runs (the fixture site is on loopback). */
-export const embeddedLayer = () => {
-  const allowPrivateTargets = ["127.0.0.1/32"];
-  const adapters = Layer.mergeAll(
-    MemoryStoreLive,
-    MemoryRunQueueLive(),
-    HttpFetcherLive({ allowPrivateTargets }),
-    Htmlparser2ParserLive,
-    // The same list for the rule that refuses private source addresses when a dataset is created.
-    Layer.succeed(AllowedTargets, parseAllowList(allowPrivateTargets)),
-  );
-  return Layer.provideMerge(Layer.mergeAll(RunWorkerLive(2), RoutinesLive), adapters);
-};
+import { booksDataset } from "../books-dataset.js";
 
 export const runBooksExample = async () => {
   const site = await startBooksSite();
-  const runtime = ManagedRuntime.make(embeddedLayer());
+  // The fixture site is on loopback: allow it, as a host's GLEANER_ALLOW_PRIVATE_TARGETS would.
+  const allowPrivateTargets = ["127.0.0.1/32"];
+  const gleaner = await createGleaner({
+    storage: MemoryStoreLive,
+    queue: MemoryRunQueueLive(),
+    fetcher: HttpFetcherLive({ allowPrivateTargets }),
+    parser: Htmlparser2ParserLive,
+    allowPrivateTargets,
+    owner: "embedded-example",
+  });
   try {
-    return await runtime.runPromise(
-      Effect.gen(function* () {
-        const { owner } = yield* createApiKey("embedded-example", 100);
-        const dataset = yield* createDataset(owner.id, {
-          name: "Books",
-          columns: [
-            { name: "link", type: "string", key: true },
-            { name: "title", type: "string" },
-            { name: "price", type: "number" },
-          ],
-          source: {
-            version: 1,
-            url: `${site.url}/index.html`,
-            itemSelector: "article.product_pod",
-            fields: [
-              { name: "link", read: { selector: "h3 > a", kind: "attribute", attribute: "href" } },
-              { name: "title", read: { selector: "h3 > a", kind: "attribute", attribute: "title" } },
-              { name: "price", read: { selector: "p.price_color" } },
-            ],
-            identity: { kind: "source-key", field: "link" },
-            pagination: { kind: "next-link", selector: "li.next > a" },
-            maxPages: 50,
-          },
-        });
-        const { runId } = yield* createRun(owner.id, dataset.id);
-        let run = yield* getRun(owner.id, runId);
-        while (!terminalRunStatuses.includes(run.status)) {
-          yield* Effect.sleep("20 millis");
-          run = yield* getRun(owner.id, runId);
-        }
-        return run;
-      }),
-    );
+    await gleaner.usage.grant(100);
+    const dataset = await gleaner.datasets.create(booksDataset(site.url));
+    const { runId } = await gleaner.runs.start(dataset.id);
+    const run = await gleaner.runs.wait(runId);
+    const { data: firstRows } = await gleaner.rows.list(dataset.id, { limit: 3 });
+    // A failure is a GleanerError carrying the HTTP API's code and status.
+    const missing = await gleaner.datasets.get("00000000-0000-4000-8000-000000000000").catch((e: GleanerError) => e);
+    return { run, firstRows, missing, usage: await gleaner.usage.get() };
   } finally {
-    await runtime.dispose();
+    await gleaner.close();
     await site.close();
   }
 };
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const run = await runBooksExample();
-  console.log(`Run ${run.id}: ${run.status}, ${run.rowDeltas.new} new rows.`);
+  const { run, firstRows, missing, usage } = await runBooksExample();
+  console.log(`Run ${run.id}: ${run.status}, ${run.rowDeltas.new} new rows; ${usage.balance} credits left.`);
+  for (const row of firstRows) console.log(JSON.stringify(row.data));
+  console.log(`Reading a dataset that does not exist: ${missing instanceof GleanerError ? missing.code : missing}`);
 }

@@ -1,4 +1,4 @@
-import { type ApiError, boundedText, type ErrorDetail } from "@gleaner/core";
+import { type ApiError, boundedText, type ErrorDetail, httpStatusOf, isApiError } from "@gleaner/core";
 
 /** The error body of every 4xx/5xx answer (docs/decisions/0001-http-conventions.md). */
 export interface ErrorBody {
@@ -22,20 +22,6 @@ export const maxErrorBodyBytes = 16 * 1024;
 const maxMessageBytes = 2048;
 const maxDetailPathBytes = 200;
 const maxDetailMessageBytes = 400;
-
-const statusByTag: Record<ApiError["_tag"], number> = {
-  ValidationError: 422,
-  BadRequest: 400,
-  Unauthorized: 401,
-  NotFound: 404,
-  Conflict: 409,
-  InsufficientCredits: 402,
-  QueueUnavailable: 503,
-  ResearchUnavailable: 422,
-  NotReady: 503,
-  StorageFailure: 500,
-  RateLimited: 429,
-};
 
 /** An error the host answers with; thrown inside Koa middleware and rendered by `errorMiddleware`. */
 export class HttpError extends Error {
@@ -70,7 +56,7 @@ export class HttpError extends Error {
   }
 
   static fromApiError(error: ApiError): HttpError {
-    if (!(error?._tag in statusByTag)) return Object.assign(internalError(), { cause: error });
+    if (!isApiError(error)) return Object.assign(internalError(), { cause: error });
     if (error._tag === "RateLimited") {
       return new HttpError(429, error.code, error.message, undefined, {
         "Retry-After": String(error.retryAfterSeconds),
@@ -86,7 +72,7 @@ export class HttpError extends Error {
     const details = "details" in error ? error.details : undefined;
     // StorageFailure messages may carry driver text: never show it to clients.
     const message = error._tag === "StorageFailure" ? "Something went wrong on our side; try again." : error.message;
-    return Object.assign(new HttpError(statusByTag[error._tag], error.code, message, details), {
+    return Object.assign(new HttpError(httpStatusOf(error), error.code, message, details), {
       cause: error._tag === "StorageFailure" ? error : undefined,
     });
   }

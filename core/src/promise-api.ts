@@ -1,0 +1,150 @@
+import * as Effect from "effect/Effect";
+import * as Either from "effect/Either";
+import * as Layer from "effect/Layer";
+import * as ManagedRuntime from "effect/ManagedRuntime";
+import { getDiagnostics } from "./diagnostics/get-diagnostics.js";
+import { RoutinesLive } from "./engine/routines-live.js";
+import { RunWorkerLive } from "./engine/worker.js";
+import type { ApiError } from "./errors.js";
+import type { Credits } from "./ports/credits.js";
+import type { DocumentParser } from "./ports/document-parser.js";
+import type { Fetcher } from "./ports/fetcher.js";
+import type { RunQueue } from "./ports/run-queue.js";
+import type { Storage } from "./ports/storage.js";
+import { AllowedTargets, parseAllowList } from "./reading/index.js";
+import { httpStatusOf, isApiError } from "./rules/http-status.js";
+import { terminalRunStatuses } from "./schema/run.js";
+import type { CreateDatasetRequest, UpdateDatasetRequest } from "./schema/dataset.js";
+import type { EditRowRequest } from "./schema/requests-rows.js";
+import type { CreateRunRequest } from "./schema/requests-runs.js";
+import { listChanges } from "./usecases/changes.js";
+import { createDataset, deleteDataset, getDataset, listDatasets, updateDataset } from "./usecases/datasets.js";
+import { acceptHeldRun } from "./usecases/held-runs.js";
+import { ensureOwner, grantCredits } from "./usecases/owners.js";
+import { editRow } from "./usecases/row-edit.js";
+import { getRow, listRows } from "./usecases/rows.js";
+import { getTrace } from "./usecases/run-insights.js";
+import { createRun, getRun, listRuns } from "./usecases/runs.js";
+import { getUsage } from "./usecases/usage.js";
+
+/**
+ * Gleaner for code that does not use Effect: `createGleaner` builds the services from the adapters
+ * given, runs the worker in this process, and answers Promises. Inputs and outputs are the core
+ * schemas' types; a failure is a GleanerError with the code and status the HTTP API would answer.
+ * An Effect user keeps the use cases themselves (`@gleaner/core`'s Effect API).
+ */
+
+/** A failure as the HTTP API would answer it: `code` is the error code, `status` the HTTP status. */
+export class GleanerError extends Error {
+  constructor(
+    readonly code: string,
+    readonly status: number,
+    message: string,
+    readonly details: ReadonlyArray<{ readonly path: string; readonly message: string }> = [],
+  ) {
+    super(message);
+    this.name = "GleanerError";
+  }
+}
+
+const toGleanerError = (error: ApiError): GleanerError =>
+  new GleanerError(error.code, httpStatusOf(error), error.message, "details" in error ? error.details : []);
+
+export interface GleanerOptions {
+  /** Storage and Credits, e.g. `MemoryStoreLive` (@gleaner/memory) or `PostgresStoreLive({ url })`. */
+  readonly storage: Layer.Layer<Storage | Credits, unknown>;
+  /** The run queue, e.g. `MemoryRunQueueLive()` or `AgendaQueueLive(…)`. */
+  readonly queue: Layer.Layer<RunQueue, unknown>;
+  /** Reads pages, e.g. `HttpFetcherLive({})` (@gleaner/http). */
+  readonly fetcher: Layer.Layer<Fetcher, unknown>;
+  /** Parses pages, e.g. `Htmlparser2ParserLive` (@gleaner/htmlparser2). */
+  readonly parser: Layer.Layer<DocumentParser, unknown>;
+  /** The owner the datasets belong to, created on first use (default "default"). */
+  readonly owner?: string;
+  /** Private address ranges sources may read (e.g. 127.0.0.1/32 for a site on loopback); none by default. */
+  readonly allowPrivateTargets?: ReadonlyArray<string>;
+  /** Runs this process executes at once (default 2). */
+  readonly workers?: number;
+}
+
+/** Query values as a caller writes them; sent on as the API's query strings. */
+type Query = Readonly<Record<string, string | number | ReadonlyArray<string> | undefined>>;
+const asQuery = (query: Query = {}): Record<string, unknown> =>
+  Object.fromEntries(
+    Object.entries(query)
+      .filter(([, v]) => v !== undefined)
+      .map(([k, v]) => [k, typeof v === "number" ? String(v) : v]),
+  );
+
+export type Gleaner = Awaited<ReturnType<typeof createGleaner>>;
+
+export const createGleaner = async (options: GleanerOptions) => {
+  const adapters = Layer.mergeAll(
+    options.storage,
+    options.queue,
+    options.fetcher,
+    options.parser,
+    Layer.succeed(AllowedTargets, parseAllowList(options.allowPrivateTargets ?? [])),
+  );
+  const runtime = ManagedRuntime.make(
+    Layer.provideMerge(Layer.mergeAll(RunWorkerLive(options.workers ?? 2), RoutinesLive), adapters),
+  );
+  const call = async <A>(
+    effect: Effect.Effect<A, unknown, Storage | Credits | RunQueue | Fetcher | DocumentParser>,
+  ) => {
+    const result = await runtime.runPromise(Effect.either(effect));
+    if (Either.isRight(result)) return result.right;
+    throw isApiError(result.left) ? toGleanerError(result.left) : result.left;
+  };
+  const ownerId = (await call(ensureOwner(options.owner ?? "default"))).id;
+
+  return {
+    /** The owner every call acts as. */
+    ownerId,
+    datasets: {
+      create: (body: typeof CreateDatasetRequest.Encoded) => call(createDataset(ownerId, body)),
+      get: (datasetId: string) => call(getDataset(ownerId, datasetId)),
+      list: (query?: { readonly cursor?: string; readonly limit?: number }) =>
+        call(listDatasets(ownerId, asQuery(query))),
+      update: (datasetId: string, patch: typeof UpdateDatasetRequest.Encoded) =>
+        call(updateDataset(ownerId, datasetId, patch)),
+      delete: (datasetId: string) => call(deleteDataset(ownerId, datasetId)),
+    },
+    runs: {
+      start: (datasetId: string, request: typeof CreateRunRequest.Encoded = {}) =>
+        call(createRun(ownerId, datasetId, request)),
+      get: (runId: string) => call(getRun(ownerId, runId)),
+      list: (datasetId: string, query?: { readonly limit?: number }) =>
+        call(listRuns(ownerId, datasetId, asQuery(query))),
+      /** Polls until the run has finished (succeeded, failed, blocked or held) and answers it. */
+      wait: async (runId: string, { intervalMs = 50, timeoutMs = 10 * 60_000 } = {}) => {
+        const deadline = Date.now() + timeoutMs;
+        for (;;) {
+          const run = await call(getRun(ownerId, runId));
+          if (terminalRunStatuses.includes(run.status)) return run;
+          if (Date.now() > deadline) throw new GleanerError("timeout", 504, `Run ${runId} is still ${run.status}.`);
+          await new Promise((resolve) => setTimeout(resolve, intervalMs));
+        }
+      },
+      accept: (runId: string) => call(acceptHeldRun(ownerId, runId)),
+      trace: (runId: string) => call(getTrace(ownerId, runId)),
+      diagnostics: (runId: string, query?: Query) => call(getDiagnostics(ownerId, runId, asQuery(query))),
+    },
+    rows: {
+      list: (datasetId: string, query?: Query) => call(listRows(ownerId, datasetId, asQuery(query))),
+      get: (datasetId: string, rowId: string) => call(getRow(ownerId, datasetId, rowId)),
+      edit: (datasetId: string, rowId: string, body: typeof EditRowRequest.Encoded) =>
+        call(editRow(ownerId, datasetId, rowId, body)),
+    },
+    changes: {
+      list: (datasetId: string, query?: Query) => call(listChanges(ownerId, datasetId, asQuery(query))),
+    },
+    usage: {
+      get: () => call(getUsage(ownerId)),
+      /** Adds credits to the owner's balance (an embedding host decides who pays). */
+      grant: (amount: number) => call(grantCredits(options.owner ?? "default", amount)),
+    },
+    /** Stops the worker and releases the adapters (connections, browsers). */
+    close: () => runtime.dispose(),
+  };
+};
