@@ -15,6 +15,7 @@ Commands:
   runs watch RUN_ID                          follow a run: pages read, records, current URL, outcome
   runs accept RUN_ID                         accept a held run (drift, or credits once topped up)
   datasets delete DATASET_ID [--yes]         delete a dataset with its rows, history and runs
+  mcp                                        the Model Context Protocol over stdio, for AI agents
   export DATASET_ID [--format csv|jsonl|parquet] [--as-of N]
                                              stream a dataset's rows to stdout (through the API)
   suggest URL [--question TEXT] [--render browser] [--json]
@@ -46,6 +47,11 @@ const commandHelp: Record<string, string> = {
     "  FILE holds {source, columns?, pages?} or a whole dataset body. Prints the records a run would read from\n" +
     "  the first pages, each field's fill, the checks, the cost when known and what to fix. Writes and charges\n" +
     "  nothing. Exits 0 when every check passes, 2 otherwise.",
+  mcp:
+    "gleaner mcp\n" +
+    "  Serves Gleaner's tools to an AI agent over stdio (Model Context Protocol): datasets, rows by column name,\n" +
+    "  changes, a row's evidence, runs, diagnostics, source suggestions and previews. Talks to a running server:\n" +
+    "  GLEANER_URL (default http://localhost:8080) and GLEANER_API_KEY. A server also serves it at /mcp.",
   datasets:
     "gleaner datasets delete DATASET_ID [--yes]\n" +
     "  Deletes the dataset with its rows, change history, runs and the webhooks scoped to it; credits already\n" +
@@ -120,6 +126,10 @@ const main = async (argv: string[]): Promise<void> => {
     const run = await watchRun(client, runId);
     process.exitCode = run.status === "succeeded" ? 0 : 2;
     return;
+  }
+  if (command === "mcp") {
+    const { serveMcpOverStdio } = await import("./mcp/stdio.js");
+    return serveMcpOverStdio(apiClient());
   }
   if (command === "datasets" && sub === "delete") {
     const { deleteDatasetCommand } = await import("./cli/datasets.js");

@@ -4,6 +4,7 @@ import { buildRouter } from "../api/koa.js";
 import type { Route } from "../api/route.js";
 import { consoleAssetsDir, serveConsole } from "./console.js";
 import type { PromMetrics } from "../metrics/prom.js";
+import { mcpMiddleware } from "../mcp/http.js";
 import { errorsAndCredits, type GleanerState, requestLog, requestMetrics } from "./middleware.js";
 import type { GleanerRuntime } from "./runtime.js";
 
@@ -26,6 +27,9 @@ export const createApp = ({ runtime, logger, bodyLimitBytes, routes, metrics }: 
   if (metrics) app.use(requestMetrics(metrics));
   app.use(requestLog(logger));
   app.use(errorsAndCredits(runtime, logger));
+  // Agents: the Model Context Protocol at /mcp, behind the same keys (outside the route table: it is
+  // another protocol, its own tools listed by the protocol itself).
+  app.use(mcpMiddleware(runtime));
   // The web console's static files, ahead of the API routes and outside their table (so outside the
   // OpenAPI document too): the console is a client of the API, not part of it.
   app.use(serveConsole(consoleAssetsDir()));

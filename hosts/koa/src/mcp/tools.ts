@@ -1,0 +1,317 @@
+import type { components, GleanerClient } from "@gleaner/client";
+import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { z } from "zod";
+
+type Schemas = components["schemas"];
+type Dataset = Schemas["Dataset"];
+
+/**
+ * Gleaner's tools for AI agents (Model Context Protocol), on the typed client: each tool is one or a
+ * few API calls with the caller's key, so nothing bypasses owner scoping or credits. Values are
+ * keyed by column name, never by field id; a row's evidence is its excerpts and source URLs, what an
+ * agent should cite. Read-only tools say so.
+ */
+
+const text = (value: unknown) => ({ content: [{ type: "text" as const, text: JSON.stringify(value, null, 2) }] });
+const failed = (what: string, error: { error?: { code?: string; message?: string } } | undefined) => ({
+  isError: true,
+  content: [{ type: "text" as const, text: `${what} failed: ${error?.error?.code}: ${error?.error?.message}` }],
+});
+const readOnly = { readOnlyHint: true, openWorldHint: false } as const;
+
+const byName = (dataset: Dataset, data: Record<string, unknown>) =>
+  Object.fromEntries(dataset.columns.map((c) => [c.name, data[c.id] ?? null]));
+const columnOf = (dataset: Dataset, name: string) => dataset.columns.find((c) => c.name === name || c.label === name);
+
+export const gleanerMcpServer = (client: GleanerClient, version: string): McpServer => {
+  const server = new McpServer({ name: "gleaner", version });
+  const dataset = async (datasetId: string) => {
+    const { data, error } = await client.GET("/v1/datasets/{datasetId}", { params: { path: { datasetId } } });
+    return data ? data.dataset : Promise.reject(error);
+  };
+
+  server.registerTool(
+    "list_datasets",
+    {
+      title: "List datasets",
+      description: "The datasets you own: id, name, question, row count and the last run's status.",
+      inputSchema: { cursor: z.string().optional().describe("nextCursor of a previous answer") },
+      annotations: readOnly,
+    },
+    async ({ cursor }) => {
+      const { data, error } = await client.GET("/v1/datasets", { params: { query: { limit: 100, cursor } } });
+      if (!data) return failed("Listing datasets", error);
+      return text({
+        datasets: data.data.map((d) => ({
+          id: d.id,
+          name: d.name,
+          question: d.question,
+          rowCount: d.rowCount,
+          lastRun: d.lastRun,
+        })),
+        nextCursor: data.nextCursor,
+      });
+    },
+  );
+
+  server.registerTool(
+    "describe_dataset",
+    {
+      title: "Describe a dataset",
+      description:
+        "A dataset's columns by name (type, label, whether it is the key, collected or user-owned), its source URL, schedule and last run.",
+      inputSchema: { datasetId: z.string().describe("The dataset's id (list_datasets gives it)") },
+      annotations: readOnly,
+    },
+    async ({ datasetId }) => {
+      const found = await dataset(datasetId).catch((error) => error);
+      if (!found?.columns) return failed("Reading the dataset", found);
+      return text({
+        id: found.id,
+        name: found.name,
+        question: found.question,
+        columns: found.columns.map((c: Dataset["columns"][number]) => ({
+          name: c.name,
+          label: c.label,
+          type: c.type,
+          key: c.key,
+          ownership: c.ownership,
+          description: c.description,
+        })),
+        status: found.status,
+        schedule: found.schedule,
+        rowCount: found.rowCount,
+        lastRun: found.lastRun,
+      });
+    },
+  );
+
+  server.registerTool(
+    "read_rows",
+    {
+      title: "Read rows",
+      description:
+        "Rows of a dataset with values by column name, newest first. Optional: `where` keeps rows whose column equals a value (compared as text), `status` (new, changed, unchanged, gone), `since` (updated at or after, ISO time).",
+      inputSchema: {
+        datasetId: z.string(),
+        where: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).optional(),
+        status: z.array(z.enum(["new", "changed", "unchanged", "gone"])).optional(),
+        since: z.string().optional(),
+        limit: z.number().int().min(1).max(100).default(20),
+        cursor: z.string().optional(),
+      },
+      annotations: readOnly,
+    },
+    async ({ datasetId, where, status, since, limit, cursor }) => {
+      const found = await dataset(datasetId).catch((error) => error);
+      if (!found?.columns) return failed("Reading the dataset", found);
+      const filters = Object.entries(where ?? {}).map(
+        ([name, value]) => [columnOf(found, name), String(value)] as const,
+      );
+      const unknown = Object.keys(where ?? {}).filter((name) => !columnOf(found, name));
+      if (unknown.length > 0)
+        return failed("Filtering", { error: { code: "unknown_column", message: unknown.join(", ") } });
+      const rows: Array<Record<string, unknown>> = [];
+      let next = cursor;
+      // A filter is applied to the pages read, up to ten of them, so an answer stays bounded.
+      for (let page = 0; page < 10 && rows.length < limit; page++) {
+        const { data, error } = await client.GET("/v1/datasets/{datasetId}/rows", {
+          params: { path: { datasetId }, query: { limit: 100, cursor: next, since, status } },
+        });
+        if (!data) return failed("Reading rows", error);
+        for (const row of data.data) {
+          if (filters.every(([column, value]) => String(row.data[column!.id] ?? "") === value)) {
+            rows.push({ rowId: row.id, status: row.status, sourceUrl: row.sourceUrl, values: byName(found, row.data) });
+          }
+        }
+        next = data.nextCursor ?? undefined;
+        if (!next) break;
+      }
+      return text({ rows: rows.slice(0, limit), nextCursor: next ?? null });
+    },
+  );
+
+  server.registerTool(
+    "changes_since",
+    {
+      title: "Changes since a sequence",
+      description:
+        "The dataset's change feed after a sequence number (0 for all): each change's row, kind, the columns it changed with their values before and after, by column name.",
+      inputSchema: {
+        datasetId: z.string(),
+        after: z.number().int().min(0).default(0),
+        column: z.string().optional().describe("Only changes to this column (needs rowId)"),
+        rowId: z.string().optional(),
+        limit: z.number().int().min(1).max(100).default(50),
+      },
+      annotations: readOnly,
+    },
+    async ({ datasetId, after, column, rowId, limit }) => {
+      const found = await dataset(datasetId).catch((error) => error);
+      if (!found?.columns) return failed("Reading the dataset", found);
+      const fieldId = column ? columnOf(found, column)?.id : undefined;
+      if (column && !fieldId) return failed("Filtering", { error: { code: "unknown_column", message: column } });
+      const { data, error } = await client.GET("/v1/datasets/{datasetId}/changes", {
+        params: { path: { datasetId }, query: { after, limit, rowId, fieldId } },
+      });
+      if (!data) return failed("Reading changes", error);
+      const name = (id: string) => found.columns.find((c: Dataset["columns"][number]) => c.id === id)?.name ?? id;
+      const rename = (values: Record<string, unknown> | null | undefined) =>
+        values ? Object.fromEntries(Object.entries(values).map(([id, v]) => [name(id), v])) : values;
+      return text({
+        changes: data.data.map((change) => ({
+          sequence: change.sequence,
+          rowId: change.rowId,
+          kind: change.kind,
+          origin: change.origin,
+          changed: change.changedFieldIds.map(name),
+          before: rename(change.before),
+          after: rename(change.data),
+          runId: change.runId,
+          at: change.createdAt,
+        })),
+        through: data.through,
+        nextAfter: data.nextAfter,
+      });
+    },
+  );
+
+  server.registerTool(
+    "row_evidence",
+    {
+      title: "A row's evidence",
+      description:
+        "Where each value of a row was read: the excerpt of the page around it and the page's URL, per column. Cite these when you use a value.",
+      inputSchema: { datasetId: z.string(), rowId: z.string(), column: z.string().optional() },
+      annotations: readOnly,
+    },
+    async ({ datasetId, rowId, column }) => {
+      const found = await dataset(datasetId).catch((error) => error);
+      if (!found?.columns) return failed("Reading the dataset", found);
+      const { data, error } = await client.GET("/v1/datasets/{datasetId}/rows/{rowId}", {
+        params: { path: { datasetId, rowId } },
+      });
+      if (!data) return failed("Reading the row", error);
+      const observations = new Map(data.observations.map((o) => [o.id, o]));
+      const cells = found.columns
+        .filter((c: Dataset["columns"][number]) => !column || c.name === column || c.label === column)
+        .map((c: Dataset["columns"][number]) => ({
+          column: c.name,
+          value: data.data[c.id] ?? null,
+          evidence: (data.evidence[c.id] ?? []).map((ref) => {
+            const observation = observations.get(ref.observationId);
+            return {
+              sourceUrl: observation?.sourceUrl ?? null,
+              observedAt: observation?.observedAt ?? null,
+              excerpt: observation?.entries.find((e) => e.id === ref.entryId)?.excerpt ?? null,
+            };
+          }),
+        }));
+      return text({ rowId, cells });
+    },
+  );
+
+  server.registerTool(
+    "start_run",
+    {
+      title: "Start a run and wait for it",
+      description:
+        "Collects the dataset again (charged one credit per distinct page read, like any run; accepted whole or not at all) and waits for the outcome, reporting progress. kind research for a model-assisted run.",
+      inputSchema: {
+        datasetId: z.string(),
+        kind: z.enum(["deterministic", "research"]).optional(),
+        waitSeconds: z.number().int().min(0).max(600).default(120),
+      },
+      annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+    },
+    async ({ datasetId, kind, waitSeconds }, extra) => {
+      const { data, error } = await client.POST("/v1/datasets/{datasetId}/runs", {
+        params: { path: { datasetId } },
+        body: kind ? { kind } : {},
+      });
+      if (!data) return failed("Starting the run", error);
+      const progressToken = extra._meta?.progressToken;
+      const deadline = Date.now() + waitSeconds * 1000;
+      let polls = 0;
+      for (;;) {
+        const answer = await client.GET("/v1/runs/{runId}", { params: { path: { runId: data.runId } } });
+        const run = answer.data?.run;
+        if (!run) return failed("Reading the run", answer.error);
+        if (progressToken !== undefined) {
+          await extra.sendNotification({
+            method: "notifications/progress",
+            params: { progressToken, progress: ++polls, message: `run ${run.status}` },
+          });
+        }
+        if (!["queued", "running"].includes(run.status) || Date.now() > deadline) {
+          return text({ run, creditsRemaining: data.creditsRemaining });
+        }
+        await new Promise((resolve) => setTimeout(resolve, 250));
+      }
+    },
+  );
+
+  server.registerTool(
+    "get_run",
+    {
+      title: "A run's outcome and why",
+      description:
+        "A run's status, checks, row changes and error, with the summary of its diagnostics: what was lost at which stage and why.",
+      inputSchema: { runId: z.string() },
+      annotations: readOnly,
+    },
+    async ({ runId }) => {
+      const { data, error } = await client.GET("/v1/runs/{runId}", { params: { path: { runId } } });
+      if (!data) return failed("Reading the run", error);
+      const diagnostics = await client.GET("/v1/runs/{runId}/diagnostics", {
+        params: { path: { runId }, query: { summary: "true" } },
+      });
+      const summary = diagnostics.data?.diagnostics;
+      return text({
+        run: data.run,
+        findings: summary?.findings ?? [],
+        unknowns: summary?.unknowns ?? [],
+        losses: summary?.summary ?? null,
+      });
+    },
+  );
+
+  server.registerTool(
+    "suggest_sources",
+    {
+      title: "Suggest sources for a page",
+      description:
+        "Reads a page once and suggests up to five sources for its repeated records (item selector, columns, pagination), each with its first rows and why it was chosen. Free; writes nothing.",
+      inputSchema: { url: z.string().url(), question: z.string().optional() },
+      annotations: { readOnlyHint: true, openWorldHint: true },
+    },
+    async ({ url, question }) => {
+      const { data, error } = await client.POST("/v1/sources/suggest", {
+        body: { url, ...(question ? { question } : {}) },
+      });
+      return data ? text(data) : failed("Suggesting sources", error);
+    },
+  );
+
+  server.registerTool(
+    "preview_source",
+    {
+      title: "Preview a source",
+      description:
+        "What a run of this source would read from its first pages: records, each column's fill, the checks, the cost, what to fix. Free; writes nothing. `source` is a dataset source object (as suggest_sources gives).",
+      inputSchema: {
+        source: z.record(z.string(), z.unknown()),
+        columns: z.array(z.record(z.string(), z.unknown())).optional(),
+      },
+      annotations: { readOnlyHint: true, openWorldHint: true },
+    },
+    async ({ source, columns }) => {
+      const { data, error } = await client.POST("/v1/sources/preview", {
+        body: { source, ...(columns ? { columns } : {}) } as never,
+      });
+      return data ? text(data) : failed("Previewing the source", error);
+    },
+  );
+
+  return server;
+};
