@@ -1,4 +1,4 @@
-import { failedCheckLine } from "../rules/run-errors.js";
+import { checkName, failedCheckLine } from "../rules/run-errors.js";
 import { maxCellBytes } from "../engine/coerce.js";
 import { cutSize } from "../reading/excerpt.js";
 import { cellsArea, duplicatesOf } from "./areas.js";
@@ -52,9 +52,9 @@ const statusFindings = (index: RunIndex): DiagnosticFinding[] => {
       return [
         finding(
           "run_failed_checks",
-          `${plural(failed.length, "check")} failed (${failed.map((c) => c.checkId).join(", ")}); nothing was written or charged.`,
+          `${plural(failed.length, "check")} failed (${failed.map((c) => checkName(c.checkId, index.recording.columns)).join(", ")}); nothing was written or charged.`,
         ),
-        ...failed.map((c) => finding(`check_failed:${c.checkId}`, failedCheckLine(c))),
+        ...failed.map((c) => finding(`check_failed:${c.checkId}`, failedCheckLine(c, index.recording.columns))),
       ];
     }
     default:

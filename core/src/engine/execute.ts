@@ -96,7 +96,7 @@ const runPhases = Effect.fn("run.phases")(function* (
   }
   const failed = checks.filter((c) => !c.passed);
   if (failed.length > 0) {
-    const error = failedChecksMessage(checks);
+    const error = failedChecksMessage(checks, columns);
     const knownRowIds = yield* rowIdsOfKeys(run, read);
     return yield* finish({ status: "failed", checks, error, read, plan: { ...plan, knownRowIds } });
   }

@@ -137,6 +137,42 @@ describe("gleaner runs start --watch / runs watch", function () {
     expect(checks[0]).to.match(/^ {2}✗ minimum-items/);
   });
 
+  it("names a failed present check by its column's label, never by a field id", async () => {
+    const key = await host.createKey("watcher-3", 10);
+    const created = await fetch(`${host.url}/v1/datasets`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+      body: JSON.stringify({
+        name: "Prices nowhere",
+        columns: [
+          { name: "label", type: "string", key: true },
+          { name: "price", type: "number", label: "Price (EUR)" },
+        ],
+        source: {
+          version: 1,
+          url: `${siteUrl}/page-2.html`,
+          itemSelector: "li.item",
+          fields: [
+            { name: "label", read: { selector: "b" } },
+            { name: "price", read: { selector: "i.none" }, required: true },
+          ],
+          identity: { kind: "source-key", field: "label" },
+          pagination: { kind: "none" },
+        },
+      }),
+    });
+    const datasetId = ((await created.json()) as { dataset: { id: string } }).dataset.id;
+    const env = { ...process.env, GLEANER_URL: host.url, GLEANER_API_KEY: key };
+    const failure = await run(process.execPath, [bin, "runs", "start", datasetId, "--watch"], { env }).then(
+      () => null,
+      (e: { code: number; stdout: string }) => e,
+    );
+    expect(failure?.code).to.equal(2);
+    expect(failure?.stdout).to.contain("✗ present: Price (EUR)");
+    // Neither the checks nor the run's error line carry a field id.
+    expect(failure?.stdout).to.not.match(/present:[0-9a-f]{8}-/);
+  });
+
   it("says which variable is missing when no key is set", async () => {
     const failure = await run(process.execPath, [bin, "runs", "watch", globalThis.crypto.randomUUID()], {
       env: { ...process.env, GLEANER_API_KEY: "" },

@@ -344,7 +344,8 @@ export const executeResearchRun = Effect.fn("run.research")(function* (job: RunJ
     const outcome = researchChecks(source, dataset.columns, records, coverage, refused);
     const checks = [...outcome.results];
     recorded.plan = { ...recorded.plan, checks: outcome.names };
-    if (checks.some((c) => !c.passed)) return yield* finish("failed", checks, failedChecksMessage(checks));
+    if (checks.some((c) => !c.passed))
+      return yield* finish("failed", checks, failedChecksMessage(checks, dataset.columns));
     const accepted = yield* acceptPhase({
       run,
       schemaVersion: dataset.schemaVersion,

@@ -6,6 +6,7 @@ import {
   type RunTrace,
   waitForRun,
 } from "@gleaner/client";
+import { checkName } from "@gleaner/core";
 import cliProgress from "cli-progress";
 
 /** Where the API is and which key to use, for the commands that talk to a running server. */
@@ -37,15 +38,25 @@ export const progressOf = (trace: RunTrace | null): Progress => {
   };
 };
 
-/** The outcome in words: status, row deltas, then each check (failed ones first) with its message. */
-export const outcomeLines = (run: Run): string[] => {
+type Columns = ReadonlyArray<{ readonly id: string; readonly label: string }>;
+
+/** The run's dataset's columns, to name its `present:` checks; none when they cannot be read. */
+const columnsOf = async (client: GleanerClient, run: Run): Promise<Columns> => {
+  const { data } = await client.GET("/v1/datasets/{datasetId}", { params: { path: { datasetId: run.datasetId } } });
+  return data?.dataset.columns ?? [];
+};
+
+/** The outcome in words: status, row deltas, then each check (failed ones first, columns by label) with its message. */
+export const outcomeLines = (run: Run, columns: Columns = []): string[] => {
   const lines = [
     `Run ${run.id} ${run.status}: ${run.rowDeltas.new} new, ${run.rowDeltas.changed} changed, ${run.rowDeltas.gone} gone.`,
   ];
   if (run.error) lines.push(`  ${run.error}`);
   const checks = [...run.checks].sort((a, b) => Number(a.passed) - Number(b.passed));
   for (const check of checks) {
-    lines.push(`  ${check.passed ? "✓" : "✗"} ${check.checkId}${check.message ? `: ${check.message}` : ""}`);
+    lines.push(
+      `  ${check.passed ? "✓" : "✗"} ${checkName(check.checkId, columns)}${check.message ? `: ${check.message}` : ""}`,
+    );
   }
   return lines;
 };
@@ -116,7 +127,7 @@ export const watchRun = async (
     },
   });
   bar?.stop();
-  for (const line of outcomeLines(run)) out.write(`${line}\n`);
+  for (const line of outcomeLines(run, await columnsOf(client, run))) out.write(`${line}\n`);
   if (run.status === "held") await printHeld(client, run, out);
   return run;
 };
@@ -125,6 +136,6 @@ export const watchRun = async (
 export const acceptRun = async (client: GleanerClient, runId: string, out: NodeJS.WriteStream = process.stdout) => {
   const { data, error } = await client.POST("/v1/runs/{runId}/accept", { params: { path: { runId } } });
   if (error) throw new Error(`The run was not accepted: ${error.error.code}: ${error.error.message}`);
-  for (const line of outcomeLines(data.run)) out.write(`${line}\n`);
+  for (const line of outcomeLines(data.run, await columnsOf(client, data.run))) out.write(`${line}\n`);
   return data.run;
 };
