@@ -10,6 +10,7 @@ import { RowPage } from "./views/row.js";
 import { RunPage } from "./views/run.js";
 import { SignIn } from "./views/sign-in.js";
 import { Usage } from "./views/usage.js";
+import { Webhooks } from "./views/webhooks.js";
 
 export const App = () => {
   const [apiKey, setApiKey] = useState<string | null>(storedKey);
@@ -38,6 +39,9 @@ export const App = () => {
         <nav aria-label="Main">
           <a href="#/datasets" aria-current={route.page === "datasets" ? "page" : undefined}>
             Datasets
+          </a>
+          <a href="#/webhooks" aria-current={route.page === "webhooks" ? "page" : undefined}>
+            Webhooks
           </a>
           <a href="#/usage" aria-current={route.page === "usage" ? "page" : undefined}>
             Usage
@@ -76,5 +80,7 @@ const Page = ({
       return <RunPage client={client} runId={route.runId} />;
     case "usage":
       return <Usage client={client} />;
+    case "webhooks":
+      return <Webhooks client={client} />;
   }
 };

@@ -10,7 +10,8 @@ export type Route =
   | { readonly page: "dataset"; readonly datasetId: string; readonly tab: "rows" | "runs" | "changes" }
   | { readonly page: "row"; readonly datasetId: string; readonly rowId: string }
   | { readonly page: "run"; readonly runId: string }
-  | { readonly page: "usage" };
+  | { readonly page: "usage" }
+  | { readonly page: "webhooks" };
 
 export interface Location {
   readonly route: Route;
@@ -23,6 +24,7 @@ export const parseHash = (hash: string): Location => {
   const query = new URLSearchParams(search);
   const [first, id, second, third] = parts;
   if (first === "usage") return { route: { page: "usage" }, query };
+  if (first === "webhooks") return { route: { page: "webhooks" }, query };
   if (first === "runs" && id) return { route: { page: "run", runId: id }, query };
   if (first === "datasets" && id === "new") return { route: { page: "new-dataset" }, query };
   if (first === "datasets" && id) {

@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { expect } from "chai";
 import { after, before, describe, it } from "mocha";
 import type { Book } from "@gleaner/conformance";
@@ -205,6 +206,41 @@ describe("@gleaner/console in Chromium", function () {
     expect(await page.evaluate(() => (window as { __gleanerXss?: number }).__gleanerXss)).to.equal(undefined);
   });
 
+  it("searches the rows shown and sorts them by a column", async () => {
+    await page.getByRole("button", { name: "Previous page" }).click();
+    await page.locator("tbody tr").nth(49).waitFor();
+    const title = (await page.locator("tbody tr").nth(3).locator("td").nth(2).textContent()) ?? "";
+    await page.getByLabel("Search this page").fill(title);
+    await page.waitForFunction(
+      (t) => [...document.querySelectorAll("tbody tr")].every((r) => r.textContent?.includes(t)),
+      title,
+    );
+    expect(await page.locator("tbody tr").count()).to.be.at.least(1);
+    await page.getByLabel("Search this page").fill("");
+    await page.getByRole("button", { name: "Price (£)" }).click();
+    const prices = async () =>
+      (await page.locator("tbody tr td:nth-child(4)").allTextContents()).map((t) => Number(t)).filter(Number.isFinite);
+    const ascending = await prices();
+    expect(ascending).to.deep.equal([...ascending].sort((a, b) => a - b));
+    await page.getByRole("button", { name: "Price (£)" }).click();
+    const descending = await prices();
+    expect(descending).to.deep.equal([...ascending].sort((a, b) => b - a));
+    await page.getByRole("button", { name: "Next page" }).click();
+    await page.waitForFunction(() => document.querySelectorAll("tbody tr").length === 10);
+  });
+
+  it("downloads the rows as CSV, as the export endpoint streams them", async () => {
+    await page.goto(`${stage.host.url}/#/datasets/${datasetId}`);
+    await page.getByLabel("Export rows as").selectOption("csv");
+    const [download] = await Promise.all([
+      page.waitForEvent("download"),
+      page.getByRole("button", { name: "Download" }).click(),
+    ]);
+    expect(download.suggestedFilename()).to.match(/\.csv$/);
+    const text = readFileSync((await download.path())!, "utf8");
+    expect(text.trim().split("\n")).to.have.length(61);
+  });
+
   it("opens a row with each cell's evidence excerpt and source", async () => {
     await page.getByRole("button", { name: "Previous page" }).click();
     await page.locator("tbody tr").nth(49).waitFor();
@@ -219,7 +255,11 @@ describe("@gleaner/console in Chromium", function () {
     const price = page.locator("article.cell", { has: page.getByRole("heading", { name: /^Price/ }) });
     await price.getByText(/Evidence/).click();
     expect(await price.locator("blockquote").textContent()).to.include(first?.price ?? "£");
+    // The excerpt is the page's text, not its markup, with the value marked where it was read.
+    expect(await price.locator("blockquote").textContent()).to.not.contain("<");
+    expect(await price.locator("blockquote mark").textContent()).to.equal(first?.price_gbp.toFixed(2));
     expect(await price.locator("figcaption a").getAttribute("href")).to.match(/^http:\/\/127\.0\.0\.1:\d+\//);
+    await screenshot(page, "row-evidence");
   });
 
   it("overrides a price and resets it", async () => {
@@ -257,6 +297,11 @@ describe("@gleaner/console in Chromium", function () {
     // 60 rows created and two edits: one page holds them all.
     expect(await feed.count()).to.equal(62);
     expect(await page.getByRole("button", { name: "Load older changes" }).count()).to.equal(0);
+    // One column's changes: the edits touched the price only, never the title.
+    await page.getByLabel("Only changes to").selectOption({ label: "Title" });
+    await page.waitForFunction(() => document.querySelectorAll("li.revision").length === 60);
+    await page.getByLabel("Only changes to").selectOption({ label: "Price (£)" });
+    await page.waitForFunction(() => document.querySelectorAll("li.revision").length === 62);
   });
 
   it("says plainly when the row changed since it was opened (stale revision)", async () => {
@@ -393,6 +438,22 @@ describe("@gleaner/console in Chromium", function () {
       headers: { authorization: `Bearer ${stage.apiKey}` },
     });
     expect(kept.status).to.equal(200);
+  });
+
+  it("registers a webhook, shows its secret once and its deliveries, then deletes it", async () => {
+    await page.getByRole("link", { name: "Webhooks" }).click();
+    await page.getByRole("heading", { name: "Webhooks" }).waitFor();
+    await page.getByLabel("Address (https)").fill("https://hooks.example/console");
+    await page.getByRole("button", { name: "Register" }).click();
+    expect(await page.getByTestId("webhook-secret").textContent()).to.match(/^whsec_/);
+    const item = page.getByRole("article", { name: "Webhook https://hooks.example/console" });
+    await item.getByText("No deliveries yet.").waitFor();
+    expect(await item.textContent())
+      .to.contain("run.finished")
+      .and.contain("every dataset");
+    await screenshot(page, "webhooks");
+    await item.getByRole("button", { name: "Delete" }).click();
+    await page.getByText("No webhooks.").waitFor();
   });
 
   it("stays readable on a narrow screen, without the page scrolling sideways", async () => {

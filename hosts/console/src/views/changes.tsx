@@ -30,6 +30,8 @@ export const Changes = ({ client, dataset, query }: Props) => {
   const [more, setMore] = useState<{ after: number; through: number } | null>(null);
   const [loaded, setLoaded] = useState(false);
   const [error, setError] = useState<string | null>(null);
+  // The dataset's feed shown for one column: the changes loaded that touched it.
+  const [column, setColumn] = useState("");
 
   const fetchPage = (span: { after?: number; through?: number; limit?: number }) =>
     unwrap(
@@ -99,18 +101,32 @@ export const Changes = ({ client, dataset, query }: Props) => {
         </p>
       )}
       {loaded && revisions.length === 0 && <p class="muted">No changes yet.</p>}
-      {newestFirst && revisions.length > 0 && <p class="muted">Newest first.</p>}
+      {newestFirst && revisions.length > 0 && (
+        <p class="muted">
+          Newest first. <label for="changes-column">Only changes to</label>{" "}
+          <select id="changes-column" value={column} onChange={(e) => setColumn(e.currentTarget.value)}>
+            <option value="">any column</option>
+            {dataset.columns.map((c) => (
+              <option key={c.id} value={c.id}>
+                {c.label}
+              </option>
+            ))}
+          </select>
+        </p>
+      )}
       <ol class="timeline changes">
-        {revisions.map((revision) => (
-          <li key={revision.id} class={`revision origin-${revision.origin}`}>
-            <p>
-              <strong>#{revision.sequence}</strong> {revision.kind} by{" "}
-              {revision.origin === "user" ? "a person" : revision.origin} · {when(revision.createdAt)} ·{" "}
-              <a href={`#/datasets/${dataset.id}/rows/${revision.rowId}`}>row</a>
-            </p>
-            <Diff revision={revision} columns={columnsFor(revision)} onlyField={fieldId} />
-          </li>
-        ))}
+        {revisions
+          .filter((revision) => !column || revision.changedFieldIds.includes(column))
+          .map((revision) => (
+            <li key={revision.id} class={`revision origin-${revision.origin}`}>
+              <p>
+                <strong>#{revision.sequence}</strong> {revision.kind} by{" "}
+                {revision.origin === "user" ? "a person" : revision.origin} · {when(revision.createdAt)} ·{" "}
+                <a href={`#/datasets/${dataset.id}/rows/${revision.rowId}`}>row</a>
+              </p>
+              <Diff revision={revision} columns={columnsFor(revision)} onlyField={fieldId ?? (column || undefined)} />
+            </li>
+          ))}
       </ol>
       {more && (
         <button type="button" class="secondary" onClick={() => load(more)}>

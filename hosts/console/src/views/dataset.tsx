@@ -1,4 +1,4 @@
-import type { GleanerClient } from "@gleaner/client";
+import { exportRows, type GleanerClient } from "@gleaner/client";
 import { useState } from "preact/hooks";
 import { type Dataset, messageOf, unwrap } from "../api.js";
 import { cronReading } from "../format.js";
@@ -39,6 +39,7 @@ export const DatasetPage = ({ client, datasetId, tab, query }: Props) => {
             </p>
           )}
           <Lifecycle client={client} dataset={current} onChanged={dataset.reload} />
+          <DataExport client={client} dataset={current} />
           <nav class="tabs" aria-label="Dataset">
             {(["rows", "runs", "changes"] as const).map((name) => (
               <a key={name} href={`#/datasets/${datasetId}/${name}`} aria-current={tab === name ? "page" : undefined}>
@@ -173,6 +174,78 @@ const DeleteDataset = ({ client, dataset }: { client: GleanerClient; dataset: Da
         <p class="error" role="alert">
           {error}
         </p>
+      )}
+    </form>
+  );
+};
+
+const extensions = { csv: "csv", jsonl: "jsonl", parquet: "parquet" } as const;
+
+/**
+ * The rows as a file (CSV, JSON Lines or Parquet), now or as of a change-feed sequence: streamed by
+ * the API, saved by the browser.
+ */
+const DataExport = ({ client, dataset }: { client: GleanerClient; dataset: Dataset }) => {
+  const [format, setFormat] = useState<keyof typeof extensions>("csv");
+  const [asOf, setAsOf] = useState("");
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const download = async () => {
+    setError(null);
+    setBusy(true);
+    try {
+      const sequence = asOf.trim() === "" ? undefined : Number(asOf);
+      const stream = await exportRows(client, dataset.id, {
+        format,
+        ...(sequence !== undefined ? { asOf: sequence } : {}),
+      });
+      const file = URL.createObjectURL(await new Response(stream).blob());
+      const link = document.createElement("a");
+      link.href = file;
+      link.download = `${dataset.name}${sequence !== undefined ? `-as-of-${sequence}` : ""}.${extensions[format]}`;
+      link.click();
+      setTimeout(() => URL.revokeObjectURL(file), 60_000);
+    } catch (thrown) {
+      setError(messageOf(thrown));
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <form
+      class="inline export"
+      aria-label="Export rows"
+      onSubmit={(event) => {
+        event.preventDefault();
+        void download();
+      }}
+    >
+      <label for="export-format">Export rows as</label>
+      <select
+        id="export-format"
+        value={format}
+        onChange={(e) => setFormat(e.currentTarget.value as keyof typeof extensions)}
+      >
+        <option value="csv">CSV</option>
+        <option value="jsonl">JSON Lines</option>
+        <option value="parquet">Parquet</option>
+      </select>
+      <label for="export-as-of">as of change #</label>
+      <input
+        id="export-as-of"
+        inputMode="numeric"
+        placeholder="now"
+        value={asOf}
+        onInput={(e) => setAsOf(e.currentTarget.value)}
+        size={6}
+      />
+      <button type="submit" class="secondary" disabled={busy}>
+        Download
+      </button>
+      {error && (
+        <span class="error" role="alert">
+          {error}
+        </span>
       )}
     </form>
   );

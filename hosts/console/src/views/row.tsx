@@ -163,6 +163,26 @@ const CellCard = ({ client, dataset, row, column, onEdited }: CellProps) => {
   );
 };
 
+/**
+ * An excerpt as a person reads it: the recorded markup's text (parsed inert, never rendered as
+ * markup), with the cell's value marked where it occurs.
+ */
+const Excerpt = ({ html, value }: { html: string; value: unknown }) => {
+  const text = (new DOMParser().parseFromString(html, "text/html").body.textContent ?? "").replace(/\s+/g, " ").trim();
+  const sought = [String(value), typeof value === "number" ? value.toFixed(2) : null].filter(
+    (s): s is string => s !== null && s !== "" && value !== null && value !== undefined,
+  );
+  const found = sought.map((s) => ({ s, at: text.indexOf(s) })).find((m) => m.at >= 0);
+  if (!found) return <>{text}</>;
+  return (
+    <>
+      {text.slice(0, found.at)}
+      <mark>{found.s}</mark>
+      {text.slice(found.at + found.s.length)}
+    </>
+  );
+};
+
 /** The excerpts each cell was read from, looked up in the row's observations. */
 const Evidence = ({ row, fieldId }: { row: RowDetail; fieldId: string }) => {
   const pointers = row.evidence[fieldId] ?? [];
@@ -176,7 +196,7 @@ const Evidence = ({ row, fieldId }: { row: RowDetail; fieldId: string }) => {
         return (
           <figure key={`${pointer.observationId}:${pointer.entryId}`} class="evidence">
             <blockquote>
-              {entry ? entry.excerpt : "(excerpt not recorded)"}
+              {entry ? <Excerpt html={entry.excerpt} value={row.data[fieldId]} /> : "(excerpt not recorded)"}
               {entry?.truncated && " …"}
             </blockquote>
             {observation && (

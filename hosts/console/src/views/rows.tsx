@@ -14,6 +14,9 @@ export const Rows = ({ client, dataset }: { client: GleanerClient; dataset: Data
   const [statuses, setStatuses] = useState<ReadonlyArray<RowStatus>>([]);
   const [since, setSince] = useState("");
   const [cursors, setCursors] = useState<ReadonlyArray<string>>([]);
+  // Search and sort act on the page shown (the API pages by update time); the pager reads more.
+  const [search, setSearch] = useState("");
+  const [sort, setSort] = useState<{ readonly fieldId: string; readonly descending: boolean } | null>(null);
   const cursor = cursors.at(-1);
   const sinceIso = since ? new Date(since).toISOString() : undefined;
   const rows = useLoad(
@@ -57,6 +60,8 @@ export const Rows = ({ client, dataset }: { client: GleanerClient; dataset: Data
             setSince(e.currentTarget.value);
           }}
         />
+        <label for="rows-search">Search this page</label>
+        <input id="rows-search" type="search" value={search} onInput={(e) => setSearch(e.currentTarget.value)} />
       </fieldset>
       <Awaiting loaded={rows}>
         {(page) =>
@@ -70,8 +75,25 @@ export const Rows = ({ client, dataset }: { client: GleanerClient; dataset: Data
                     <tr>
                       <th scope="col">Row</th>
                       {dataset.columns.map((column) => (
-                        <th scope="col" key={column.id}>
-                          {column.label}
+                        <th
+                          scope="col"
+                          key={column.id}
+                          aria-sort={
+                            sort?.fieldId === column.id ? (sort.descending ? "descending" : "ascending") : undefined
+                          }
+                        >
+                          <button
+                            type="button"
+                            class="sort"
+                            onClick={() =>
+                              setSort({
+                                fieldId: column.id,
+                                descending: sort?.fieldId === column.id ? !sort.descending : false,
+                              })
+                            }
+                          >
+                            {column.label}
+                          </button>
                         </th>
                       ))}
                       <th scope="col">Status</th>
@@ -79,7 +101,7 @@ export const Rows = ({ client, dataset }: { client: GleanerClient; dataset: Data
                     </tr>
                   </thead>
                   <tbody>
-                    {page.data.map((row, index) => (
+                    {shownRows(page.data, search, sort).map((row, index) => (
                       <tr key={row.id}>
                         <td>
                           <a href={`#/datasets/${dataset.id}/rows/${row.id}`} aria-label={`Open row ${index + 1}`}>
@@ -116,4 +138,32 @@ export const Rows = ({ client, dataset }: { client: GleanerClient; dataset: Data
       </Awaiting>
     </div>
   );
+};
+
+type Row = { readonly id: string; readonly data: Record<string, unknown> };
+
+/** The page's rows containing `search` in any value, sorted by one column (empty values last). */
+const shownRows = <R extends Row>(
+  rows: ReadonlyArray<R>,
+  search: string,
+  sort: { readonly fieldId: string; readonly descending: boolean } | null,
+): R[] => {
+  const needle = search.trim().toLowerCase();
+  const found = needle
+    ? rows.filter((row) =>
+        Object.values(row.data).some((v) =>
+          String(v ?? "")
+            .toLowerCase()
+            .includes(needle),
+        ),
+      )
+    : [...rows];
+  if (!sort) return found;
+  const direction = sort.descending ? -1 : 1;
+  return found.sort((a, b) => {
+    const [x, y] = [a.data[sort.fieldId], b.data[sort.fieldId]];
+    if (x === null || x === undefined) return 1;
+    if (y === null || y === undefined) return -1;
+    return (typeof x === "number" && typeof y === "number" ? x - y : String(x).localeCompare(String(y))) * direction;
+  });
 };
