@@ -14,6 +14,7 @@ import { fuzzCapability } from "./cases/fuzz.js";
 import { liveTraceCapability } from "./cases/live-trace.js";
 import { researchCapability } from "./cases/research.js";
 import { deleteDatasetCapability } from "./cases/delete-dataset.js";
+import { keysCapability } from "./cases/keys.js";
 import { retentionCapability } from "./cases/retention.js";
 import { researchWebCapability } from "./cases/research-web.js";
 import { reuseCapability } from "./cases/reuse.js";
@@ -49,6 +50,7 @@ export const capabilities = {
   updateDataset: updateDatasetCapability,
   deleteDataset: deleteDatasetCapability,
   usage: usageCapability,
+  keys: keysCapability,
   runs: runsCapability,
   reuse: reuseCapability,
   drift: driftCapability,

@@ -11,7 +11,21 @@ export const Owner = Schema.Struct({ id: OwnerId, name: Schema.String, createdAt
 export type Owner = typeof Owner.Type;
 
 /** An API key as stored: only the SHA-256 hash of the full key text. */
-export const ApiKeyRecord = Schema.Struct({ hash: Schema.String, ownerId: OwnerId, createdAt: DateTime });
+/**
+ * An API key as stored: its SHA-256 (never the key), its owner, and what an owner sees of it when
+ * listing: an id, an optional name, the key's first and last characters, and when it was last used.
+ * Keys made before keys could be listed have only the first three.
+ */
+export const ApiKeyRecord = Schema.Struct({
+  hash: Schema.String,
+  ownerId: OwnerId,
+  createdAt: DateTime,
+  id: Schema.optional(Schema.UUID),
+  name: Schema.optional(Schema.NullOr(Schema.String)),
+  prefix: Schema.optional(Schema.NullOr(Schema.String)),
+  lastFour: Schema.optional(Schema.NullOr(Schema.String)),
+  lastUsedAt: Schema.optional(Schema.NullOr(DateTime)),
+});
 export type ApiKeyRecord = typeof ApiKeyRecord.Type;
 
 /** A recipe version pinned for runs: the decoded Source with every default applied. */

@@ -48,6 +48,7 @@ export * from "./ports/main-text.js";
 export * from "./usecases/datasets.js";
 export * from "./usecases/find-dataset.js";
 export * from "./usecases/owners.js";
+export * from "./usecases/keys.js";
 export * from "./usecases/usage.js";
 export * from "./usecases/run-insights.js";
 export * from "./usecases/owner-limits.js";

@@ -44,6 +44,23 @@ export const makeMemoryStorage = (state: MemoryState): StorageService => {
         return key && owner ? Option.some({ key, owner, balance: state.balanceOf(owner.id) }) : Option.none();
       }),
 
+    listApiKeys: (ownerId) =>
+      Effect.sync(() =>
+        [...state.apiKeys.values()]
+          .filter((k) => k.ownerId === ownerId)
+          .sort((a, b) => (a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : 0)),
+      ),
+    revokeApiKey: (ownerId, id) =>
+      Effect.sync(() => {
+        const found = [...state.apiKeys.values()].find((k) => k.ownerId === ownerId && k.id === id);
+        if (found) state.apiKeys.delete(found.hash);
+        return found !== undefined;
+      }),
+    markApiKeyUsed: (hash, at) =>
+      Effect.sync(() => {
+        const key = state.apiKeys.get(hash);
+        if (key) state.apiKeys.set(hash, { ...key, lastUsedAt: at });
+      }),
     insertDataset: (record) =>
       Effect.suspend(() => {
         if (nameOwner(record.ownerId, record.name)) return Effect.fail(conflicts.nameTaken(record.name));

@@ -71,6 +71,31 @@ export const makeDatasetMethods = (mongo: Mongo): Omit<DatasetStorage, "deleteDa
           : Option.none();
       }),
 
+    listApiKeys: (ownerId) =>
+      !isUuid(ownerId)
+        ? Effect.succeed([])
+        : mongo.run("listApiKeys", async () =>
+            (
+              await apiKeys
+                .find({ ownerId: toUuid(ownerId) })
+                .sort({ createdAt: 1 })
+                .toArray()
+            ).map(apiKeyFromDoc),
+          ),
+
+    revokeApiKey: (ownerId, id) =>
+      !isUuid(ownerId) || !isUuid(id)
+        ? Effect.succeed(false)
+        : mongo.run(
+            "revokeApiKey",
+            async () => (await apiKeys.deleteOne({ ownerId: toUuid(ownerId), keyId: toUuid(id) })).deletedCount > 0,
+          ),
+
+    markApiKeyUsed: (hash, at) =>
+      mongo.run("markApiKeyUsed", async () => {
+        await apiKeys.updateOne({ _id: hash }, { $set: { lastUsedAt: new Date(at) } });
+      }),
+
     // The dataset with its bot, recipe v1 and schema v1 is one document: one insert is all or
     // nothing on its own, so no transaction is needed. The unique (ownerId, name) index guards names.
     insertDataset: (record) =>

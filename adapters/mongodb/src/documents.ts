@@ -54,18 +54,38 @@ export interface ApiKeyDoc {
   readonly _id: string;
   readonly ownerId: UUID;
   readonly createdAt: Date;
+  /** Absent on keys made before keys could be listed. */
+  readonly keyId?: UUID;
+  readonly name?: string | null;
+  readonly prefix?: string | null;
+  readonly lastFour?: string | null;
+  readonly lastUsedAt?: Date | null;
 }
 
 export const apiKeyToDoc = (key: ApiKeyRecord): ApiKeyDoc => ({
   _id: key.hash,
   ownerId: toUuid(key.ownerId),
   createdAt: toDate(key.createdAt),
+  ...(key.id ? { keyId: toUuid(key.id) } : {}),
+  name: key.name ?? null,
+  prefix: key.prefix ?? null,
+  lastFour: key.lastFour ?? null,
+  lastUsedAt: key.lastUsedAt ? toDate(key.lastUsedAt) : null,
 });
 
 const decodeApiKey = decodedOrThrow(ApiKeyRecord, "API key");
 
 export const apiKeyFromDoc = (doc: ApiKeyDoc): ApiKeyRecord =>
-  decodeApiKey({ hash: doc._id, ownerId: fromUuid(doc.ownerId), createdAt: fromDate(doc.createdAt) });
+  decodeApiKey({
+    hash: doc._id,
+    ownerId: fromUuid(doc.ownerId),
+    createdAt: fromDate(doc.createdAt),
+    ...(doc.keyId ? { id: fromUuid(doc.keyId) } : {}),
+    name: doc.name ?? null,
+    prefix: doc.prefix ?? null,
+    lastFour: doc.lastFour ?? null,
+    lastUsedAt: doc.lastUsedAt ? fromDate(doc.lastUsedAt) : null,
+  });
 
 /** The record's fields as stored; `lastSequence` (the revision counter) lives beside them. */
 export interface DatasetFields {

@@ -191,7 +191,9 @@ const datasetValues = (record: DatasetRecord): ReadonlyArray<unknown> => [
   record.revision,
 ];
 
-export const makeDatasetMethods = (db: Db): Omit<DatasetStorage, "deleteDataset"> => ({
+export const makeDatasetMethods = (
+  db: Db,
+): Omit<DatasetStorage, "deleteDataset" | "listApiKeys" | "revokeApiKey" | "markApiKeyUsed"> => ({
   createOwner: (owner) =>
     db
       .query("insert into owners (id, name, created_at) values ($1, $2, $3)", [owner.id, owner.name, owner.createdAt])

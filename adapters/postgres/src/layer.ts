@@ -1,4 +1,5 @@
 import { makeDeleteDataset } from "./delete-dataset.js";
+import { makeKeyMethods } from "./keys.js";
 import { makePruneRunRecords } from "./retention.js";
 import { Credits, Storage, type StorageFailure, type StorageService } from "@gleaner/core";
 import * as Context from "effect/Context";
@@ -112,6 +113,8 @@ export const PostgresStoreLive = (config: PostgresConfig): Layer.Layer<Storage |
       const storage: StorageService = {
         ...makeDatasetMethods(db),
         ...makeDeleteDataset(db),
+        // After the dataset methods: the keys' own statements replace theirs (addApiKey, findApiKey).
+        ...makeKeyMethods(db),
         ...makePruneRunRecords(db),
         ...makeRunMethods(db, cache, content),
         ...makeRowMethods(db, cache),

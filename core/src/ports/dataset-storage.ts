@@ -24,6 +24,15 @@ export interface DatasetStorage {
    * (X-Credits-Remaining), so it is read with the key: one statement where the store keeps both.
    */
   readonly findApiKey: (hash: string) => Effect.Effect<Option.Option<FoundApiKey>, StorageFailure>;
+  /** The owner's keys, oldest first (records with their hashes: core shows none of it). */
+  readonly listApiKeys: (ownerId: OwnerId) => Effect.Effect<ReadonlyArray<ApiKeyRecord>, StorageFailure>;
+  /**
+   * Removes the owner's key with this id, so the next request with it is refused in every process.
+   * False when the owner has no such key.
+   */
+  readonly revokeApiKey: (ownerId: OwnerId, id: string) => Effect.Effect<boolean, StorageFailure>;
+  /** Records when a key was last used (core calls it at most once a minute per key). */
+  readonly markApiKeyUsed: (hash: string, at: string) => Effect.Effect<void, StorageFailure>;
 
   /**
    * Stores a new dataset with its bot, recipe version 1 and schema version 1, all or nothing.

@@ -1,12 +1,13 @@
+import * as Clock from "effect/Clock";
 import * as Effect from "effect/Effect";
 import * as Option from "effect/Option";
-import type { Owner } from "../domain.js";
+import type { ApiKeyRecord, Owner } from "../domain.js";
 import { type StorageFailure, Unauthorized } from "../errors.js";
 import { Credits } from "../ports/credits.js";
-import { Storage } from "../ports/storage.js";
+import { Storage, type StorageService } from "../ports/storage.js";
 import { digestsEqual, hashApiKey, looksLikeApiKey, newApiKey } from "../rules/api-keys.js";
 import { newId, type OwnerId } from "../schema/ids.js";
-import { nowIso } from "../time.js";
+import { isoAt, nowIso } from "../time.js";
 
 /** Finds the owner by name, creating it when it does not exist yet. */
 export const ensureOwner = (name: string) =>
@@ -31,8 +32,7 @@ export const createApiKey = (ownerName: string, credits = 0) =>
     const storage = yield* Storage;
     const owner = yield* ensureOwner(ownerName);
     const key = newApiKey();
-    const hash = hashApiKey(key);
-    yield* storage.addApiKey({ hash, ownerId: owner.id, createdAt: yield* nowIso });
+    yield* storage.addApiKey(keyRecord(key, owner.id, null, yield* nowIso));
     if (credits > 0) yield* (yield* Credits).grant(owner.id, credits);
     return { owner, key };
   });
@@ -46,6 +46,29 @@ export const grantCredits = (ownerName: string, amount: number) =>
     const entry = yield* (yield* Credits).grant(owner.value.id, amount);
     return { owner: owner.value, entry, balance: yield* (yield* Credits).balance(owner.value.id) };
   });
+
+/** A new key's record: its hash, and what its owner will see of it (never the key itself). */
+export const keyRecord = (key: string, ownerId: OwnerId, name: string | null, createdAt: string): ApiKeyRecord => ({
+  hash: hashApiKey(key),
+  ownerId,
+  createdAt,
+  id: newId(),
+  name,
+  prefix: key.slice(0, 7),
+  lastFour: key.slice(-4),
+  lastUsedAt: null,
+});
+
+/** How stale a key's lastUsedAt may be before a request writes it again: one write a minute per key. */
+const keyUseGranularityMs = 60_000;
+
+/** Notes a key's use when its lastUsedAt is a minute old or more; a failed note never fails the request. */
+const noteKeyUsed = (storage: StorageService, key: ApiKeyRecord) =>
+  Effect.flatMap(Clock.currentTimeMillis, (now) =>
+    key.lastUsedAt && now - Date.parse(key.lastUsedAt) < keyUseGranularityMs
+      ? Effect.void
+      : storage.markApiKeyUsed(key.hash, isoAt(now)).pipe(Effect.ignore),
+  );
 
 const refused = new Unauthorized({ message: "A valid API key is required: send Authorization: Bearer gl_…" });
 
@@ -72,7 +95,10 @@ export const authenticateWithBalance = (
         // The store looked the hash up by index; compare it in constant time before trusting it.
         Option.isNone(found) || !digestsEqual(found.value.key.hash, hash)
           ? Effect.fail(refused)
-          : Effect.succeed({ owner: found.value.owner, balance: found.value.balance }),
+          : Effect.as(noteKeyUsed(storage, found.value.key), {
+              owner: found.value.owner,
+              balance: found.value.balance,
+            }),
       ),
     );
   });

@@ -10,6 +10,7 @@ import { RowPage } from "./views/row.js";
 import { RunPage } from "./views/run.js";
 import { SignIn } from "./views/sign-in.js";
 import { Usage } from "./views/usage.js";
+import { Keys } from "./views/keys.js";
 import { Webhooks } from "./views/webhooks.js";
 
 export const App = () => {
@@ -42,6 +43,9 @@ export const App = () => {
           </a>
           <a href="#/webhooks" aria-current={route.page === "webhooks" ? "page" : undefined}>
             Webhooks
+          </a>
+          <a href="#/keys" aria-current={route.page === "keys" ? "page" : undefined}>
+            Keys
           </a>
           <a href="#/usage" aria-current={route.page === "usage" ? "page" : undefined}>
             Usage
@@ -82,5 +86,7 @@ const Page = ({
       return <Usage client={client} />;
     case "webhooks":
       return <Webhooks client={client} />;
+    case "keys":
+      return <Keys client={client} />;
   }
 };

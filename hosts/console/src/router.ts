@@ -11,7 +11,8 @@ export type Route =
   | { readonly page: "row"; readonly datasetId: string; readonly rowId: string }
   | { readonly page: "run"; readonly runId: string }
   | { readonly page: "usage" }
-  | { readonly page: "webhooks" };
+  | { readonly page: "webhooks" }
+  | { readonly page: "keys" };
 
 export interface Location {
   readonly route: Route;
@@ -25,6 +26,7 @@ export const parseHash = (hash: string): Location => {
   const [first, id, second, third] = parts;
   if (first === "usage") return { route: { page: "usage" }, query };
   if (first === "webhooks") return { route: { page: "webhooks" }, query };
+  if (first === "keys") return { route: { page: "keys" }, query };
   if (first === "runs" && id) return { route: { page: "run", runId: id }, query };
   if (first === "datasets" && id === "new") return { route: { page: "new-dataset" }, query };
   if (first === "datasets" && id) {

@@ -456,6 +456,28 @@ describe("@gleaner/console in Chromium", function () {
     await page.getByText("No webhooks.").waitFor();
   });
 
+  it("lists the keys by their first and last characters, creates one shown once, and revokes it", async () => {
+    await page.getByRole("link", { name: "Keys" }).click();
+    await page.getByRole("heading", { name: "API keys" }).waitFor();
+    const rows = page.getByRole("table", { name: "Your keys" }).locator("tbody tr");
+    await rows.first().waitFor();
+    expect(await rows.first().textContent()).to.contain(`${stage.apiKey.slice(0, 7)}…${stage.apiKey.slice(-4)}`);
+    expect(await rows.first().textContent()).to.contain("this tab");
+    await page.getByLabel("Name (optional)").fill("console test");
+    await page.getByRole("button", { name: "Create a key" }).click();
+    const secret = (await page.getByTestId("new-key").textContent()) ?? "";
+    expect(secret).to.match(/^gl_/);
+    const created = rows.filter({ hasText: "console test" });
+    await created.waitFor();
+    expect(await page.locator("main").textContent()).to.contain(secret); // shown once, in the notice only
+    expect(await created.textContent()).to.not.contain(secret);
+    await screenshot(page, "keys");
+    await created.getByRole("button", { name: "Revoke" }).click();
+    await created.waitFor({ state: "detached" });
+    const refused = await fetch(`${stage.host.url}/v1/usage`, { headers: { authorization: `Bearer ${secret}` } });
+    expect(refused.status).to.equal(401);
+  });
+
   it("stays readable on a narrow screen, without the page scrolling sideways", async () => {
     await page.setViewportSize({ width: 390, height: 800 });
     await page.goto(`${stage.host.url}/#/datasets/${datasetId}`);

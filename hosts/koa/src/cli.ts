@@ -8,7 +8,8 @@ const usage = `Usage: gleaner <command> [options]
 Commands:
   serve [--dev-key]                          serve the API (and run the worker)
   worker                                     consume the run queue only (scale out; no HTTP)
-  keys create --owner NAME [--credits N]     create an API key (printed once)
+  keys create --owner NAME [--credits N]     create an API key (printed once; on the server's storage)
+  keys list | keys revoke KEY_ID             your keys through the API; revoke one at once
   credits grant --owner NAME --amount N      add credits to an owner
   runs start DATASET_ID [--research] [--accept-drift] [--watch]
                                              start a run (through the API); --watch follows it
@@ -31,7 +32,11 @@ const commandHelp: Record<string, string> = {
     "gleaner serve [--dev-key]\n  Serves the API on GLEANER_HOST:GLEANER_PORT and runs the worker. --dev-key prints a key for owner dev (1000 credits).",
   worker:
     "gleaner worker\n  Consumes the run queue without serving HTTP (GLEANER_QUEUE=agenda); start as many as you like.",
-  keys: "gleaner keys create --owner NAME [--credits N]\n  Creates the owner if needed and an API key, printed once (needs a durable GLEANER_STORAGE).",
+  keys:
+    "gleaner keys create --owner NAME [--credits N]\n  Creates the owner if needed and an API key, printed once (needs a durable GLEANER_STORAGE).\n" +
+    "gleaner keys list\ngleaner keys revoke KEY_ID\n" +
+    "  List the keys of GLEANER_API_KEY's owner (id, first and last characters, name, last use), or revoke one:\n" +
+    "  the next request with it is refused in every process. Through the API: GLEANER_URL and GLEANER_API_KEY.",
   credits: "gleaner credits grant --owner NAME --amount N\n  Adds N credits to the owner's balance.",
   export:
     "gleaner export DATASET_ID [--format csv|jsonl|parquet] [--as-of N]\n" +
@@ -91,12 +96,17 @@ const main = async (argv: string[]): Promise<void> => {
       yes: { type: "boolean" },
       help: { type: "boolean", short: "h" },
     },
-    allowPositionals: ["runs", "datasets", "suggest", "preview"].includes(command),
+    allowPositionals: ["runs", "datasets", "keys", "suggest", "preview"].includes(command),
     strict: true,
   });
 
   if (command === "serve") return (await import("./cli/server-commands.js")).serve(values["dev-key"] === true);
   if (command === "worker") return (await import("./cli/server-commands.js")).worker();
+  if (command === "keys" && (sub === "list" || sub === "revoke")) {
+    const { listKeysCommand, revokeKeyCommand } = await import("./cli/keys.js");
+    if (sub === "list") return listKeysCommand(apiClient());
+    return revokeKeyCommand(apiClient(), positionals[0] ?? fail(`keys revoke needs a key id.\n\n${commandHelp.keys}`));
+  }
   if (command === "keys" && sub === "create") {
     return (await import("./cli/server-commands.js")).keysCreate(values.owner, values.credits);
   }

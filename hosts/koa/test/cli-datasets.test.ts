@@ -47,4 +47,27 @@ describe("gleaner datasets delete", function () {
     expect(again.code).to.not.equal(0);
     expect(again.stderr).to.contain("not_found");
   });
+
+  it("gleaner keys list shows the owner's keys without secrets; keys revoke refuses one at once", async () => {
+    const key = await host.createKey("key-keeper", 1);
+    const env = { ...process.env, GLEANER_URL: host.url, GLEANER_API_KEY: key };
+    const created = await fetch(`${host.url}/v1/keys`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+      body: JSON.stringify({ name: "laptop" }),
+    });
+    const { key: other, secret } = (await created.json()) as { key: { id: string }; secret: string };
+    const listed = await run(process.execPath, [bin, "keys", "list"], { env });
+    const lines = listed.stdout.trim().split("\n");
+    expect(lines).to.have.length(2);
+    expect(lines[1])
+      .to.contain(other.id)
+      .and.contain("laptop")
+      .and.contain(`${secret.slice(0, 7)}…${secret.slice(-4)}`);
+    expect(listed.stdout).to.not.contain(secret).and.not.contain(key);
+    const revoked = await run(process.execPath, [bin, "keys", "revoke", other.id], { env });
+    expect(revoked.stdout).to.equal(`Revoked ${other.id}.\n`);
+    const refused = await fetch(`${host.url}/v1/usage`, { headers: { authorization: `Bearer ${secret}` } });
+    expect(refused.status).to.equal(401);
+  });
 });

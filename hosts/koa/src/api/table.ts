@@ -8,6 +8,7 @@ import type { Route } from "./route.js";
 import { rowRoutes } from "./rows.js";
 import { runRoutes } from "./runs.js";
 import { sourceRoutes } from "./sources.js";
+import { keyRoutes } from "./keys.js";
 import { usageRoutes } from "./usage.js";
 import { webhookRoutes } from "./webhooks.js";
 
@@ -68,5 +69,6 @@ export const routes: ReadonlyArray<Route> = [
   ...exportRoutes,
   ...runRoutes,
   ...usageRoutes,
+  ...keyRoutes,
   ...webhookRoutes,
 ];
