@@ -12,7 +12,7 @@ import {
 } from "@gleaner/core";
 import * as Effect from "effect/Effect";
 import * as Option from "effect/Option";
-import { allDecoded, type Db, firstDecoded, iso, isoOrNull, isUuid, type Transaction } from "./db.js";
+import { allDecoded, type Db, firstDecoded, iso, isoOrNull, isUuid, type Sql } from "./db.js";
 
 // Rows are decoded with core's webhook schemas (a stored value they refuse is a StorageFailure
 // naming the record and the field), never cast: a malformed payload is not signed and sent.
@@ -98,7 +98,7 @@ const decodeDatasetId = storedDecoder(DatasetId, "PostgreSQL", "webhook message'
  * core says which; the run's outcome and its events commit together or not at all.
  */
 export const writeOutbox = (
-  tx: Transaction,
+  tx: Sql,
   run: RunRecord,
   changes: RunChanges | null,
   heldFor: Parameters<typeof outboxMessagesForRun>[3] = null,

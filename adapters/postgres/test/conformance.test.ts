@@ -9,7 +9,7 @@ await whenPostgresReachable("Gleaner conformance: postgres", (url) => {
     // Every use of the rows cache is checked against a fresh read (decision 0035).
     suite({
       name: "postgres",
-      layer: () => PostgresStoreLive({ url, schema, rowCache: { rows: 20_000, verify: true } }),
+      layer: () => PostgresStoreLive({ url, schema }),
     });
     after(() => dropSchema(url, schema));
   });
