@@ -193,8 +193,11 @@ export const { staleDataset, runInProgress, duplicateRequest, staleRevision } = 
 export const isUuid = isCanonicalUuid;
 
 /** timestamptz comes back as a Date; the port speaks ISO 8601 with milliseconds. */
-export const iso = (value: Date): string => value.toISOString();
-export const isoOrNull = (value: Date | null): string | null => (value === null ? null : value.toISOString());
+export const iso = (value: unknown): string => (value as Date).toISOString();
+export const isoOrNull = (value: unknown): string | null => (value === null ? null : iso(value));
+
+/** A table row as pg parses it (timestamptz as Date, json parsed), read through a decoder, never cast. */
+export type TableRow = Readonly<Record<string, unknown>>;
 
 /** The first row of a result through its decoder (core's storedDecoder), or none. */
 export const firstDecoded =
@@ -222,6 +225,7 @@ export const tableMapping = <T>(
   const entries = Object.entries(columns);
   const isJson = (type: string) => type === "json" || type === "jsonb";
   return {
+    names: entries.map(([name]) => name),
     /** The columns, comma-separated: `insert into t (${list}) select ${select} from ${from("$1")}`. */
     list: entries.map(([name]) => name).join(", "),
     select: entries.map(([name, [type]]) => (isJson(type) ? `p.${name}::${type} as ${name}` : `p.${name}`)).join(", "),

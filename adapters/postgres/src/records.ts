@@ -5,15 +5,11 @@ import {
   StoredRevision as StoredRevisionSchema,
   storedDecoder,
 } from "@gleaner/core";
-import { iso, isoOrNull, tableMapping } from "./db.js";
+import { iso, isoOrNull, type TableRow, tableMapping } from "./db.js";
 
 // The runs, rows and revisions tables: each record's columns (one mapping a write uses, `tableMapping`)
 // and its read back (one function, decoded with core's schema: a stored value the schema refuses is a
 // StorageFailure, not a cast). Table rows come from pg as it parses them: timestamptz as Date, json parsed.
-
-type TableRow = Readonly<Record<string, unknown>>;
-const date = (value: unknown) => iso(value as Date);
-const dateOrNull = (value: unknown) => isoOrNull(value as Date | null);
 
 export const runTable = tableMapping<RunRecord>({
   id: ["uuid", (r) => r.id],
@@ -44,9 +40,9 @@ export const toRun = (row: TableRow) =>
     checks: row.checks,
     rowDeltas: row.row_deltas,
     error: row.error,
-    queuedAt: date(row.queued_at),
-    startedAt: dateOrNull(row.started_at),
-    completedAt: dateOrNull(row.completed_at),
+    queuedAt: iso(row.queued_at),
+    startedAt: isoOrNull(row.started_at),
+    completedAt: isoOrNull(row.completed_at),
     attempts: row.attempts,
     chargedPages: row.charged_pages,
     ...(row.accept_drift === true ? { acceptDrift: true } : {}),
@@ -101,8 +97,8 @@ export const toRow = (row: TableRow) => {
     firstSeenRunId: row.first_seen_run_id,
     lastSeenRunId: sighted ? row.sighting_run_id : row.last_seen_run_id,
     sourceUrl: row.source_url,
-    observedAt: date(sighted ? row.sighting_observed_at : row.observed_at),
-    updatedAt: date(row.updated_at),
+    observedAt: iso(sighted ? row.sighting_observed_at : row.observed_at),
+    updatedAt: iso(row.updated_at),
     revisionId: row.revision_id,
     ...(row.identity == null ? {} : { identity: row.identity }),
   });
@@ -155,7 +151,7 @@ export const toRevision = (row: TableRow) =>
     overrides: row.overrides,
     missingReasons: row.missing_reasons,
     presence: row.presence,
-    createdAt: date(row.created_at),
+    createdAt: iso(row.created_at),
     before: row.before,
     beforeOverrides: row.before_overrides,
   });
