@@ -71,7 +71,7 @@ const maxNamedStatements = 1_000;
 
 /**
  * A statement as a named (prepared) one: each connection parses and plans a text once, then only
- * binds and executes it (decision 0030: a third less backend CPU). Texts past the first thousand go
+ * binds and executes it (a third less backend CPU in a scale-out round). Texts past the first thousand go
  * unnamed, so a text built per call cannot grow every connection's statements without bound.
  */
 const prepared = (text: string, values?: ReadonlyArray<unknown>): pg.QueryConfig => {
@@ -89,20 +89,28 @@ const firstWords = (text: string): string => text.trim().split(/\s+/).slice(0, 3
 
 const ignoreDropped = (): void => undefined;
 
+/** A transaction's statements in flight: the last one sent, and whether it has answered. */
+interface Queue {
+  last: Promise<unknown>;
+  idle: boolean;
+}
+
 /**
  * SQL on the pool, or on one connection (`queue` given): a connection's statements are handed to
- * pg one at a time, each once the one before it succeeded, so several can be sent ahead (pg 8 would
- * queue them itself, but pg 9 will not). After a failure nothing more is dispatched: what was sent
- * behind it fails with it.
+ * pg one at a time, at once when none is in flight, else once the one before it succeeded, so several
+ * can be sent ahead (pg 8 would queue them itself, but pg 9 will not). After a failure nothing more
+ * is dispatched: what was sent behind it fails with it.
  */
-const sqlOf = (client: pg.Pool | pg.PoolClient, queue?: { last: Promise<unknown> }): Sql => {
+const sqlOf = (client: pg.Pool | pg.PoolClient, queue?: Queue): Sql => {
   const start = <R extends pg.QueryResultRow>(text: string, values?: ReadonlyArray<unknown>) => {
     const run = () => client.query<R>(prepared(text, values));
     if (queue === undefined) return run();
-    const sent = queue.last.then(run);
+    const sent = queue.idle ? run() : queue.last.then(run);
+    queue.idle = false;
     queue.last = sent;
-    // Until it is awaited, its failure is not an unhandled rejection.
-    sent.catch(ignoreDropped);
+    sent.then(() => {
+      if (queue.last === sent) queue.idle = true;
+    }, ignoreDropped);
     return sent;
   };
   const awaiting = <R extends pg.QueryResultRow>(text: string, sent: Promise<pg.QueryResult<R>>) =>
@@ -126,7 +134,7 @@ export const makeDb = (pool: pg.Pool): Db => ({
           // client (the pool listens only while it is idle); unheard, that ends the process. The
           // next statement then fails and the release below discards the connection.
           client.on("error", ignoreDropped);
-          return { client, queue: { last: Promise.resolve() as Promise<unknown> } };
+          return { client, queue: { last: Promise.resolve() as Promise<unknown>, idle: true } };
         },
         catch: storageFailure("connect"),
       }),

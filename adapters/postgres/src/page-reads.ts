@@ -9,7 +9,7 @@ import * as Effect from "effect/Effect";
 import * as Either from "effect/Either";
 import { type Db, isUuid, recordset, type Sql } from "./db.js";
 
-// page_reads (migration 0011, decision 0021): the page reads of each dataset's newest accepted run,
+// page_reads (migration 0011): the page reads of each dataset's newest accepted run,
 // with each page's extraction whole; their bodies are page_bodies', by digest.
 
 interface PageReadRow {

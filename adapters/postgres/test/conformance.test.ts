@@ -6,7 +6,6 @@ import { dropSchema, freshSchema, whenPostgresReachable } from "./support.js";
 await whenPostgresReachable("Gleaner conformance: postgres", (url) => {
   const schema = freshSchema();
   describe(`postgres adapter (schema ${schema})`, () => {
-    // Every use of the rows cache is checked against a fresh read (decision 0035).
     suite({
       name: "postgres",
       layer: () => PostgresStoreLive({ url, schema }),
