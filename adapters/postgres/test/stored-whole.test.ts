@@ -187,5 +187,35 @@ await whenPostgresReachable("postgres store: records stored whole", (url) => {
         observation,
       ]);
     });
+
+    // The server cannot read inside JSON holding \u0000 (json keeps it, text cannot) with -> or
+    // json_array_elements: 0019 then leaves that row (a page read it cannot rebuild is dropped, facts
+    // stay as stored and their read fails, naming the run) and never fails the migration. Records it
+    // only carries over (cast, json_build_object) come back whole.
+    it("puts back a page read whose records hold \\u0000, leaves such facts as stored, and never fails", async () => {
+      const { dataset } = await run(seedOwnerWithDataset(10));
+      const first = await accepted(dataset, (running) => acceptance(running, parsed(true), false));
+      await client.query(`set search_path to "${schema}"`);
+      const [records] = parsed(true).map((extraction) => extraction.records);
+      await client.query("insert into page_records (key, records_text) values ($1, $2)", [
+        "nul-0",
+        JSON.stringify(records),
+      ]);
+      const [{ entries, next }] = parsed(true) as [StoredExtraction];
+      await client.query(
+        "update page_reads set records_key = 'nul-0', extraction = $3::json where dataset_id = $1 and url = $2",
+        [dataset.id, pageUrls[0], JSON.stringify({ entries, next })],
+      );
+      await client.query("update run_evidence set facts = $2::json where run_id = $1", [
+        first.runId,
+        JSON.stringify({ pages: [{ url: pageUrls[0], records: "nul-0" }] }),
+      ]);
+      const migration = await readFile(join(bundledMigrationsDir, "0019_stored_whole.sql"), "utf8");
+      await client.query(migration);
+      await client.query("set search_path to default");
+      expect(await keptExtractions(dataset.id)).to.deep.equal(parsed(true));
+      const evidence = await run(Effect.either(Effect.flatMap(Storage, (s) => s.getRunEvidence(first.runId))));
+      expect(evidence._tag === "Left" && evidence.left.message).to.contain(`run evidence ${first.runId}`);
+    });
   });
 });
