@@ -1,6 +1,6 @@
 /**
- * PostgreSQL + Agenda against the memory store and queue (issue 17: a durable run ≤ 1.2× the memory
- * run). The same host (startHost from @gleaner/koa, host-child.ts) in a child process of its own,
+ * PostgreSQL + Agenda against the memory store and queue (issue 35's floors: a durable first run ≤ 1.6×
+ * the memory run, an unchanged re-run ≤ 0.5× the first run; issue 17's 1.2× goal is given up). The same host (startHost from @gleaner/koa, host-child.ts) in a child process of its own,
  * configured each way by its GLEANER_* variables, API and worker in one process, worker concurrency 1;
  * PostgreSQL gets a fresh database per round (migrations and Agenda's table created at start-up,
  * outside the span). Each round runs both configurations, in an order that alternates, on one books
@@ -163,11 +163,11 @@ for (const [label, pick] of figures) {
 }
 const ratio = med("postgres", (s) => s.first.settledMs) / med("memory", (s) => s.first.settledMs);
 console.log(
-  `\nTarget: PostgreSQL + Agenda run ≤ 1.2× the memory run: ${ratio.toFixed(2)}× — ${ratio <= 1.2 ? "MET" : "NOT MET"}`,
+  `\nFloor: PostgreSQL + Agenda first run ≤ 1.6× the memory run: ${ratio.toFixed(2)}× — ${ratio <= 1.6 ? "HELD" : "NOT HELD"}`,
 );
 const exact = med("postgres", (s) => s.first.acceptedMs) / med("memory", (s) => s.first.acceptedMs);
 console.log(
-  `Target: the same, POST → completedAt (no poll in the span): ${exact.toFixed(2)}× — ${exact <= 1.2 ? "MET" : "NOT MET"}`,
+  `Floor: the same, POST → completedAt (no poll in the span): ${exact.toFixed(2)}× — ${exact <= 1.6 ? "HELD" : "NOT HELD"}`,
 );
 // A re-run (~100 ms) is shorter than two polls: its span is POST → completedAt (the host stamps it
 // after its write; one machine clock), which no poll blurs. The first run's is taken the same way.
@@ -175,7 +175,7 @@ const rerun = (config: Config) => med(config, (s) => s.again.acceptedMs) / med(c
 for (const config of ["memory", "postgres"] as const) {
   const r = rerun(config);
   console.log(
-    `Target: unchanged re-run ≤ 0.3× the first run (${config}, POST → completedAt): ${r.toFixed(2)}× — ${r <= 0.3 ? "MET" : "NOT MET"}`,
+    `Floor: unchanged re-run ≤ 0.5× the first run (${config}, POST → completedAt): ${r.toFixed(2)}× — ${r <= 0.5 ? "HELD" : "NOT HELD"}`,
   );
 }
 process.exit(0);

@@ -11,7 +11,7 @@ await whenPostgresReachable("Gleaner conformance: postgres + agenda(postgres)", 
     suite({
       name: "postgres + agenda(postgres)",
       // Every use of the rows cache is checked against a fresh read (decision 0035).
-      layer: () => PostgresStoreLive({ url, schema, rowCache: { rows: 20_000, verify: true } }),
+      layer: () => PostgresStoreLive({ url, schema }),
       // A named queue (research's extra hosts) is a jobs table of its own in the same schema.
       queue: (name) =>
         AgendaRunQueueLive({ backend: "postgres", url, schema, ...(name ? { tableName: `agenda_jobs_${name}` } : {}) }),

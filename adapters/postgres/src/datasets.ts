@@ -1,15 +1,8 @@
 import {
   Routine,
-  ApiKeyRecord,
-  type DatasetColumn,
   DatasetRecord,
-  type DatasetStatus,
   type DatasetStorage,
-  type HistoricalSchema,
   Owner,
-  type RecipeVersion,
-  type RunStatus,
-  type ScheduleState,
   type StorageFailure,
   StoredDataset,
   storedDecoder,
@@ -27,6 +20,8 @@ import {
   nameTaken,
   ownerExists,
   staleDataset,
+  type TableRow,
+  tableMapping,
 } from "./db.js";
 
 interface OwnerRow {
@@ -39,31 +34,23 @@ interface OwnerRow {
 const decodeOwner = storedDecoder(Owner, "PostgreSQL", "owner");
 const toOwner = (row: OwnerRow) => decodeOwner({ id: row.id, name: row.name, createdAt: iso(row.created_at) });
 
-/** A dataset's own columns (datasetFields); DatasetRow adds the figures shown beside it. */
-export interface DatasetRecordRow {
-  readonly id: string;
-  readonly owner_id: string;
-  readonly name: string;
-  readonly question: string | null;
-  readonly columns: ReadonlyArray<DatasetColumn>;
-  readonly schema_version: number;
-  readonly status: DatasetStatus;
-  readonly schedule: string | null;
-  readonly schedule_state: ScheduleState | null;
-  readonly bot_id: string;
-  readonly recipes: ReadonlyArray<RecipeVersion>;
-  readonly schemas: ReadonlyArray<HistoricalSchema>;
-  readonly created_at: Date;
-  readonly updated_at: Date;
-  readonly revision: number;
-}
-
-interface DatasetRow extends DatasetRecordRow {
-  readonly row_count: number;
-  readonly last_run_id: string | null;
-  readonly last_run_status: RunStatus | null;
-  readonly last_run_completed_at: Date | null;
-}
+export const datasetTable = tableMapping<DatasetRecord>({
+  id: ["uuid", (d) => d.id],
+  owner_id: ["uuid", (d) => d.ownerId],
+  name: ["text", (d) => d.name],
+  question: ["text", (d) => d.question],
+  columns: ["jsonb", (d) => d.columns],
+  schema_version: ["integer", (d) => d.schemaVersion],
+  status: ["text", (d) => d.status],
+  schedule: ["text", (d) => d.schedule],
+  schedule_state: ["jsonb", (d) => d.scheduleState],
+  bot_id: ["text", (d) => d.botId],
+  recipes: ["jsonb", (d) => d.recipes],
+  schemas: ["jsonb", (d) => d.schemas],
+  created_at: ["timestamptz", (d) => d.createdAt],
+  updated_at: ["timestamptz", (d) => d.updatedAt],
+  revision: ["integer", (d) => d.revision],
+});
 
 /**
  * A dataset with the figures shown beside it, computed at read time exactly as the memory store
@@ -71,8 +58,7 @@ interface DatasetRow extends DatasetRecordRow {
  * the newest run by queuedAt desc, id desc, whatever its status.
  */
 const selectStoredDataset = `
-  select d.id, d.owner_id, d.name, d.question, d.columns, d.schema_version, d.status, d.schedule,
-         d.schedule_state, d.bot_id, d.recipes, d.schemas, d.created_at, d.updated_at, d.revision,
+  select d.*,
          (select count(*)::int from rows r where r.dataset_id = d.id) as row_count,
          last_run.id as last_run_id, last_run.status as last_run_status,
          last_run.completed_at as last_run_completed_at
@@ -84,22 +70,11 @@ const selectStoredDataset = `
        limit 1
     ) last_run on true`;
 
-interface KeyRow {
-  readonly hash: string;
-  readonly owner_id: string;
-  readonly key_created_at: Date;
-  readonly name: string;
-  readonly owner_created_at: Date;
-  /** bigint, sent as text (as Credits reads it). */
-  readonly balance: string;
-}
-
-const decodeApiKey = storedDecoder(ApiKeyRecord, "PostgreSQL", "API key");
 const decodeRoutine = storedDecoder(Routine, "PostgreSQL", "routine");
 const decodeDataset = storedDecoder(StoredDataset, "PostgreSQL", "dataset");
 const decodeDatasetRecord = storedDecoder(DatasetRecord, "PostgreSQL", "dataset");
 
-const recordOf = (row: DatasetRecordRow) => ({
+const recordOf = (row: TableRow) => ({
   id: row.id,
   ownerId: row.owner_id,
   name: row.name,
@@ -117,31 +92,12 @@ const recordOf = (row: DatasetRecordRow) => ({
   revision: row.revision,
 });
 
-/** The columns of DatasetRecordRow, in its order. */
-const datasetFields: ReadonlyArray<keyof DatasetRecordRow> = [
-  "id",
-  "owner_id",
-  "name",
-  "question",
-  "columns",
-  "schema_version",
-  "status",
-  "schedule",
-  "schedule_state",
-  "bot_id",
-  "recipes",
-  "schemas",
-  "created_at",
-  "updated_at",
-  "revision",
-];
-
 /**
  * A dataset's own columns selected beside another table's, each renamed `ds_<column>` (a run's dataset_id stays the run's); read the
  * row back with `toPrefixedDatasetRecord` (none when the join found no dataset).
  */
 export const prefixedDatasetColumns = (alias: string): string =>
-  datasetFields.map((field) => `${alias}.${field} as ds_${field}`).join(", ");
+  datasetTable.names.map((field) => `${alias}.${field} as ds_${field}`).join(", ");
 
 export const toPrefixedDatasetRecord = (
   row: Readonly<Record<string, unknown>>,
@@ -150,12 +106,12 @@ export const toPrefixedDatasetRecord = (
     ? Effect.succeedNone
     : Effect.asSome(
         decodeDatasetRecord(
-          recordOf(Object.fromEntries(datasetFields.map((field) => [field, row[`ds_${field}`]])) as never),
+          recordOf(Object.fromEntries(datasetTable.names.map((field) => [field, row[`ds_${field}`]]))),
           String(row.ds_id),
         ),
       );
 
-const toStoredDataset = (row: DatasetRow) =>
+const toStoredDataset = (row: TableRow) =>
   decodeDataset(
     {
       record: recordOf(row),
@@ -172,28 +128,12 @@ const toStoredDataset = (row: DatasetRow) =>
     row.id,
   );
 
-/** The record's columns in insert order ($1…$15), jsonb parts serialised. */
-const datasetValues = (record: DatasetRecord): ReadonlyArray<unknown> => [
-  record.id,
-  record.ownerId,
-  record.name,
-  record.question,
-  JSON.stringify(record.columns),
-  record.schemaVersion,
-  record.status,
-  record.schedule,
-  record.scheduleState === null ? null : JSON.stringify(record.scheduleState),
-  record.botId,
-  JSON.stringify(record.recipes),
-  JSON.stringify(record.schemas),
-  record.createdAt,
-  record.updatedAt,
-  record.revision,
-];
-
 export const makeDatasetMethods = (
   db: Db,
-): Omit<DatasetStorage, "deleteDataset" | "listApiKeys" | "revokeApiKey" | "markApiKeyUsed"> => ({
+): Omit<
+  DatasetStorage,
+  "deleteDataset" | "addApiKey" | "findApiKey" | "listApiKeys" | "revokeApiKey" | "markApiKeyUsed"
+> => ({
   createOwner: (owner) =>
     db
       .query("insert into owners (id, name, created_at) values ($1, $2, $3)", [owner.id, owner.name, owner.createdAt])
@@ -204,46 +144,12 @@ export const makeDatasetMethods = (
       .query<OwnerRow>("select id, name, created_at from owners where name = $1", [name])
       .pipe(Effect.flatMap(firstDecoded(toOwner))),
 
-  // Memory replaces a key stored under the same hash; so does this.
-  addApiKey: (key) =>
-    db
-      .query(
-        `insert into api_keys (hash, owner_id, created_at) values ($1, $2, $3)
-         on conflict (hash) do update set owner_id = excluded.owner_id, created_at = excluded.created_at`,
-        [key.hash, key.ownerId, key.createdAt],
-      )
-      .pipe(Effect.asVoid),
-
-  // The owner row keeps the balance (migration 0014), so the key, its owner and the balance are one row.
-  findApiKey: (hash) =>
-    db
-      .query<KeyRow>(
-        `select k.hash, k.owner_id, k.created_at as key_created_at, o.name, o.created_at as owner_created_at,
-                o.balance::text as balance
-           from api_keys k join owners o on o.id = k.owner_id
-          where k.hash = $1`,
-        [hash],
-      )
-      .pipe(
-        Effect.flatMap(
-          firstDecoded((row) =>
-            Effect.all({
-              key: decodeApiKey({ hash: row.hash, ownerId: row.owner_id, createdAt: iso(row.key_created_at) }),
-              owner: toOwner({ id: row.owner_id, name: row.name, created_at: row.owner_created_at }),
-              balance: Effect.succeed(Number(row.balance)),
-            }),
-          ),
-        ),
-      ),
-
   // One statement, so the dataset with its bot, recipe v1 and schema v1 is stored whole or not at all.
   insertDataset: (record) =>
     db
       .query(
-        `insert into datasets (id, owner_id, name, question, columns, schema_version, status, schedule,
-                               schedule_state, bot_id, recipes, schemas, created_at, updated_at, revision)
-         values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)`,
-        datasetValues(record),
+        `insert into datasets (${datasetTable.list}) select ${datasetTable.select} from ${datasetTable.from("$1")}`,
+        [datasetTable.recordset([record])],
       )
       .pipe(Effect.asVoid, conflictsOn({ datasets_owner_name_key: nameTaken(record.name) })),
 
@@ -251,14 +157,14 @@ export const makeDatasetMethods = (
     !isUuid(id) || !isUuid(ownerId)
       ? Effect.succeedNone
       : db
-          .query<DatasetRow>(`${selectStoredDataset} where d.id = $1 and d.owner_id = $2`, [id, ownerId])
+          .query(`${selectStoredDataset} where d.id = $1 and d.owner_id = $2`, [id, ownerId])
           .pipe(Effect.flatMap(firstDecoded(toStoredDataset))),
 
   listDatasets: (ownerId, { after, limit }) =>
     !isUuid(ownerId)
       ? Effect.succeed([])
       : db
-          .query<DatasetRow>(
+          .query(
             `${selectStoredDataset}
               where d.owner_id = $1
                 and ($2::timestamptz is null or (d.created_at, d.id) < ($2::timestamptz, $3::uuid))
@@ -272,13 +178,11 @@ export const makeDatasetMethods = (
   updateDataset: (next) =>
     db
       .query(
-        `update datasets
-            set owner_id = $2, name = $3, question = $4, columns = $5, schema_version = $6, status = $7,
-                schedule = $8, schedule_state = $9, bot_id = $10, recipes = $11, schemas = $12,
-                created_at = $13, updated_at = $14, revision = $15
-          where id = $1 and revision = $15 - 1
-          returning id`,
-        datasetValues(next),
+        `update datasets d set ${datasetTable.updates(["id"])}
+           from (select ${datasetTable.select} from ${datasetTable.from("$1")}) as excluded
+          where d.id = excluded.id and d.revision = excluded.revision - 1
+          returning d.id`,
+        [datasetTable.recordset([next])],
       )
       .pipe(
         conflictsOn({ datasets_owner_name_key: nameTaken(next.name) }),

@@ -3,47 +3,23 @@ import * as Effect from "effect/Effect";
 import * as Exit from "effect/Exit";
 import type * as Option from "effect/Option";
 import type pg from "pg";
-import { streamCopy } from "./copy-stream.js";
 
-/** Something that runs SQL: the pool, or one client inside a transaction. */
+/** Something that runs SQL: the pool, or one connection inside a transaction. */
 export interface Sql {
   readonly query: <R extends pg.QueryResultRow = Record<string, unknown>>(
     text: string,
     values?: ReadonlyArray<unknown>,
   ) => Effect.Effect<ReadonlyArray<R>, StorageFailure>;
-}
-
-/**
- * One transaction's connection, which can also send statements ahead: only a transaction's writes
- * are large enough to encode one while the server runs another, and only there is their order one
- * connection's.
- */
-export interface Transaction extends Sql {
   /**
-   * Sends a statement and answers the Effect that awaits its rows, so the host can encode the next
-   * statement's parameters while the server executes this one. On a transaction's connection the
-   * statements still run one after another in the order sent. Every sent statement must be awaited
-   * (or the transaction fail): a failure aborts the transaction, so the statements sent after it
-   * fail too and the transaction rolls back whole.
+   * Sends a statement now and answers the Effect awaiting its rows, so the host can encode the next
+   * statement while the server runs this one (an acceptance's writes). On a transaction's connection
+   * statements run in the order sent, one at a time; after a failed one the rest fail with it and
+   * ROLLBACK waits for them. Await every sent statement, or fail the transaction.
    */
   readonly send: <R extends pg.QueryResultRow = Record<string, unknown>>(
     text: string,
     values?: ReadonlyArray<unknown>,
   ) => Effect.Effect<Effect.Effect<ReadonlyArray<R>, StorageFailure>>;
-  /**
-   * Sends `copy … from stdin` in the connection's order and streams `chunks` into it as they are
-   * encoded (each `next()` may encode; in the statement's format, an acceptance writes binary,
-   * copy-binary.ts), letting I/O run between two chunks: the server reads and writes the first ones
-   * while the host encodes the rest, and a statement sent before it still runs first. Chunks written
-   * before the server is ready for them wait in the stream. Answers, once every chunk is written,
-   * the Effect awaiting the server's acknowledgement, like `send`. A chunk that fails to encode is a
-   * StorageFailure: the COPY is failed at the server (never left waiting for data) and the
-   * transaction with it (copy-stream.ts).
-   */
-  readonly copyFrom: (
-    text: string,
-    chunks: Iterable<Buffer>,
-  ) => Effect.Effect<Effect.Effect<void, StorageFailure>, StorageFailure>;
 }
 
 export interface Db extends Sql {
@@ -51,7 +27,7 @@ export interface Db extends Sql {
    * Runs `work` on one connection between BEGIN and COMMIT; any failure (or interruption) rolls
    * back. Success values commit, including "nothing to do" outcomes: they wrote nothing.
    */
-  readonly transaction: <A, E>(work: (tx: Transaction) => Effect.Effect<A, E>) => Effect.Effect<A, E | StorageFailure>;
+  readonly transaction: <A, E>(work: (tx: Sql) => Effect.Effect<A, E>) => Effect.Effect<A, E | StorageFailure>;
 }
 
 /**
@@ -90,68 +66,13 @@ export const storageFailure =
       unavailable: isUnavailable(cause),
     });
 
-const sqlOf = (client: pg.Pool): Sql => ({
-  query: <R extends pg.QueryResultRow>(text: string, values?: ReadonlyArray<unknown>) =>
-    Effect.tryPromise({
-      try: () => client.query<R>(prepared(text, values)),
-      catch: storageFailure(firstWords(text)),
-    }).pipe(Effect.map((result) => result.rows)),
-});
-
-/** The Effect awaiting a statement already sent; until it is awaited a rejection is not unhandled. */
-const awaitSent = <A>(text: string, sent: Promise<A>) => {
-  sent.catch(ignoreDropped);
-  return Effect.tryPromise({ try: () => sent, catch: storageFailure(firstWords(text)) });
-};
-
-const awaitRows = <R extends pg.QueryResultRow>(text: string, sent: Promise<pg.QueryResult<R>>) =>
-  Effect.map(awaitSent(text, sent), (result) => result.rows);
-
-/**
- * One transaction's connection. Statements go to the server one at a time, in the order they were
- * sent or queried, so the client never holds two at once: one sent while the connection is idle is
- * dispatched at once, one sent while another is in flight once that one succeeded. After a failure
- * nothing more is dispatched (the transaction is aborted anyway): the statements behind it fail
- * with it. `settled` resolves once nothing is in flight, so ROLLBACK is never dispatched ahead of a
- * statement still waiting its turn, which would then run outside the transaction.
- */
-const sqlOfTransaction = (client: pg.PoolClient): Transaction & { readonly settled: () => Promise<void> } => {
-  let last: Promise<unknown> = Promise.resolve();
-  let idle = true;
-  const dispatch = <A>(run: () => Promise<A>) => {
-    const sent = idle ? run() : last.then(run);
-    idle = false;
-    last = sent;
-    sent.then(() => {
-      if (last === sent) idle = true;
-    }, ignoreDropped);
-    return sent;
-  };
-  const statement =
-    <R extends pg.QueryResultRow>(text: string, values?: ReadonlyArray<unknown>) =>
-    () =>
-      client.query<R>(prepared(text, values));
-  return {
-    query: <R extends pg.QueryResultRow>(text: string, values?: ReadonlyArray<unknown>) =>
-      Effect.suspend(() => awaitRows<R>(text, dispatch(statement<R>(text, values)))),
-    send: <R extends pg.QueryResultRow>(text: string, values?: ReadonlyArray<unknown>) =>
-      Effect.sync(() => awaitRows<R>(text, dispatch(statement<R>(text, values)))),
-    copyFrom: (text: string, chunks: Iterable<Buffer>) =>
-      Effect.map(
-        streamCopy(client, dispatch, text, chunks, storageFailure(`encoding ${firstWords(text)}`)),
-        (answered) => awaitSent(text, answered),
-      ),
-    settled: () => last.then(ignoreDropped, ignoreDropped),
-  };
-};
-
 const statementNames = new Map<string, string>();
 const maxNamedStatements = 1_000;
 
 /**
  * A statement as a named (prepared) one: each connection parses and plans a text once, then only
- * binds and executes it. Texts past the first thousand go unnamed (a text built per call must not
- * grow every connection's statements without bound).
+ * binds and executes it (a third less backend CPU in a scale-out round). Texts past the first thousand go
+ * unnamed, so a text built per call cannot grow every connection's statements without bound.
  */
 const prepared = (text: string, values?: ReadonlyArray<unknown>): pg.QueryConfig => {
   let name = statementNames.get(text);
@@ -159,93 +80,52 @@ const prepared = (text: string, values?: ReadonlyArray<unknown>): pg.QueryConfig
     name = `gleaner_${statementNames.size + 1}`;
     statementNames.set(text, name);
   }
-  return name === undefined
-    ? { text, values: values as unknown[] | undefined }
-    : { name, text, values: values as unknown[] | undefined };
+  const params = values as unknown[] | undefined;
+  return name === undefined ? { text, values: params } : { name, text, values: params };
 };
-
-/**
- * Strings' UTF-8 written once into one buffer, each at its offset, with its length in bytes: one
- * allocation, where pg would copy as many parameters into a buffer it grows as it goes (~2× the
- * host's time for a 50-page run's 2 MB of bodies, decision 0036).
- */
-export const utf8Blob = (texts: ReadonlyArray<string>) => {
-  const lengths = texts.map((text) => Buffer.byteLength(text, "utf8"));
-  const blob = Buffer.allocUnsafe(lengths.reduce((sum, length) => sum + length, 0));
-  const offsets: number[] = [];
-  let at = 0;
-  for (const [i, text] of texts.entries()) {
-    offsets.push(at);
-    at += blob.write(text, at, lengths[i]!, "utf8");
-  }
-  return { blob, offsets, lengths };
-};
-
-/** Items per content-addressed statement: a few tens of MB at SPEC's 64 KiB per page body at most. */
-const contentPerStatement = 500;
-
-/**
- * Inserts content-addressed rows (`key` and one value column, bytea or text) a table may already
- * hold: each key once, in key order (`distinctInKeyOrder`), 500 a statement; ON CONFLICT adds
- * nothing for a key already stored. A statement's contents travel as one bytea parameter, their
- * UTF-8 (`utf8Blob`), which the server cuts at the offsets sent beside it: one statement text
- * whatever the count, nothing escaped, and a body's NUL bytes kept (a text parameter cannot carry
- * them). A text column takes its slice as UTF-8 text. Sent (`Transaction.send`); answers the Effect
- * awaiting the server.
- */
-export const sendContentAddressed = <T>(
-  tx: Transaction,
-  insert: {
-    readonly table: string;
-    readonly key: string;
-    readonly value: string;
-    readonly valueType: "bytea" | "text";
-  },
-  items: ReadonlyArray<T>,
-  keyOf: (item: T) => string,
-  contentOf: (item: T) => string,
-): Effect.Effect<Effect.Effect<void, StorageFailure>> =>
-  Effect.gen(function* () {
-    const sorted = distinctInKeyOrder(items, keyOf);
-    const { table, key, value, valueType } = insert;
-    const slice = "substring($2::bytea from c.offset_in_blob + 1 for c.length)";
-    const content = valueType === "text" ? `convert_from(${slice}, 'UTF8')` : slice;
-    const sent: Array<Effect.Effect<unknown, StorageFailure>> = [];
-    for (let at = 0; at < sorted.length; at += contentPerStatement) {
-      const batch = sorted.slice(at, at + contentPerStatement);
-      const { blob, offsets, lengths } = utf8Blob(batch.map(contentOf));
-      sent.push(
-        yield* tx.send(
-          `insert into ${table} (${key}, ${value})
-           select c.k, ${content}
-             from unnest($1::text[], $3::int[], $4::int[]) with ordinality as c(k, offset_in_blob, length, n)
-            order by c.n
-           on conflict (${key}) do nothing`,
-          [batch.map(keyOf), blob, offsets, lengths],
-        ),
-      );
-    }
-    return Effect.all(sent, { discard: true });
-  });
-
-/**
- * `items` once per key, in key order: content-addressed rows (page bodies, page records) are inserted
- * in this order inside acceptances, so two transactions inserting some of the same keys at once
- * (ON CONFLICT waits for the other's insert of a key) wait for each other in one order, never in a cycle.
- */
-export const distinctInKeyOrder = <T>(items: ReadonlyArray<T>, keyOf: (item: T) => string): T[] =>
-  [...new Map(items.map((item) => [keyOf(item), item])).entries()]
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-    .map(([, item]) => item);
 
 /** "insert into rows" from a statement, to say which one failed without echoing parameters. */
 const firstWords = (text: string): string => text.trim().split(/\s+/).slice(0, 3).join(" ");
 
 const ignoreDropped = (): void => undefined;
 
+/** A transaction's statements in flight: the last one sent, and whether it has answered. */
+interface Queue {
+  last: Promise<unknown>;
+  idle: boolean;
+}
+
+/**
+ * SQL on the pool, or on one connection (`queue` given): a connection's statements are handed to
+ * pg one at a time, at once when none is in flight, else once the one before it succeeded, so several
+ * can be sent ahead (pg 8 would queue them itself, but pg 9 will not). After a failure nothing more
+ * is dispatched: what was sent behind it fails with it.
+ */
+const sqlOf = (client: pg.Pool | pg.PoolClient, queue?: Queue): Sql => {
+  const start = <R extends pg.QueryResultRow>(text: string, values?: ReadonlyArray<unknown>) => {
+    const run = () => client.query<R>(prepared(text, values));
+    if (queue === undefined) return run();
+    const sent = queue.idle ? run() : queue.last.then(run);
+    queue.idle = false;
+    queue.last = sent;
+    sent.then(() => {
+      if (queue.last === sent) queue.idle = true;
+    }, ignoreDropped);
+    return sent;
+  };
+  const awaiting = <R extends pg.QueryResultRow>(text: string, sent: Promise<pg.QueryResult<R>>) =>
+    Effect.tryPromise({ try: () => sent, catch: storageFailure(firstWords(text)) }).pipe(
+      Effect.map((result) => result.rows),
+    );
+  return {
+    query: (text, values) => Effect.suspend(() => awaiting(text, start(text, values))),
+    send: (text, values) => Effect.sync(() => awaiting(text, start(text, values))),
+  };
+};
+
 export const makeDb = (pool: pg.Pool): Db => ({
   ...sqlOf(pool),
-  transaction: <A, E>(work: (tx: Transaction) => Effect.Effect<A, E>) =>
+  transaction: <A, E>(work: (tx: Sql) => Effect.Effect<A, E>) =>
     Effect.acquireUseRelease(
       Effect.tryPromise({
         try: async () => {
@@ -254,20 +134,22 @@ export const makeDb = (pool: pg.Pool): Db => ({
           // client (the pool listens only while it is idle); unheard, that ends the process. The
           // next statement then fails and the release below discards the connection.
           client.on("error", ignoreDropped);
-          return { client, tx: sqlOfTransaction(client) };
+          return { client, queue: { last: Promise.resolve() as Promise<unknown>, idle: true } };
         },
         catch: storageFailure("connect"),
       }),
-      ({ tx }) =>
-        tx.query("begin").pipe(
+      ({ client, queue }) => {
+        const tx = sqlOf(client, queue);
+        return tx.query("begin").pipe(
           Effect.zipRight(work(tx)),
           Effect.tap(() => tx.query("commit")),
-        ),
-      ({ client, tx }, exit) =>
+        );
+      },
+      ({ client, queue }, exit) =>
         Effect.promise(async () => {
-          // A failure or interruption may leave statements in flight: they end (or are never
-          // dispatched) before anything else is said on this connection.
-          await tx.settled();
+          // A failure or interruption may leave statements sent: they end (or are never dispatched)
+          // before ROLLBACK, which would otherwise run ahead of one still waiting its turn.
+          await queue.last.then(ignoreDropped, ignoreDropped);
           // The listener goes only once the connection is back in the pool (which listens while it
           // is idle): pg emits "error" for a drop during ROLLBACK too. A discarded one keeps it.
           if (Exit.isSuccess(exit)) {
@@ -318,16 +200,12 @@ export const { staleDataset, runInProgress, duplicateRequest, staleRevision } = 
  */
 export const isUuid = isCanonicalUuid;
 
-/**
- * Ids as a uuid[] parameter's text: uuids need no quoting, and pg's own array encoding escapes each
- * of a first run's 1000 ids (~4 ms). Anything that is not a canonical uuid goes through pg's encoding.
- */
-export const uuidArray = (ids: ReadonlyArray<string>): string | ReadonlyArray<string> =>
-  ids.every(isUuid) ? `{${ids.join(",")}}` : ids;
-
 /** timestamptz comes back as a Date; the port speaks ISO 8601 with milliseconds. */
-export const iso = (value: Date): string => value.toISOString();
-export const isoOrNull = (value: Date | null): string | null => (value === null ? null : value.toISOString());
+export const iso = (value: unknown): string => (value as Date).toISOString();
+export const isoOrNull = (value: unknown): string | null => (value === null ? null : iso(value));
+
+/** A table row as pg parses it (timestamptz as Date, json parsed), read through a decoder, never cast. */
+export type TableRow = Readonly<Record<string, unknown>>;
 
 /** The first row of a result through its decoder (core's storedDecoder), or none. */
 export const firstDecoded =
@@ -340,3 +218,48 @@ export const allDecoded =
   <R, A>(decode: (row: R) => Effect.Effect<A, StorageFailure>) =>
   (rows: ReadonlyArray<R>): Effect.Effect<ReadonlyArray<A>, StorageFailure> =>
     Effect.forEach(rows, decode);
+
+/**
+ * A table's columns, each with its SQL type and how a record fills it, written once: a bulk write's
+ * column list, its parameter and the parameter's expansion all come from it, so a new column is one
+ * line here (and one in its read). The records go as one JSON array expanded by `json_to_recordset`:
+ * one round trip for any number of records, one statement text whatever the count. A json or jsonb
+ * column travels as its JSON text in a string (cast back in `select`): the server then de-escapes
+ * only the outer string, so a value holding `\u0000` (which json keeps but text cannot) is kept.
+ */
+export const tableMapping = <T>(
+  columns: Readonly<Record<string, readonly [type: string, value: (record: T) => unknown]>>,
+) => {
+  const entries = Object.entries(columns);
+  const isJson = (type: string) => type === "json" || type === "jsonb";
+  return {
+    names: entries.map(([name]) => name),
+    /** The columns, comma-separated: `insert into t (${list}) select ${select} from ${from("$1")}`. */
+    list: entries.map(([name]) => name).join(", "),
+    select: entries.map(([name, [type]]) => (isJson(type) ? `p.${name}::${type} as ${name}` : `p.${name}`)).join(", "),
+    /** The records of JSON parameter `param` as rows `p`. */
+    from: (param: string) =>
+      `json_to_recordset(${param}::json) as p(${entries.map(([name, [type]]) => `${name} ${isJson(type) ? "text" : type}`).join(", ")})`,
+    /** `c = excluded.c` for every column but those in `keep` (an upsert's update). */
+    updates: (keep: ReadonlyArray<string>) =>
+      entries
+        .filter(([name]) => !keep.includes(name))
+        .map(([name]) => `${name} = excluded.${name}`)
+        .join(", "),
+    /** `records` as the parameter `from` expands. */
+    recordset: (records: ReadonlyArray<T>): string =>
+      JSON.stringify(
+        records.map((record) => {
+          const row: Record<string, unknown> = {};
+          for (const [name, [type, value]] of entries) {
+            const v = value(record);
+            row[name] = isJson(type) && v !== null && v !== undefined ? JSON.stringify(v) : v;
+          }
+          return row;
+        }),
+      ),
+  };
+};
+
+/** Records as one JSON array parameter, for a `json_to_recordset` whose columns are written in its statement. */
+export const recordset = (records: ReadonlyArray<object>): string => JSON.stringify(records);

@@ -12,8 +12,6 @@ import { makeDatasetMethods } from "./datasets.js";
 import { makeDb, storageFailure } from "./db.js";
 import { applyMigrations, assertSchemaName, loadMigrations } from "./migrate.js";
 import { makeRowMethods } from "./rows.js";
-import { makeRowsCache, type RowsCacheConfig } from "./rows-cache.js";
-import { makeContentCache } from "./content-cache.js";
 import { makeRunMethods } from "./runs.js";
 import { makeWebhookMethods } from "./webhooks.js";
 
@@ -24,17 +22,6 @@ export interface PostgresConfig {
   readonly poolSize?: number;
   /** The PostgreSQL schema holding Gleaner's tables (default "gleaner"); created when missing. */
   readonly schema?: string;
-  /**
-   * Decoded rows kept in this process between runs (decision 0035): at most `rows` across datasets
-   * (default 20 000; 0 keeps none), each used only while the database says its rows are unchanged.
-   * `verify` reads them again on every use and fails on a difference (for tests).
-   */
-  readonly rowCache?: RowsCacheConfig;
-  /**
-   * Megabytes of page bodies, observations and page records kept in this process for re-runs to
-   * reuse (decision 0035; default 32, 0 keeps none). Each is immutable under its key.
-   */
-  readonly pageCacheMegabytes?: number;
   /**
    * How long one statement may go unanswered (default 8 s): past it the statement fails as the
    * database being unavailable (503) and its connection is discarded, so a network partition, which
@@ -48,11 +35,6 @@ export interface PostgresConfig {
 /** With the defaults a request's first statement fails within 5 s + 8 s of a partition: under 15 s. */
 export const defaultQueryTimeoutMs = 8_000;
 export const defaultConnectTimeoutMs = 5_000;
-
-/** Rows a process keeps by default (~1.9 KB of heap each on the books dataset; wider rows take more). */
-export const defaultRowCacheRows = 20_000;
-/** Megabytes of kept-read content a process keeps by default (~4 MB per 50-page books run). */
-export const defaultPageCacheMegabytes = 32;
 
 /** Where a URL points, for error messages: never the password. */
 const describeTarget = (url: string): string => {
@@ -108,16 +90,13 @@ export const PostgresStoreLive = (config: PostgresConfig): Layer.Layer<Storage |
         catch: storageFailure(`migrating ${describeTarget(config.url)} (schema ${schema})`),
       });
       const db = makeDb(pool);
-      const cache = makeRowsCache(config.rowCache ?? { rows: defaultRowCacheRows });
-      const content = makeContentCache(config.pageCacheMegabytes ?? defaultPageCacheMegabytes);
       const storage: StorageService = {
         ...makeDatasetMethods(db),
         ...makeDeleteDataset(db),
-        // After the dataset methods: the keys' own statements replace theirs (addApiKey, findApiKey).
         ...makeKeyMethods(db),
         ...makePruneRunRecords(db),
-        ...makeRunMethods(db, cache, content),
-        ...makeRowMethods(db, cache),
+        ...makeRunMethods(db),
+        ...makeRowMethods(db),
         ...makeWebhookMethods(db),
       };
       return Context.make(Storage, storage).pipe(Context.add(Credits, makeCredits(db)));

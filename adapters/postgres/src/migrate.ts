@@ -16,7 +16,7 @@ export interface Migration {
 /**
  * The migrations shipped with this package (next to src/ and dist/, listed in package.json files). Found
  * from the package's own entry, not from this module's URL: the `gleaner` CLI runs from a bundle in
- * @gleaner/koa's dist/, where this module's URL is a chunk's (decision 0020).
+ * @gleaner/koa's dist/, where this module's URL is a chunk's.
  */
 export const bundledMigrationsDir = join(
   dirname(createRequire(import.meta.url).resolve("@gleaner/postgres")),

@@ -1,15 +1,12 @@
-import type { RunEvidence, RunStorage } from "@gleaner/core";
+import type { RunEvidence, RunRecord, RunStorage } from "@gleaner/core";
 import * as Effect from "effect/Effect";
 import * as Option from "effect/Option";
 import { acceptRun } from "./accept.js";
 import { heldOutcomeOf } from "./held-outcomes.js";
-import type { ContentCache } from "./content-cache.js";
-import type { RowsCache } from "./rows-cache.js";
 import { prefixedDatasetColumns, toPrefixedDatasetRecord } from "./datasets.js";
 import { acceptedReads } from "./page-reads.js";
-import { storedFacts } from "./page-records.js";
-import { allDecoded, conflictsOn, type Db, firstDecoded, isUuid, runInProgress } from "./db.js";
-import { type RunRow, runColumns, runValues, toRun } from "./records.js";
+import { allDecoded, conflictsOn, type Db, firstDecoded, isUuid, runInProgress, type Sql } from "./db.js";
+import { runTable, sendRun, toRun } from "./records.js";
 import {
   type ArtifactRow,
   artifactColumns,
@@ -21,39 +18,35 @@ import {
   toRecipe,
   toTrace,
   writeEvidence,
-  writeRun,
-} from "./run-writes.js";
+} from "./evidence.js";
 import { writeOutbox } from "./webhooks.js";
 
-export const makeRunMethods = (
-  db: Db,
-  cache: RowsCache,
-  content: ContentCache,
-): Omit<RunStorage, "pruneRunRecords"> => ({
+const writeRun = (tx: Sql, run: RunRecord) => Effect.flatten(sendRun(tx, run));
+
+export const makeRunMethods = (db: Db): Omit<RunStorage, "pruneRunRecords" | "queuedRuns"> => ({
   // The partial unique index runs_one_active_per_dataset is the guard: no read-then-insert race.
   insertRun: (run) =>
     db
-      .query(
-        `insert into runs (${runColumns}) values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`,
-        runValues(run),
-      )
+      .query(`insert into runs (${runTable.list}) select ${runTable.select} from ${runTable.from("$1")}`, [
+        runTable.recordset([run]),
+      ])
       .pipe(Effect.asVoid, conflictsOn({ runs_one_active_per_dataset: runInProgress })),
 
   getRun: (ownerId, runId) =>
     !isUuid(ownerId) || !isUuid(runId)
       ? Effect.succeed(Option.none())
       : db
-          .query<RunRow>(`select ${runColumns} from runs where id = $1 and owner_id = $2`, [runId, ownerId])
+          .query(`select * from runs where id = $1 and owner_id = $2`, [runId, ownerId])
           .pipe(Effect.flatMap(firstDecoded(toRun))),
 
   listRuns: (datasetId, limit) =>
     !isUuid(datasetId)
       ? Effect.succeed([])
       : db
-          .query<RunRow>(
-            `select ${runColumns} from runs where dataset_id = $1 order by queued_at desc, id desc limit $2`,
-            [datasetId, limit],
-          )
+          .query(`select * from runs where dataset_id = $1 order by queued_at desc, id desc limit $2`, [
+            datasetId,
+            limit,
+          ])
           .pipe(Effect.flatMap(allDecoded(toRun))),
 
   // One conditional UPDATE: two workers claiming the same queued run cannot both get it. The run's
@@ -62,11 +55,11 @@ export const makeRunMethods = (
     !isUuid(runId)
       ? Effect.succeed(Option.none())
       : db
-          .query<RunRow & Record<string, unknown>>(
+          .query(
             `with claimed as (
                update runs set status = 'running', started_at = $2, attempts = attempts + 1
                 where id = $1 and (status = 'queued' or (status = 'running' and $3::boolean))
-                returning ${runColumns})
+                returning *)
              select c.*, ${prefixedDatasetColumns("d")}
                from claimed c left join datasets d on d.id = c.dataset_id and d.owner_id = c.owner_id`,
             [runId, startedAt, reclaimRunning],
@@ -81,7 +74,7 @@ export const makeRunMethods = (
   finishRun: (run, evidence) =>
     db.transaction((tx) =>
       Effect.gen(function* () {
-        const [current] = yield* tx.query<RunRow>(`select ${runColumns} from runs where id = $1 for update`, [run.id]);
+        const [current] = yield* tx.query("select * from runs where id = $1 for update", [run.id]);
         if (!current) return run;
         if (current.status !== "running") return yield* toRun(current);
         yield* writeRun(tx, run);
@@ -91,7 +84,7 @@ export const makeRunMethods = (
       }),
     ),
 
-  acceptRun: (acceptance) => acceptRun(db, cache, content, acceptance),
+  acceptRun: (acceptance) => acceptRun(db, acceptance),
 
   heldOutcome: (datasetId) => (!isUuid(datasetId) ? Effect.succeed(Option.none()) : heldOutcomeOf(db, datasetId)),
 
@@ -126,7 +119,7 @@ export const makeRunMethods = (
             [runId],
           );
           if (!row) return Option.none();
-          const evidence = yield* toEvidence(runId, { ...row, facts: yield* storedFacts(db, row.facts) });
+          const evidence = yield* toEvidence(runId, row);
           const artifacts = yield* db.query<ArtifactRow>(
             `select ${artifactColumns} from run_artifacts a where a.run_id = $1 order by a.position`,
             [runId],
@@ -184,7 +177,7 @@ export const makeRunMethods = (
           )
           .pipe(Effect.flatMap(firstDecoded((row) => toTrace(runId, row.trace)))),
 
-  acceptedReads: (datasetId) => acceptedReads(db, content, datasetId),
+  acceptedReads: (datasetId) => acceptedReads(db, datasetId),
 
   getArtifact: (runId, artifactId) =>
     !isUuid(runId)

@@ -12,23 +12,14 @@ import {
 } from "@gleaner/core";
 import * as Effect from "effect/Effect";
 import * as Option from "effect/Option";
-import { allDecoded, type Db, firstDecoded, iso, isoOrNull, isUuid, type Transaction } from "./db.js";
+import { allDecoded, type Db, firstDecoded, iso, isoOrNull, isUuid, type Sql, type TableRow } from "./db.js";
 
 // Rows are decoded with core's webhook schemas (a stored value they refuse is a StorageFailure
 // naming the record and the field), never cast: a malformed payload is not signed and sent.
 
-interface WebhookRow {
-  readonly id: string;
-  readonly owner_id: string;
-  readonly url: string;
-  readonly events: string[];
-  readonly dataset_id: string | null;
-  readonly secret: string;
-  readonly created_at: Date;
-}
 const webhookColumns = "id, owner_id, url, events, dataset_id, secret, created_at";
 const decodeWebhook = storedDecoder(WebhookRecord, "PostgreSQL", "webhook");
-const toWebhook = (row: WebhookRow) =>
+const toWebhook = (row: TableRow) =>
   decodeWebhook({
     id: row.id,
     ownerId: row.owner_id,
@@ -39,18 +30,8 @@ const toWebhook = (row: WebhookRow) =>
     createdAt: iso(row.created_at),
   });
 
-interface MessageRow {
-  readonly id: string;
-  readonly webhook_id: string;
-  readonly dataset_id: string;
-  readonly payload: unknown;
-  readonly status: string;
-  readonly attempts: number;
-  readonly next_attempt_at: Date | null;
-  readonly created_at: Date;
-}
 const decodeMessage = storedDecoder(OutboxMessage, "PostgreSQL", "webhook message");
-const toMessage = (row: MessageRow) =>
+const toMessage = (row: TableRow) =>
   decodeMessage({
     id: row.id,
     webhookId: row.webhook_id,
@@ -62,20 +43,8 @@ const toMessage = (row: MessageRow) =>
     createdAt: iso(row.created_at),
   });
 
-interface AttemptRow {
-  readonly message_id: string;
-  readonly webhook_id: string;
-  readonly event_type: string;
-  readonly attempt: number;
-  readonly status: string;
-  readonly response_status: number | null;
-  readonly error: string | null;
-  readonly duration_ms: number;
-  readonly next_retry_at: Date | null;
-  readonly attempted_at: Date;
-}
 const decodeAttempt = storedDecoder(WebhookAttempt, "PostgreSQL", "webhook attempt");
-const toAttempt = (row: AttemptRow) =>
+const toAttempt = (row: TableRow) =>
   decodeAttempt(
     {
       messageId: row.message_id,
@@ -89,7 +58,7 @@ const toAttempt = (row: AttemptRow) =>
       nextRetryAt: isoOrNull(row.next_retry_at),
       attemptedAt: iso(row.attempted_at),
     },
-    `${row.message_id} #${row.attempt}`,
+    `${String(row.message_id)} #${String(row.attempt)}`,
   );
 const decodeDatasetId = storedDecoder(DatasetId, "PostgreSQL", "webhook message's dataset id");
 
@@ -98,13 +67,13 @@ const decodeDatasetId = storedDecoder(DatasetId, "PostgreSQL", "webhook message'
  * core says which; the run's outcome and its events commit together or not at all.
  */
 export const writeOutbox = (
-  tx: Transaction,
+  tx: Sql,
   run: RunRecord,
   changes: RunChanges | null,
   heldFor: Parameters<typeof outboxMessagesForRun>[3] = null,
 ): Effect.Effect<void, StorageFailure> =>
   Effect.gen(function* () {
-    const webhooks = yield* tx.query<WebhookRow>(
+    const webhooks = yield* tx.query(
       `select ${webhookColumns} from webhooks where owner_id = $1 order by created_at, id`,
       [run.ownerId],
     );
@@ -158,16 +127,14 @@ export const makeWebhookMethods = (db: Db): WebhookStorage => ({
     !isUuid(ownerId)
       ? Effect.succeed([])
       : db
-          .query<WebhookRow>(`select ${webhookColumns} from webhooks where owner_id = $1 order by created_at, id`, [
-            ownerId,
-          ])
+          .query(`select ${webhookColumns} from webhooks where owner_id = $1 order by created_at, id`, [ownerId])
           .pipe(Effect.flatMap(allDecoded(toWebhook))),
 
   getWebhook: (ownerId, id) =>
     !isUuid(ownerId) || !isUuid(id)
       ? Effect.succeed(Option.none())
       : db
-          .query<WebhookRow>(`select ${webhookColumns} from webhooks where id = $1 and owner_id = $2`, [id, ownerId])
+          .query(`select ${webhookColumns} from webhooks where id = $1 and owner_id = $2`, [id, ownerId])
           .pipe(Effect.flatMap(firstDecoded(toWebhook))),
 
   // Its messages and attempts go with it (on delete cascade).
@@ -182,7 +149,7 @@ export const makeWebhookMethods = (db: Db): WebhookStorage => ({
     !isUuid(webhookId)
       ? Effect.succeed([])
       : db
-          .query<AttemptRow>(
+          .query(
             `select * from webhook_attempts where webhook_id = $1 order by attempted_at desc, attempt desc limit $2`,
             [webhookId, limit],
           )
@@ -193,7 +160,7 @@ export const makeWebhookMethods = (db: Db): WebhookStorage => ({
     !isUuid(datasetId)
       ? Effect.succeed(Option.none())
       : Effect.gen(function* () {
-          const [claimed] = yield* db.query<MessageRow>(
+          const [claimed] = yield* db.query(
             `update webhook_messages set next_attempt_at = $3
               where id = (select id from (${headsOf}) heads
                            where next_attempt_at <= $2 and webhook_id <> all($4::uuid[]) order by position limit 1)
@@ -202,7 +169,7 @@ export const makeWebhookMethods = (db: Db): WebhookStorage => ({
             [datasetId, now, leaseUntil, skip],
           );
           if (!claimed) return Option.none();
-          const [webhook] = yield* db.query<WebhookRow>(`select ${webhookColumns} from webhooks where id = $1`, [
+          const [webhook] = yield* db.query(`select ${webhookColumns} from webhooks where id = $1`, [
             claimed.webhook_id,
           ]);
           if (!webhook) return Option.none();

@@ -6,10 +6,9 @@ import { dropSchema, freshSchema, whenPostgresReachable } from "./support.js";
 await whenPostgresReachable("Gleaner conformance: postgres", (url) => {
   const schema = freshSchema();
   describe(`postgres adapter (schema ${schema})`, () => {
-    // Every use of the rows cache is checked against a fresh read (decision 0035).
     suite({
       name: "postgres",
-      layer: () => PostgresStoreLive({ url, schema, rowCache: { rows: 20_000, verify: true } }),
+      layer: () => PostgresStoreLive({ url, schema }),
     });
     after(() => dropSchema(url, schema));
   });

@@ -17,7 +17,7 @@ import * as Option from "effect/Option";
 import { after, before, describe, it } from "mocha";
 import pg from "pg";
 import { PostgresStoreLive } from "../src/index.js";
-import { type RowTableRow, rowRecordOf, rowsSeen, seenRowColumns } from "../src/records.js";
+import { rowRecordOf, rowsSeen, rowsSeenColumns } from "../src/records.js";
 import { dropSchema, freshSchema, whenPostgresReachable } from "./support.js";
 
 // Every record read back is decoded with core's schemas (docs/decisions/0012-one-house.md): a
@@ -27,8 +27,7 @@ import { dropSchema, freshSchema, whenPostgresReachable } from "./support.js";
 await whenPostgresReachable("postgres store: stored records are decoded", (url) => {
   describe("postgres store: stored records are decoded with core's schemas", () => {
     const schema = freshSchema();
-    // Rows are rewritten behind the store's back here: none are kept between reads (decision 0035).
-    const runtime = ManagedRuntime.make(PostgresStoreLive({ url, schema, rowCache: { rows: 0 } }));
+    const runtime = ManagedRuntime.make(PostgresStoreLive({ url, schema }));
     const sql = new pg.Pool({ connectionString: url, max: 2, options: `-c search_path=${schema}` });
     const store = <A, E>(f: (s: StorageService) => Effect.Effect<A, E>) =>
       runtime.runPromise(Effect.either(Effect.flatMap(Storage, f)));
@@ -78,12 +77,10 @@ await whenPostgresReachable("postgres store: stored records are decoded", (url) 
       expect(stored.lastRun).to.include({ id: queued.id, status: "succeeded" });
     });
 
-    // Decision 0032: storedDecoder takes a record that decodes to itself as it is, which is only so
-    // for a record in its schema's key order; in any other the row would be decoded at full cost.
+    // storedDecoder takes a record that decodes to itself as it is (core's stored-check.ts), which is only
+    // so for a record in its schema's key order; in any other the row decodes the same, at full cost.
     it("builds each row it reads in RowRecord's key order, so the row decodes as it is", async () => {
-      const { rows } = await sql.query<RowTableRow>(`select ${seenRowColumns} from ${rowsSeen} where r.id = $1`, [
-        rowId,
-      ]);
+      const { rows } = await sql.query(`select ${rowsSeenColumns} from ${rowsSeen} where r.id = $1`, [rowId]);
       expect(decodesAsItIs(RowRecord, rowRecordOf(rows[0]!))).to.equal(true);
     });
 

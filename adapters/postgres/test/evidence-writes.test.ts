@@ -5,7 +5,7 @@ import * as Effect from "effect/Effect";
 import * as Option from "effect/Option";
 import pg from "pg";
 import { makeDb } from "../src/db.js";
-import { encodeEvidence, sendEvidence } from "../src/run-writes.js";
+import { writeEvidence } from "../src/evidence.js";
 import { aClaimedRun, aStoreAndClientOnItsOwnSchema, whenPostgresReachable } from "./support.js";
 
 // Decision 0035: a run's evidence, its artifacts and the end of its in-flight trace are written by
@@ -34,11 +34,7 @@ await whenPostgresReachable("postgres store: a run's evidence written in one sta
       const pool = new pg.Pool({ connectionString: url, max: 1, options: `-c search_path=${schema}` });
       try {
         const write = (written: RunEvidence) =>
-          Effect.runPromise(
-            makeDb(pool).transaction((tx) =>
-              Effect.flatten(sendEvidence(tx, running.id, written.trace, encodeEvidence(written))),
-            ),
-          );
+          Effect.runPromise(makeDb(pool).transaction((tx) => writeEvidence(tx, running.id, written)));
         await write(evidence(3));
         const artifacts = async () =>
           (
@@ -62,7 +58,7 @@ await whenPostgresReachable("postgres store: a run's evidence written in one sta
           await run(Effect.flatMap(Storage, (storage) => storage.getRunEvidence(running.id))),
         );
         expect(stored.artifacts.map((a) => [a.id, a.url, a.body])).to.deep.equal([
-          ["page-9", "http://127.0.0.1/page-9", null],
+          ["page-9", "http://127.0.0.1/page-9", artifact(9).body],
         ]);
       } finally {
         await pool.end();

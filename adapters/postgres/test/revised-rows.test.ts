@@ -4,8 +4,8 @@ import { expect } from "chai";
 import * as Option from "effect/Option";
 import { aClaimedRun, aStoreOnItsOwnSchema, carryingItsRevision, whenPostgresReachable } from "./support.js";
 
-// An accepted row whose state is its new revision's is stored from that revision (decision 0020); one
-// that only names a revision but holds other values keeps its own. Every read of rows gives each row's own state.
+// An accepted row holding its new revision's very objects (as core's reconcile builds it) and one that
+// only names a revision but holds other values both read back with their own state, wherever rows are read.
 await whenPostgresReachable("postgres store: rows written with their revisions", (url) => {
   describe("postgres store: rows written with their revisions", () => {
     const { run } = aStoreOnItsOwnSchema(url);

@@ -114,24 +114,6 @@ export const carryingItsRevision = (row: RowRecord, revision: NewRevision): RowR
   revisionId: revision.id,
 });
 
-/** What the store hands pg's clients while `work` runs: COPY streams and statements' first words. */
-export const sentDuring = async (work: () => Promise<void>) => {
-  const sent: string[] = [];
-  const query = pg.Client.prototype.query;
-  pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
-    const [first] = args as [unknown];
-    const text = typeof first === "string" ? first : (first as { text?: unknown } | null)?.text;
-    if (typeof text === "string") sent.push(text.trim().split(/\s+/).slice(0, 3).join(" ").toLowerCase());
-    return (query as (...a: unknown[]) => unknown).apply(this, args);
-  } as typeof query;
-  try {
-    await work();
-  } finally {
-    pg.Client.prototype.query = query;
-  }
-  return sent;
-};
-
 /** A store on a schema of its own and a client of its own on the same server, for one describe block. */
 export const aStoreAndClientOnItsOwnSchema = (url: string, config: Partial<PostgresConfig> = {}) => {
   const store = aStoreOnItsOwnSchema(url, config);

@@ -509,7 +509,8 @@ export const storeContract = (store: StoreUnderTest): void => {
       const found = async (hash: string) => Option.getOrThrow(await run((s) => s.findApiKey(hash)));
       const first = await found(`key-of-${ownerId}`);
       expect(first.owner.id).to.equal(ownerId);
-      expect(first.key).to.deep.equal({ hash: `key-of-${ownerId}`, ownerId, createdAt });
+      // A key added without what listing shows (id, name, …) may get an id from the store, as older keys did.
+      expect(first.key).to.deep.include({ hash: `key-of-${ownerId}`, ownerId, createdAt });
       expect(first.balance).to.equal(10);
       await run((s) => s.acceptRun(anAcceptance(running, 4, ["a"])));
       const charged = await found(`key-of-${ownerId}`);

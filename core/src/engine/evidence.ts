@@ -72,22 +72,12 @@ export const runEvidence = (
   return { trace, artifacts, facts, failures: recordedFailures(read.failures), plan };
 };
 
-/**
- * Each record's fact, made once per record: a re-run that reuses a page checks the previous run's
- * records themselves (reuse.ts), and its facts are then those records' facts, already made.
- */
-const factsOfRecords = new WeakMap<ExtractedRecord, RecordFact>();
-
 const factOf = (r: ExtractedRecord): RecordFact => {
-  const kept = factsOfRecords.get(r);
-  if (kept !== undefined) return kept;
   const cells: Array<RecordFact["cells"][number]> = [];
   r.cells.forEach((cell, fieldId) => {
     cells.push({ fieldId, value: cell.value, missingReason: cell.missingReason, raw: cell.raw });
   });
-  const fact: RecordFact = { rowKey: r.rowKey, pageUrl: r.pageUrl, index: r.index, cells };
-  factsOfRecords.set(r, fact);
-  return fact;
+  return { rowKey: r.rowKey, pageUrl: r.pageUrl, index: r.index, cells };
 };
 
 /** Reads that did not yield a page, as recorded for diagnostics (stage `retrieval`). */

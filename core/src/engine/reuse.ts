@@ -106,18 +106,6 @@ export const sameText = (read: AcceptedRead, page: FetchedPage): boolean =>
 export const sameBytes = (read: AcceptedRead, page: FetchedPage, sha256: string): boolean =>
   read.sha256 === sha256 && read.finalUrl === page.finalUrl;
 
-/**
- * The records a kept extraction's records stand for, by the array a store keeps them in: the page
- * URL they were read at and the records themselves. An unchanged re-run then checks and reconciles
- * the previous run's records instead of building its ~20 objects per record again (a store that
- * hands back what it was given, as the memory store and PostgreSQL's kept content do, gets them;
- * any other builds them). Weak: an entry lives only as long as the store keeps those records.
- */
-const recordsOfStored = new WeakMap<
-  StoredExtraction["records"],
-  { readonly pageUrl: string; readonly records: ReadonlyArray<ExtractedRecord> }
->();
-
 /** An extraction (and where pagination goes next) in the form a store keeps. */
 export const toStoredExtraction = (extraction: PageExtraction, next: string | null): StoredExtraction => {
   const records = extraction.records.map((r) => {
@@ -127,22 +115,11 @@ export const toStoredExtraction = (extraction: PageExtraction, next: string | nu
     });
     return { index: r.index, rowKey: r.rowKey, cells };
   });
-  const [first] = extraction.records;
-  // Only records that are exactly what fromStoredExtraction would build (all of one page, no
-  // research identity or quoted sources, each citing its own entry) stand in for their stored form.
-  if (first !== undefined && extraction.records.every((r) => isPlain(r, first.pageUrl))) {
-    recordsOfStored.set(records, { pageUrl: first.pageUrl, records: extraction.records });
-  }
   return { records, entries: extraction.entries, next };
 };
 
-const isPlain = (r: ExtractedRecord, pageUrl: string) =>
-  r.pageUrl === pageUrl && r.identity === undefined && r.cellSources === undefined && r.entryId === String(r.index);
-
 /** A kept extraction as the records the engine checks, for a page at `pageUrl`. */
 export const fromStoredExtraction = (stored: StoredExtraction, pageUrl: string): PageExtraction => {
-  const known = recordsOfStored.get(stored.records);
-  if (known !== undefined && known.pageUrl === pageUrl) return { records: known.records, entries: stored.entries };
   const records = stored.records.map(
     (r): ExtractedRecord => ({
       pageUrl,
@@ -154,6 +131,5 @@ export const fromStoredExtraction = (stored: StoredExtraction, pageUrl: string):
       ),
     }),
   );
-  if (known === undefined) recordsOfStored.set(stored.records, { pageUrl, records });
   return { records, entries: stored.entries };
 };

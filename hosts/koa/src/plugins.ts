@@ -55,12 +55,6 @@ const extraSchemes = (example: string): ReadonlyArray<string> =>
 const postgresUrl = () => urlOf("GLEANER_POSTGRES_URL", "postgres://user:password@host:5432/database");
 const mongodbUrl = () => urlOf("GLEANER_MONGODB_URL", "mongodb://host1,host2/gleaner?replicaSet=rs0");
 
-/** Rows the PostgreSQL store keeps decoded between runs (its default when unset; 0 keeps none). */
-const rowCacheRows = () => Config.option(wholeNumberIn("GLEANER_POSTGRES_ROW_CACHE_ROWS", 0, 10_000_000));
-
-/** Megabytes of kept-read content the PostgreSQL store keeps (its default when unset; 0 keeps none). */
-const pageCacheMegabytes = () => Config.option(wholeNumberIn("GLEANER_POSTGRES_PAGE_CACHE_MB", 0, 65_536));
-
 /** How long a PostgreSQL statement, and a wait for a connection, may take (the store's defaults when unset). */
 const queryTimeoutMs = () => Config.option(wholeNumberIn("GLEANER_POSTGRES_QUERY_TIMEOUT_MS", 100, 3_600_000));
 const connectTimeoutMs = () => Config.option(wholeNumberIn("GLEANER_POSTGRES_CONNECT_TIMEOUT_MS", 100, 3_600_000));
@@ -81,19 +75,15 @@ export const storePlugins = [
     name: "postgres",
     config: Config.all({
       url: postgresUrl(),
-      rowCacheRows: rowCacheRows(),
-      pageCacheMegabytes: pageCacheMegabytes(),
       queryTimeoutMs: queryTimeoutMs(),
       connectTimeoutMs: connectTimeoutMs(),
     }),
-    layer: ({ url, rowCacheRows, pageCacheMegabytes, queryTimeoutMs, connectTimeoutMs }) =>
+    layer: ({ url, queryTimeoutMs, connectTimeoutMs }) =>
       namingVariable(
         "GLEANER_POSTGRES_URL",
         lazily(async () =>
           (await import("@gleaner/postgres")).PostgresStoreLive({
             url: Redacted.value(url),
-            ...(rowCacheRows._tag === "Some" ? { rowCache: { rows: rowCacheRows.value } } : {}),
-            ...(pageCacheMegabytes._tag === "Some" ? { pageCacheMegabytes: pageCacheMegabytes.value } : {}),
             ...(queryTimeoutMs._tag === "Some" ? { queryTimeoutMs: queryTimeoutMs.value } : {}),
             ...(connectTimeoutMs._tag === "Some" ? { connectTimeoutMs: connectTimeoutMs.value } : {}),
           }),

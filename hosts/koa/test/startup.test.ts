@@ -68,24 +68,6 @@ describe("host start-up", function () {
     expect(stderr).to.match(/^ {2}GLEANER_STORAGE: .*memory, postgres, mongodb.*oracle/m);
   });
 
-  it("refuses PostgreSQL cache sizes that are not whole numbers in range, naming each", async () => {
-    for (const [variable, value] of [
-      ["GLEANER_POSTGRES_ROW_CACHE_ROWS", "-1"],
-      ["GLEANER_POSTGRES_ROW_CACHE_ROWS", "lots"],
-      ["GLEANER_POSTGRES_ROW_CACHE_ROWS", "10000001"],
-      ["GLEANER_POSTGRES_PAGE_CACHE_MB", "-1"],
-      ["GLEANER_POSTGRES_PAGE_CACHE_MB", "1.5"],
-      ["GLEANER_POSTGRES_PAGE_CACHE_MB", "65537"],
-    ] as const) {
-      const stderr = await refusal(["serve"], {
-        GLEANER_STORAGE: "postgres",
-        GLEANER_POSTGRES_URL: "postgres://postgres@127.0.0.1:5432/test",
-        [variable]: value,
-      });
-      expect(stderr, `${variable}=${value}`).to.match(new RegExp(`^ {2}${variable}: `, "m"));
-    }
-  });
-
   it("names a missing or malformed store URL in one line, never echoing it", async () => {
     expect(await refusal(["keys", "create", "--owner", "a"], { GLEANER_STORAGE: "postgres" })).to.match(
       /^ {2}GLEANER_POSTGRES_URL: must be set$/m,

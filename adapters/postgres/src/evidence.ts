@@ -6,85 +6,76 @@ import {
   type RunEvidence,
   RunEvidenceRecord,
   type RunId,
-  type RunRecord,
+  type StorageFailure,
   storedDecoder,
 } from "@gleaner/core";
 import * as Effect from "effect/Effect";
 import * as Schema from "effect/Schema";
-import { iso, type Transaction } from "./db.js";
-import { artifactBodies, storeMissingBodies } from "./page-bodies.js";
-import type { FactsByPage } from "./page-records.js";
-import { runValues } from "./records.js";
+import { iso, recordset, type Sql } from "./db.js";
 
-// Writes shared by finishRun and acceptRun, and the artifact mapping.
+// A run's evidence: run_evidence (trace, facts, failures, plan, recipe as json), its artifacts in
+// run_artifacts (one row each, so one is read without the rest) and their bodies in page_bodies.
 
-/**
- * Overwrites every field of a stored run but its dataset, owner and acceptDrift, which never change.
- * Sent (`Transaction.send`).
- */
-export const sendRun = (tx: Transaction, run: RunRecord) => {
-  const [id, _datasetId, _ownerId, ...fields] = runValues(run).slice(0, -1);
-  return tx
-    .send(
-      `update runs set status = $2, trigger = $3, checks = $4, row_deltas = $5, error = $6, queued_at = $7,
-                     started_at = $8, completed_at = $9, attempts = $10, charged_pages = $11
-      where id = $1`,
-      [id, ...fields],
-    )
-    .pipe(Effect.map(Effect.asVoid));
-};
-
-export const writeRun = (tx: Transaction, run: RunRecord) => Effect.flatten(sendRun(tx, run));
+/** Bodies per statement: a few tens of MB at most at SPEC's 64 KiB per stored body. */
+const bodiesPerStatement = 500;
 
 /**
- * A run's evidence as its statements send it: every part but the trace, which an acceptance's stamp
- * still changes, encoded once, so an acceptance can encode them while its rows are being written.
- * Facts that are exactly the run's pages' records are stored as those pages' keys (`factsAs`,
- * page-records.ts) when the same transaction stores the records.
- * Page bodies are stored apart (`sendBodies`, `storeMissingBodies`).
+ * Stores the bodies of `artifacts` page_bodies lacks (one per digest, shared by every run that read
+ * the same bytes; ON CONFLICT adds nothing for one stored), leaving out those in `stored`. In digest
+ * order, so two transactions storing the same bodies wait for each other in one order, never in a
+ * cycle. A statement's bodies travel as one bytea parameter (their UTF-8 end to end, which the server
+ * cuts at the offsets sent beside it): a body may hold NUL bytes, which no text parameter can carry.
  */
-export interface EncodedEvidence {
-  readonly facts: string;
-  readonly failures: string;
-  readonly plan: string;
-  readonly recipe: string | null;
-  readonly artifacts: string;
-}
-
-export const encodeEvidence = (
-  evidence: Omit<RunEvidence, "trace">,
-  factsAs: FactsByPage | null = null,
-): EncodedEvidence => ({
-  facts: JSON.stringify(factsAs ?? evidence.facts),
-  failures: JSON.stringify(evidence.failures),
-  plan: JSON.stringify(evidence.plan ?? null),
-  recipe: evidence.recipe ? JSON.stringify(evidence.recipe) : null,
-  artifacts: JSON.stringify(
-    evidence.artifacts.map((artifact, index) => ({
-      position: index,
-      id: artifact.id,
-      kind: artifact.kind,
-      url: artifact.url,
-      content_type: artifact.contentType,
-      sha256: artifact.sha256,
-      size: artifact.size,
-      truncated: artifact.truncated,
-      created_at: artifact.createdAt,
-    })),
-  ),
-});
+const sendBodies = (tx: Sql, artifacts: RunEvidence["artifacts"], stored: ReadonlyArray<string>) =>
+  Effect.gen(function* () {
+    const sent: Array<Effect.Effect<unknown, StorageFailure>> = [];
+    const skip = new Set(stored);
+    const bodies = new Map<string, string>();
+    for (const a of artifacts) if (a.body !== null && !skip.has(a.sha256)) bodies.set(a.sha256, a.body);
+    const sorted = [...bodies].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    for (let at = 0; at < sorted.length; at += bodiesPerStatement) {
+      const batch = sorted.slice(at, at + bodiesPerStatement);
+      const parts = batch.map(([, body]) => Buffer.from(body, "utf8"));
+      const starts: number[] = [];
+      let offset = 0;
+      for (const part of parts) {
+        starts.push(offset);
+        offset += part.length;
+      }
+      sent.push(
+        yield* tx.send(
+          `insert into page_bodies (sha256, body)
+         select b.sha256, substring($2::bytea from b.start + 1 for b.length)
+           from unnest($1::text[], $3::int[], $4::int[]) with ordinality as b(sha256, start, length, n)
+          order by b.n
+         on conflict (sha256) do nothing`,
+          [batch.map(([sha256]) => sha256), Buffer.concat(parts), starts, parts.map((part) => part.length)],
+        ),
+      );
+    }
+    return Effect.all(sent, { discard: true });
+  });
 
 /**
- * Replaces a run's evidence whole (memory keeps one RunEvidence per run and overwrites it), bodies
- * aside (`sendMissingBodies`), in one statement (decision 0035: each statement of an acceptance is a
- * round trip, ~0.6 ms of an unchanged re-run's). Artifacts get their own rows so one can be read
- * without loading the rest; their order is kept: each position is written over, and positions past
- * the new artifacts are deleted (the two touch different rows, as one statement's parts must). The
- * in-flight trace goes: the final trace is in run_evidence now. Sent (`Transaction.send`).
+ * Replaces a run's evidence whole (memory keeps one RunEvidence per run and overwrites it): one
+ * statement for run_evidence and the artifacts (each position written over, positions past the new
+ * artifacts deleted, the in-flight trace ended), then the bodies. `bodiesStored`: digests the store
+ * already has (those it served the run: an acceptance's `bodiesStored`). Sent (`Sql.send`).
  */
-export const sendEvidence = (tx: Transaction, runId: RunId, trace: RunEvidence["trace"], encoded: EncodedEvidence) =>
-  Effect.map(
-    tx.send(
+export const sendEvidence = (tx: Sql, runId: RunId, evidence: RunEvidence, bodiesStored: ReadonlyArray<string> = []) =>
+  Effect.gen(function* () {
+    const artifacts = evidence.artifacts.map((a, position) => ({
+      position,
+      id: a.id,
+      kind: a.kind,
+      url: a.url,
+      content_type: a.contentType,
+      sha256: a.sha256,
+      size: a.size,
+      truncated: a.truncated,
+      created_at: a.createdAt,
+    }));
+    const written = yield* tx.send(
       `with evidence as (
          insert into run_evidence (run_id, trace, facts, failures, plan, recipe) values ($1, $2, $3, $4, $5, $6)
          on conflict (run_id) do update
@@ -104,17 +95,22 @@ export const sendEvidence = (tx: Transaction, runId: RunId, trace: RunEvidence["
        set id = excluded.id, kind = excluded.kind, url = excluded.url, content_type = excluded.content_type,
            sha256 = excluded.sha256, size = excluded.size, truncated = excluded.truncated, body = null,
            created_at = excluded.created_at`,
-      [runId, JSON.stringify(trace), encoded.facts, encoded.failures, encoded.plan, encoded.recipe, encoded.artifacts],
-    ),
-    Effect.asVoid,
-  );
-
-/** Writes a run's evidence whole, its page bodies included (each once per digest). */
-export const writeEvidence = (tx: Transaction, runId: RunId, evidence: RunEvidence) =>
-  Effect.gen(function* () {
-    yield* Effect.flatten(sendEvidence(tx, runId, evidence.trace, encodeEvidence(evidence)));
-    yield* storeMissingBodies(tx, artifactBodies(evidence.artifacts));
+      [
+        runId,
+        JSON.stringify(evidence.trace),
+        JSON.stringify(evidence.facts),
+        JSON.stringify(evidence.failures),
+        JSON.stringify(evidence.plan ?? null),
+        evidence.recipe ? JSON.stringify(evidence.recipe) : null,
+        recordset(artifacts),
+      ],
+    );
+    const bodies = yield* sendBodies(tx, evidence.artifacts, bodiesStored);
+    return Effect.zipRight(written, bodies);
   });
+
+export const writeEvidence = (tx: Sql, runId: RunId, evidence: RunEvidence) =>
+  Effect.flatten(sendEvidence(tx, runId, evidence));
 
 export interface ArtifactRow {
   readonly run_id: string;
