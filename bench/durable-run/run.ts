@@ -8,10 +8,10 @@
  * POST /v1/datasets/{id}/runs to halfway between the last poll that saw it unfinished and the first
  * that saw it `succeeded` (FinishedRun.settledMs). Polls come every `--poll` ms (50): the host
  * answering a poll every 5 ms spent ~200 ms of a PostgreSQL run's CPU on them (three statements
- * each) against next to nothing in memory, so the bench was measuring its own load (decision 0029).
+ * each) against next to nothing in memory, so the bench was measuring its own load (decision 0042).
  * Each run's CPU is read too, from before its POST to the poll that saw it succeed: the host child's
  * (every thread) and the PostgreSQL backends' serving its database (durable/cpu.ts, Linux only):
- * what the durable profile costs the machine, beside how long it takes (decision 0038).
+ * what the durable profile costs the machine, beside how long it takes (decision 0042).
  * Not part of npm test.
  *
  *   npm run bench:durable-run -w @gleaner/bench [-- --rounds 5 --poll 50]
@@ -77,7 +77,7 @@ const measure = async (config: Config): Promise<Sample> => {
     const { new: added, changed, gone } = again.run.rowDeltas;
     if (added + changed + gone !== 0) throw new Error(`unchanged re-run: ${JSON.stringify(again.run.rowDeltas)}`);
     // Read after both runs: a request between them would run in the host before the re-run (until
-    // decision 0036 this one read the first run's whole evidence, which warmed the re-run's decoding
+    // decision 0042 this one read the first run's whole evidence, which warmed the re-run's decoding
     // and took a collection off it).
     const phasesOf = async (runId: string) => {
       const { trace } = expectStatus(await call("GET", `/v1/runs/${runId}/trace`), 200, "trace");

@@ -1,7 +1,7 @@
 // CPU time a run costs the machine, read from Linux's /proc: the host child's (every thread, those
 // that ended included: ../process-cpu.ts) and that of the PostgreSQL backends serving the run's
 // database. Wall time on a shared two-core machine says when a run ended; CPU time says how much work
-// it took the machine, which is what a run on a saturated machine waits for (decision 0038).
+// it took the machine, which is what a run on a saturated machine waits for (decision 0042).
 import { readFileSync } from "node:fs";
 import type pg from "pg";
 

@@ -70,7 +70,7 @@ export interface HostProcess extends BenchProcess {
 
 /**
  * The command that starts `command` with `args`: pinned to the CPUs in BENCH_HOST_CPUS (e.g. "0") by
- * taskset (Linux) when it is set, so a host can be given cores of its own (decision 0038).
+ * taskset (Linux) when it is set, so a host can be given cores of its own (decision 0042).
  */
 const pinned = (command: string, args: ReadonlyArray<string>): [string, string[]] => {
   const cpus = process.env.BENCH_HOST_CPUS;

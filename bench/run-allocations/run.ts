@@ -1,5 +1,5 @@
 /**
- * Where a run allocates (decision 0037): V8's sampling heap profiler, through the inspector, over one
+ * Where a run allocates (decision 0042): V8's sampling heap profiler, through the inspector, over one
  * run of the 50-page books site in a host child, counting the objects that were collected as well as
  * those still alive (what drives the young generation's collections). `--run rerun` (default)
  * samples the unchanged re-run, `--run first` the first run; `--store memory|postgres` (default

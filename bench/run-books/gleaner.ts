@@ -37,7 +37,7 @@ const changesSince = async (datasetId: string, after?: number) => {
 
 const { dataset } = expectStatus(await call("POST", "/v1/datasets", JSON.parse(datasetJson)), 201, "create dataset");
 // Polled every 50 ms, timed to the run's completedAt: a 5 ms poll answered by this same process cost
-// the run ~12% of its CPU (decision 0026), and the poll's interval does not enter the span.
+// the run ~12% of its CPU (decision 0042), and the poll's interval does not enter the span.
 const pollMs = 50;
 const cpuBefore = process.cpuUsage();
 const first = await runToSuccess(call, dataset.id, pollMs);

@@ -100,7 +100,7 @@ const walls: number[] = [];
 for (let i = 0; i < runs; i++) {
   const datasetId = await createDataset(call, booksDataset(site.url));
   await session.post("Profiler.start");
-  // Polled every 50 ms as bench:run-books polls (decision 0028), so the host's answers weigh as they do there.
+  // Polled every 50 ms as bench:run-books polls (decision 0042), so the host's answers weigh as they do there.
   const run = await runToSuccess(call, datasetId, 50);
   const { profile } = (await session.post("Profiler.stop")) as unknown as { profile: Profile };
   profiles.push(profile);

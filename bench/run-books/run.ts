@@ -35,7 +35,7 @@ const repeatsArg = process.argv.indexOf("--repeats");
 const repeats = repeatsArg > 0 ? Number(process.argv[repeatsArg + 1]) : 3;
 if (!Number.isInteger(repeats) || repeats < 1) throw new Error("--repeats must be a positive integer");
 // The site sends no ETag / Last-Modified unless asked: `honoured` answers 304 to a conditional
-// request, `ignored` sends the validators but always answers 200 (decision 0021).
+// request, `ignored` sends the validators but always answers 200 (decision 0042).
 const validatorsArg = process.argv.indexOf("--validators");
 const validators = validatorsArg > 0 ? process.argv[validatorsArg + 1] : undefined;
 if (validators !== undefined && validators !== "honoured" && validators !== "ignored") {

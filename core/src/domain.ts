@@ -61,7 +61,7 @@ export const StoredDataset = Schema.Struct({
 export type StoredDataset = typeof StoredDataset.Type;
 
 /**
- * What a rows page's entity tag is computed from (usecases/rows-tag.ts, decision 0020), read in one
+ * What a rows page's entity tag is computed from (usecases/rows-tag.ts, decision 0042), read in one
  * call: every write a page can show moves one of them.
  */
 export const RowsPageState = Schema.Struct({

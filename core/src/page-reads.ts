@@ -3,7 +3,7 @@ import { MissingReason, ObservationEntry, Scalar } from "./schema/row.js";
 
 /**
  * What a deterministic run derived from one page, kept so that a later run reading the same bytes
- * under the same recipe can take it instead of parsing again (decision 0021): the records' cells
+ * under the same recipe can take it instead of parsing again (decision 0042): the records' cells
  * (each `[fieldId, value, missingReason, raw]`, the coerced cell and the text it came from), their
  * rowKeys, the observation entries (excerpts) and where pagination goes from the page.
  */

@@ -179,7 +179,7 @@ export type ReconciliationRecord = typeof ReconciliationRecord.Type;
 
 /**
  * A page whose records a run took from the dataset's newest accepted run instead of parsing it
- * (decision 0021): its bytes were that run's (`same_digest`), or the site answered 304 to that
+ * (decision 0042): its bytes were that run's (`same_digest`), or the site answered 304 to that
  * read's validators (`not_modified`). The page was still read, checked and charged.
  */
 export const PageReuse = Schema.Struct({
@@ -269,7 +269,7 @@ export interface AcceptedRow {
   /**
    * The run saw the row unchanged, and the row differs from the stored one only in its seen-markers:
    * `lastSeenRunId` (this run), `observedAt` (this acceptance) and `status` (`unchanged`). A store may
-   * record that once for the run instead of rewriting the row (decision 0020); reading the row must
+   * record that once for the run instead of rewriting the row (decision 0042); reading the row must
    * then answer those markers all the same.
    */
   readonly seenOnly?: boolean;
@@ -306,7 +306,7 @@ export interface RunAcceptance {
   readonly pageReads?: PageReadsToKeep;
   /**
    * Digests of page bodies the store already holds: those it served the run with its kept reads
-   * (decision 0034). A store that keeps bodies apart from their artifacts need not store these again.
+   * (decision 0042). A store that keeps bodies apart from their artifacts need not store these again.
    */
   readonly bodiesStored?: ReadonlyArray<string>;
 }

@@ -6,7 +6,7 @@ type SaveJobState = Agenda["db"]["saveJobState"];
  * With removeOnComplete, Agenda 6.2.6 finishes a one-shot job that succeeded with two statements:
  * it saves the job's final state (unlocked, lastFinishedAt) and then deletes the row. The save is
  * overwritten by the delete at once, so it is skipped: the job of a run is deleted in one statement
- * instead of two (decision 0030). Only that save is skipped (the job succeeded, has no next run and
+ * instead of two (decision 0042). Only that save is skipped (the job succeeded, has no next run and
  * is no longer locked: exactly when Agenda removes it next); a failed, retried or repeating job and
  * every touch are saved as before. Should the delete fail, the job stays locked instead of unlocked
  * without a next run, so it is delivered again once its lock expires and the engine drops it (its

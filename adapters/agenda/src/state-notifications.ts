@@ -9,7 +9,7 @@ const stateParts = new Set<PropertyKey>(["publishState", "subscribeState"]);
  * process listening (three NOTIFY statements per job, each parsed by every process) so that
  * `agenda.on("success")` fires across processes; Gleaner listens to none of them from another
  * process (InFlight and skipSaveBeforeRemove hear their own process's events), so a run job costs
- * three statements less (decision 0030). Agenda publishes and subscribes only when the channel has
+ * three statements less (decision 0042). Agenda publishes and subscribes only when the channel has
  * publishState / subscribeState, so the channel answers neither.
  */
 export const withoutStateNotifications = (backend: AgendaBackend): AgendaBackend => {

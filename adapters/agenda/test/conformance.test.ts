@@ -10,7 +10,6 @@ await whenPostgresReachable("Gleaner conformance: postgres + agenda(postgres)", 
   describe(`postgres + agenda(postgres) (schema ${schema})`, () => {
     suite({
       name: "postgres + agenda(postgres)",
-      // Every use of the rows cache is checked against a fresh read (decision 0035).
       layer: () => PostgresStoreLive({ url, schema }),
       // A named queue (research's extra hosts) is a jobs table of its own in the same schema.
       queue: (name) =>

@@ -59,7 +59,7 @@ export const readOnce = async (
         return failed("unsafe_target", null, url, `refused to read ${originOnly(url) ?? "the URL"}: ${verdict.why}`);
       const refusal = request.ignoreRobots ? null : await robots.verdict(url, route);
       if (refusal) return refusal;
-      // The stored read's validators go only to the hop where that read ended (decision 0021).
+      // The stored read's validators go only to the hop where that read ended (decision 0042).
       const conditional = request.conditional?.url === url ? conditionalHeaders(request.conditional) : null;
       const response = await open(url, route, signal, conditional ?? undefined);
       const location = response.headers.get("location");
@@ -147,7 +147,7 @@ const judge = async (
     html = "";
     wireBytes = 0;
   }
-  // The bytes the last accepted run read here were judged a page then (decision 0021).
+  // The bytes the last accepted run read here were judged a page then (decision 0042).
   const known = success && request.known?.url === url && request.known.body === html;
   const verdict = known
     ? ({ ok: true } as const)

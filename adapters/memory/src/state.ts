@@ -60,7 +60,7 @@ export class MemoryState {
     this.webhookAttempts.length = kept;
   }
   /**
-   * datasetId -> the page reads of its newest accepted run, by the URL asked for (decision 0021):
+   * datasetId -> the page reads of its newest accepted run, by the URL asked for (decision 0042):
    * one run's pages per dataset, replaced whole by the next acceptance. The bodies are the strings
    * the run's artifacts hold, so they cost nothing more until retention drops those artifacts.
    */

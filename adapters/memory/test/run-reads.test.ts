@@ -10,7 +10,7 @@ import * as TestContext from "effect/TestContext";
 import { MemoryStoreLive } from "../src/index.js";
 
 // Core's rules for reading a finished run (endpoints 12, 13 and 15), which read only the trace, the
-// artifacts without bodies, or one artifact (decision 0036): SPEC.md's 30-day artifact retention and
+// artifacts without bodies, or one artifact (decision 0042): SPEC.md's 30-day artifact retention and
 // the index's 200 entries, applied by Effect's Clock when the run is read. The memory store also
 // prunes artifacts past retention, but only when a run of the dataset finishes: each run here is
 // accepted at `now` and read a day later, so what ages out in between is core's to leave out.

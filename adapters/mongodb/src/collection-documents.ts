@@ -37,7 +37,7 @@ export interface WebhookAttemptDoc extends Omit<WebhookAttempt, "webhookId" | "n
 }
 
 /**
- * One page of a dataset's newest accepted run (decision 0021), keyed by dataset and the URL the
+ * One page of a dataset's newest accepted run (decision 0042), keyed by dataset and the URL the
  * engine asked for. Unlike PostgreSQL this store keeps no body per digest, so the body is kept here
  * (when within SPEC's 64 KiB artifact limit) to stand for a 304.
  */

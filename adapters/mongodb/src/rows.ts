@@ -146,7 +146,7 @@ export const makeRowMethods = (mongo: Mongo): RowStorage => {
 
     // Two reads, not one snapshot: that is enough for a tag. Each input only ever moves forward and
     // both are read before the page, so a write between them yields a tag no state after the write
-    // produces again (decision 0023).
+    // produces again (decision 0042).
     rowsPageState: (ownerId, datasetId) =>
       !isUuid(ownerId) || !isUuid(datasetId)
         ? Effect.succeed(Option.none())

@@ -105,7 +105,7 @@ export interface Collections {
   readonly rows: Collection<RowDoc>;
   readonly revisions: Collection<RevisionDoc>;
   readonly observations: Collection<ObservationDoc>;
-  /** The page reads of each dataset's newest accepted run (decision 0021). */
+  /** The page reads of each dataset's newest accepted run (decision 0042). */
   readonly pageReads: Collection<PageReadDoc>;
   readonly accounts: Collection<AccountDoc>;
   /** The newest held run's outcome of each dataset, by dataset id (decision 0040). */

@@ -292,7 +292,7 @@ describe("mongodb: document mapping", () => {
   });
 });
 
-describe("MongoDB page reads (decision 0021)", () => {
+describe("MongoDB page reads (decision 0042)", () => {
   const extraction = {
     records: [{ index: 0, rowKey: "https://shop.example/b/1", cells: [["f1", 1.5, null, "£1.50"]] }],
     entries: [{ id: "0", excerpt: "<article>…</article>", truncated: false }],

@@ -39,9 +39,9 @@ export interface AcceptInput {
   readonly trace: (completedAt: string, step: AcceptStep) => RunEvidence["trace"];
   /** The evidence stored with the run, around the given trace and plan. */
   readonly evidence: (completedAt: string, trace: RunEvidence["trace"], plan: RunPlanRecord) => RunEvidence;
-  /** Deterministic runs: the pages read, kept by the store for the next run to reuse (decision 0021). */
+  /** Deterministic runs: the pages read, kept by the store for the next run to reuse (decision 0042). */
   readonly pageReads?: PageReadsToKeep;
-  /** Deterministic runs: the page bodies the store served the run with its kept reads (decision 0034). */
+  /** Deterministic runs: the page bodies the store served the run with its kept reads (decision 0042). */
   readonly bodiesStored?: ReadonlyArray<string>;
 }
 

@@ -68,7 +68,7 @@ export const emptyPlan: RunPlanRecord = { recipe: null, checks: [], reconciliati
 
 /**
  * pin: the recipe version and schema the whole run uses, from the dataset its claim read (none when
- * the dataset was deleted). Still a step of the trace, though the read is the claim's (decision 0030).
+ * the dataset was deleted). Still a step of the trace, though the read is the claim's (decision 0042).
  */
 export const pinPhase = Effect.fn("run.pin")(function* (dataset: ClaimedRun["dataset"], recorder: TraceRecorder) {
   const found = yield* recorder.timed("pin", dataset);

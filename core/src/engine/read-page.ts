@@ -114,7 +114,7 @@ export type PageOutcome =
       readonly extracted: PageExtraction;
       readonly stored: StoredExtraction;
       readonly reused: Omit<PageReuse, "url"> | null;
-      /** The body is the kept read's: the store already holds it (decision 0034). */
+      /** The body is the kept read's: the store already holds it (decision 0042). */
       readonly bodyStored: boolean;
     };
 

@@ -89,7 +89,7 @@ export const readSource = Effect.fn("run.read")(function* (
       yield* Effect.logInfo(`pagination ended: ${why}`).pipe(Effect.annotateLogs({ url: at }));
     });
   const recipe = yield* recipeDigest(source, columns);
-  // Asked once, before the first page (decision 0032): a run reads at most maxPages (50) pages.
+  // Asked once, before the first page (decision 0042): a run reads at most maxPages (50) pages.
   let lookIn: ReadonlyMap<string, AcceptedRead> | null = yield* keptReads(reuseFrom);
   let url: string | null = source.url;
   let coverage: Coverage = { complete: true };
@@ -117,7 +117,7 @@ export const readSource = Effect.fn("run.read")(function* (
     const lastRead = lookIn?.get(url) ?? null;
     // A store keeps one accepted run's reads, all under one recipe, the start URL's among them: when
     // the start URL has none under this recipe (a first run, a new column), no later page has one
-    // either, so the rest of the run looks no further (decision 0021).
+    // either, so the rest of the run looks no further (decision 0042).
     if (pages.length === 0 && lastRead?.recipe !== recipe) lookIn = null;
     const remaining = source.maxItems - records.length;
     const at: string = url;

@@ -11,7 +11,7 @@ import type { Cell } from "./coerce.js";
 import type { ExtractedRecord, PageExtraction } from "./extract.js";
 
 /**
- * Reusing a page's extraction (decision 0021). A page a run reads is taken from the dataset's
+ * Reusing a page's extraction (decision 0042). A page a run reads is taken from the dataset's
  * newest accepted run instead of being parsed when its bytes are that read's (same SHA-256, same
  * final URL, or a 304 to the validators that read sent) and the recipe is that run's. The page is
  * still read, checked and charged; only parsing and extraction are skipped.

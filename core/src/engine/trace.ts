@@ -17,7 +17,7 @@ export type TraceSnapshot = { steps: RunTraceStep[]; phases: RunTracePhase[]; tr
 
 /**
  * A step with its keys in RunTraceStep's order and no undefined ones, however the engine spread it:
- * a stored trace then decodes as it is (storedDecoder's fast path, decision 0032), and reads of a
+ * a stored trace then decodes as it is (storedDecoder's fast path, decision 0042), and reads of a
  * run's trace or diagnostics skip Effect's decoder.
  */
 const stepKeys = Object.keys(RunTraceStep.fields) as ReadonlyArray<keyof RunTraceStep>;

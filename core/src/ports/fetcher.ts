@@ -19,14 +19,14 @@ export interface FetchRequest {
    */
   readonly runId?: string;
   /**
-   * The stored version of the page (decision 0021): a fetcher that can sends its validators as
+   * The stored version of the page (decision 0042): a fetcher that can sends its validators as
    * If-None-Match / If-Modified-Since on the hop to `url` (where that read ended), and answers a 304
    * there as a page with `notModified`. Redirect, robots and SSRF rules apply as to any read.
    * Absent, or a fetcher that cannot (the browser): an ordinary read.
    */
   readonly conditional?: PageValidators & { readonly url: string };
   /**
-   * The page as the dataset's last accepted run read it (decision 0021): a 2xx answer at `url` whose
+   * The page as the dataset's last accepted run read it (decision 0042): a 2xx answer at `url` whose
    * decoded body is exactly `body` is the page judged then, so a fetcher may return it without judging
    * the body again (challenge, login wall, empty page). Anything else is judged as usual.
    */

@@ -4,7 +4,7 @@ import type { AcceptedRead } from "../page-reads.js";
 import type { DatasetId } from "../schema/ids.js";
 
 /**
- * The page-read part of the Storage port (decision 0021): what the dataset's newest accepted run
+ * The page-read part of the Storage port (decision 0042): what the dataset's newest accepted run
  * read, so the next run can reuse a page's extraction and ask the site conditionally. The reads
  * are written by acceptRun, in its transaction (`RunAcceptance.pageReads`), replacing the
  * dataset's previous ones whole; a store answers only what it still has and core falls back to a
@@ -14,7 +14,7 @@ export interface PageReadStorage {
   /**
    * Every read of the newest accepted run (one per URL the engine asked for; at most a source's
    * maxPages), or none. One call per run: asked page by page, a run waited on the store once per
-   * page (decision 0032). Optional: it only saves work; without it every page is read in full.
+   * page (decision 0042). Optional: it only saves work; without it every page is read in full.
    */
   readonly acceptedReads?: (datasetId: DatasetId) => Effect.Effect<ReadonlyArray<AcceptedRead>, StorageFailure>;
 }

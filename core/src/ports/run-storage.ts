@@ -48,7 +48,7 @@ export interface RunStorage extends PageReadStorage, HeldOutcomeStorage {
    * `running` is handed over again only when `reclaimRunning` (a redelivery after a crash). None
    * when the run is finished or missing: the job is then simply dropped. The claimed run comes
    * with its dataset as the same read found it, which the run pins its recipe and schema from: one
-   * statement where the store can (decision 0030).
+   * statement where the store can (decision 0042).
    */
   readonly claimRun: (
     runId: RunId,

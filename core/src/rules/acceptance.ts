@@ -121,7 +121,7 @@ const traceUntil = (
 };
 
 /**
- * An acceptance stamped by the store while it writes it (decision 0020): `completedAt` of the run (and
+ * An acceptance stamped by the store while it writes it (decision 0042): `completedAt` of the run (and
  * of the held run) is `nowMs`, read from the store's Clock after it wrote the rows and before it writes
  * the run, so the trace's accept step includes the write. One atomic write: no reader ever sees the run
  * finished with another time. A held run accepted later keeps the trace of the run as it was: only

@@ -4,7 +4,7 @@ import { sha256HexSync } from "../digest.js";
  * API keys are `gl_` followed by 43 base64url characters (32 random bytes). Only the SHA-256 hash
  * is stored; a presented key is hashed and the hashes compared in constant time. Hashed
  * synchronously: every authenticated request hashes its key, and Web Crypto's asynchronous digest
- * was a tenth of a rows page's time (decision 0023).
+ * was a tenth of a rows page's time (decision 0042).
  */
 export const apiKeyPrefix = "gl_";
 

@@ -16,7 +16,7 @@ export const citedObservations = (
 /**
  * The observations an acceptance must store: those its rows and revisions cite. Observations are only
  * ever read through a citation (a row's or a revision's evidence), and a row a run saw unchanged keeps
- * citing the observation its values were read from, so an unchanged re-run stores none (decision 0020).
+ * citing the observation its values were read from, so an unchanged re-run stores none (decision 0042).
  */
 export const observationsToStore = (
   observations: ReadonlyArray<SourceObservation>,

@@ -152,7 +152,7 @@ export const RunDiagnostics = Schema.Struct({
       evidenceIds: Schema.Array(Schema.String),
       /**
        * The page's records were taken from an earlier accepted run's read of the same bytes under
-       * the same recipe instead of being parsed (decision 0021); null when the page was parsed.
+       * the same recipe instead of being parsed (decision 0042); null when the page was parsed.
        */
       reused: Schema.NullOr(
         Schema.Struct({ fromRunId: Schema.String, basis: Schema.Literal("same_digest", "not_modified") }),

@@ -7,7 +7,7 @@ import { Storage } from "../ports/storage.js";
 import type { DatasetId, OwnerId } from "../schema/ids.js";
 
 /**
- * The entity tag of a page of `GET /v1/datasets/{id}/rows` (decision 0020): a digest of what the
+ * The entity tag of a page of `GET /v1/datasets/{id}/rows` (decision 0042): a digest of what the
  * page can depend on, read without listing a row. Rows change only through an acceptance (the
  * dataset's newest run turns `succeeded`; unchanged rows' seen-markers move with it even when no
  * revision is written), an edit (a new revision sequence) or a dataset update (its revision), so
@@ -15,10 +15,10 @@ import type { DatasetId, OwnerId } from "../schema/ids.js";
  * can. It may change when the page did not (a run queued or failed): a client then reads it again.
  * Computed before the page is read, so a write in between only ever makes the tag older than the
  * page, never newer. The store reads the three in one call (one statement on PostgreSQL), and the
- * digest is synchronous: this runs on every read of a page (decision 0023).
+ * digest is synchronous: this runs on every read of a page (decision 0042).
  *
  * The query is the request's own query string, unparsed: the same string always asks for the same
- * page, and a page answered from its tag then never parses it (decision 0027). The same query
+ * page, and a page answered from its tag then never parses it (decision 0042). The same query
  * written in another order gets another tag, and so only a full answer instead of a 304.
  */
 export const rowsPageTag = (ownerId: OwnerId, datasetId: string, querystring: string) =>

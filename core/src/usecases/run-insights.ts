@@ -21,7 +21,7 @@ export const getTrace = (ownerId: OwnerId, runId: string) =>
     if (recordRemoved(run, yield* Clock.currentTimeMillis, days)) {
       return { trace: { ...emptyTrace(run), status: run.status } satisfies RunTrace };
     }
-    // Only the trace is read: a finished run's facts and artifact bodies are not (decision 0036).
+    // Only the trace is read: a finished run's facts and artifact bodies are not (decision 0042).
     const stored = yield* storage.getRunTrace(run.id);
     // A run in flight has no evidence yet: its trace so far is kept as progress.
     const trace = Option.isSome(stored)

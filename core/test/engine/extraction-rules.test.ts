@@ -8,7 +8,7 @@ import { nextUrl } from "../../src/engine/read-page.js";
 import { extractionRulesVersion, toStoredExtraction } from "../../src/engine/reuse.js";
 
 /**
- * extractionRulesVersion guards reuse (decision 0021): an extraction kept under one version is only
+ * extractionRulesVersion guards reuse (decision 0042): an extraction kept under one version is only
  * reused under that version. Should extraction, coercion or pagination start to read a page
  * differently without the version moving, a dataset's next run would reuse stale extractions. So
  * this test reads a corpus of pages that exercises every read kind, column type, missing value and

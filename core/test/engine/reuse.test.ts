@@ -219,7 +219,7 @@ describe("reuse of a page's extraction: the engine", () => {
     expect(secondLookups).to.deep.equal([first.stored.datasetId]);
   });
 
-  it("names the bodies the store served a re-run as stored, none of a first run (decision 0034)", async () => {
+  it("names the bodies the store served a re-run as stored, none of a first run (decision 0042)", async () => {
     const { first, second, bodiesStored } = await twoRuns({});
     // The acceptance says which bodies the store holds already, so a store that keeps bodies apart
     // (PostgreSQL) is not sent them again: a first run's are all new to the dataset.

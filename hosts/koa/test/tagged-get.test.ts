@@ -11,7 +11,7 @@ import { runExit } from "../src/http/runtime.js";
 
 /**
  * A rows page answered from its tag (304, or the bytes kept for the tag) does only what the tag
- * needs: it never parses the query (decision 0027). Counted on Koa's `ctx.query`, the parse.
+ * needs: it never parses the query (decision 0042). Counted on Koa's `ctx.query`, the parse.
  */
 describe("An authenticated tagged GET", function () {
   this.timeout(30_000);

@@ -15,8 +15,8 @@ export interface OpenedGet {
 const untagged = Either.right(null);
 
 /**
- * An authenticated GET's opening, in one run of the runtime (each run costs a fiber; decision 0023):
- * the key's owner with the owner's balance, read in one lookup (decision 0030; Unauthorized fails
+ * An authenticated GET's opening, in one run of the runtime (each run costs a fiber; decision 0042):
+ * the key's owner with the owner's balance, read in one lookup (decision 0042; Unauthorized fails
  * the whole), and the route's tag. The balance is read before the handler: a GET charges nothing,
  * so it is also the balance after it. A failed tag is returned, not failed, so the error answer
  * still carries the owner's balance. Plain flatMaps: this runs on every authenticated GET, and

@@ -15,7 +15,7 @@ export interface RouteInput<P extends string = string> {
 
 /**
  * What a route's entity tag is computed from: the query as the request wrote it, not parsed (a page
- * answered from its tag never parses it; decision 0027). The same page asked with its parameters in
+ * answered from its tag never parses it; decision 0042). The same page asked with its parameters in
  * another order or spelling gets another tag, which only costs that client a full answer.
  */
 export interface TagInput<P extends string = string> {

@@ -15,7 +15,7 @@ export type GleanerRuntime = ManagedRuntime.ManagedRuntime<GleanerServices, unkn
  * Runs an effect and returns its exit as soon as it has one: at once when the fiber finished without
  * waiting (a fiber runs synchronously from its start until it first waits, so a read of the memory
  * store finishes here), else when it finishes. The caller that gets an Exit skips a promise and a
- * microtask turn, which an authenticated GET otherwise pays on every request (decision 0027).
+ * microtask turn, which an authenticated GET otherwise pays on every request (decision 0042).
  */
 export const runExit = <A, E, R>(
   runtime: ManagedRuntime.ManagedRuntime<R, unknown>,

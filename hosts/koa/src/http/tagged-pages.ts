@@ -1,7 +1,7 @@
 import { LRUCache } from "lru-cache";
 
 /**
- * Serialized answers of tagged GET routes (decision 0020), keyed by their entity tag. A tag changes
+ * Serialized answers of tagged GET routes (decision 0042), keyed by their entity tag. A tag changes
  * whenever the answer can (a tag names its dataset and query, so also its owner), so an answer
  * cached under it stays right; a tag computed before a write that the answer already shows only
  * keys a newer answer, which is harmless. Kept as UTF-8 bytes, so a hit is not encoded again.
