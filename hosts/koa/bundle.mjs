@@ -1,7 +1,7 @@
 // Bundles the `gleaner` CLI into dist/bundle/ (esbuild, code splitting): one file to start from
 // instead of ~1,300 modules to resolve. Adapters the configuration selects stay behind dynamic
 // imports (chunks of their own) and the drivers stay external, so a memory host still loads no
-// driver. Decision 0020 ("The CLI starts from a bundle").
+// driver. Decision 0042 ("The CLI starts from a bundle").
 import { rm } from "node:fs/promises";
 import { build } from "esbuild";
 

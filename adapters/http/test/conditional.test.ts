@@ -15,7 +15,7 @@ import {
   tripped,
 } from "./loopback.js";
 
-// Decision 0021: the stored read's validators go to the hop where that read ended, a 304 there is
+// Decision 0042: the stored read's validators go to the hop where that read ended, a 304 there is
 // "not modified", and the connection survives it.
 
 const etag = '"books-v1"';

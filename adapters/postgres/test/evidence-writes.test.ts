@@ -8,7 +8,7 @@ import { makeDb } from "../src/db.js";
 import { writeEvidence } from "../src/evidence.js";
 import { aClaimedRun, aStoreAndClientOnItsOwnSchema, whenPostgresReachable } from "./support.js";
 
-// Decision 0035: a run's evidence, its artifacts and the end of its in-flight trace are written by
+// Decision 0042: a run's evidence, its artifacts and the end of its in-flight trace are written by
 // one statement. Written again, the evidence is replaced whole: artifacts beyond the new ones go.
 await whenPostgresReachable("postgres store: a run's evidence written in one statement", (url) => {
   describe("postgres store: a run's evidence written in one statement", () => {

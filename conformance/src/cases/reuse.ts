@@ -6,7 +6,7 @@ import type { Capability, Owner, SuiteContext } from "../context.js";
 import { type BooksSite, startBooksSite } from "../sites/index.js";
 import { allRows, createDataset, runSucceeds } from "./rows.js";
 
-// Decision 0021: a page whose bytes and recipe are those of the dataset's last accepted read takes
+// Decision 0042: a page whose bytes and recipe are those of the dataset's last accepted read takes
 // that read's records instead of being parsed (its trace has a read step and no extract step); a
 // 304 to the validators of that read stands for the same bytes. Still checked and charged.
 

@@ -212,7 +212,7 @@ const twoRuns = async (options: {
 };
 
 describe("reuse of a page's extraction: the engine", () => {
-  // Decision 0032: asked page by page, a run waited on the store once per page.
+  // Decision 0042: asked page by page, a run waited on the store once per page.
   it("asks the store for the dataset's kept reads once per run, whatever the number of pages", async () => {
     const { first, firstLookups, secondLookups } = await twoRuns({});
     expect(firstLookups).to.deep.equal([first.stored.datasetId]);
@@ -241,7 +241,7 @@ describe("reuse of a page's extraction: the engine", () => {
     );
   });
 
-  // Decision 0034: a store reads a run's evidence back through storedDecoder, whose fast path takes
+  // Decision 0042: a store reads a run's evidence back through storedDecoder, whose fast path takes
   // only what is already in the schemas' key order (15 → 3 ms for a 50-page run's trace and plan).
   it("records a run's trace steps and reconciliation in their schemas' key order: the evidence decodes as it is", async () => {
     const { first, second } = await twoRuns({});
