@@ -326,6 +326,38 @@ export const changeCases = (ctx: SuiteContext): void => {
       }
     });
   });
+  describe("the change feed after a run that changed one record", () => {
+    let site: BooksSite;
+    let owner: Owner;
+    let dataset: Body;
+    before(async () => {
+      site = await startSmallBooksSite();
+      owner = await ctx.owner(300);
+      dataset = await createBooks(owner, site);
+      await runSucceeds(owner, dataset.id);
+    });
+    after(() => site.close());
+
+    it("cites that record's entry alone: the run stores what its outcome needs, not the page again", async () => {
+      const consumer = new FeedConsumer(owner, dataset.id, 100);
+      await consumer.poll();
+      const through = consumer.revisions.length;
+      site.setPrice(site.books[3]!.book_id, 71.5);
+      await runSucceeds(owner, dataset.id);
+
+      const answer = await owner.get(`/v1/datasets/${dataset.id}/changes`, { after: through, limit: 100 });
+      expect(answer.status, JSON.stringify(answer.body)).to.equal(200);
+      const [revision, ...others] = answer.body.data;
+      expect(others, "one record changed, one revision").to.deep.equal([]);
+      expect(revision.data[columnId(dataset, "price")]).to.equal(71.5);
+      const cited = new Set<string>();
+      for (const refs of Object.values(revision.evidence) as Body[][]) for (const ref of refs) cited.add(ref.entryId);
+      expect(answer.body.observations).to.have.length(1);
+      const [observation] = answer.body.observations;
+      expect(observation.entries.map((e: Body) => e.id).sort()).to.deep.equal([...cited].sort());
+      expect(observation.entries[0].excerpt).to.include("71.50");
+    });
+  });
 };
 
 export const changesCapability: Capability = {

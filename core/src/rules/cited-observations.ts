@@ -1,5 +1,5 @@
 import type { ObservationId } from "../schema/ids.js";
-import type { CellOverrides, FieldEvidence, SourceObservation } from "../schema/row.js";
+import type { CellOverrides, EvidenceRef, FieldEvidence, SourceObservation } from "../schema/row.js";
 
 /** Every observation cited by the evidence, and by the source snapshots kept under overrides. */
 export const citedObservations = (
@@ -14,24 +14,23 @@ export const citedObservations = (
 };
 
 /**
- * The observations an acceptance must store: those its rows and revisions cite. Observations are only
- * ever read through a citation (a row's or a revision's evidence), and a row a run saw unchanged keeps
- * citing the observation its values were read from, so an unchanged re-run stores none (decision 0042).
+ * The observations an acceptance must store: those its rows and revisions cite, each with only the
+ * entries they cite. Observations are only ever read through a citation (a row's or a revision's
+ * evidence), and a row a run saw unchanged keeps citing the observation its values were read from, so
+ * an unchanged re-run stores none and a run that changed a few records of a page stores those records'
+ * entries, not the page again (decision 0042).
  */
 export const observationsToStore = (
   observations: ReadonlyArray<SourceObservation>,
   written: ReadonlyArray<{ readonly evidence: FieldEvidence; readonly overrides: CellOverrides }>,
 ): SourceObservation[] => {
-  const wanted = new Set(observations.map((o) => o.id));
-  const cited = new Set<ObservationId>();
-  // A created row's revision shares the row's evidence object: each object is looked at once. And
-  // the search ends as soon as every observation of the run is cited (a first run cites them all).
+  const cited = new Map<ObservationId, Set<string>>(observations.map((o) => [o.id, new Set<string>()]));
+  // A created row's revision shares the row's evidence object: each object is looked at once.
   const looked = new Set<object>();
-  const cite = (refs: ReadonlyArray<{ readonly observationId: ObservationId }>) => {
-    for (const ref of refs) if (wanted.has(ref.observationId)) cited.add(ref.observationId);
+  const cite = (refs: ReadonlyArray<EvidenceRef>) => {
+    for (const ref of refs) cited.get(ref.observationId)?.add(ref.entryId);
   };
   for (const { evidence, overrides } of written) {
-    if (cited.size === wanted.size) break;
     if (!looked.has(evidence)) {
       looked.add(evidence);
       for (const refs of Object.values(evidence)) cite(refs);
@@ -41,5 +40,10 @@ export const observationsToStore = (
       for (const override of Object.values(overrides)) cite(override.evidence);
     }
   }
-  return observations.filter((o) => cited.has(o.id));
+  return observations.flatMap((observation) => {
+    const entries = cited.get(observation.id);
+    if (!entries || entries.size === 0) return [];
+    if (entries.size === observation.entries.length) return [observation];
+    return [{ ...observation, entries: observation.entries.filter((entry) => entries.has(entry.id)) }];
+  });
 };
