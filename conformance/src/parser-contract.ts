@@ -137,6 +137,17 @@ export const parserContract = (subject: ParserUnderTest) =>
       expect(Buffer.byteLength(cut.text)).to.be.at.most(2048);
     });
 
+    it("excerpts keep a line break where the page's markup had indentation, and <pre> whole", () => {
+      const page = parse(
+        '<html><body><ul>\n  <li class="r">\n\n      <b>A\u00a0 1</b>  <i>x</i>\n  </li>\n' +
+          '<li class="r"><pre>  a\n\n    b</pre></li></ul></body></html>',
+      );
+      const [plain, pre] = page.root.select("li.r");
+      expect(plain?.excerpt(2048).text).to.equal('<li class="r">\n<b>A&nbsp; 1</b>  <i>x</i>\n</li>');
+      expect(pre?.excerpt(2048).text).to.equal('<li class="r"><pre>  a\n\n    b</pre></li>');
+      page.dispose();
+    });
+
     it("never runs scripts", () => {
       const scripted = parse(
         '<html><body><p id="t">before</p><script>document.getElementById("t").textContent = "after"</script></body></html>',

@@ -53,7 +53,11 @@ describe("the Promise API (createGleaner)", () => {
   });
 
   it("lists and pages datasets, and keeps the owner's usage", async () => {
-    for (const name of ["A", "B", "C"]) await gleaner.datasets.create(body(name));
+    // Created at distinct instants: datasets created in the same millisecond are ordered by id.
+    for (const name of ["A", "B", "C"]) {
+      await gleaner.datasets.create(body(name));
+      await new Promise((resolve) => setTimeout(resolve, 2));
+    }
     const first = await gleaner.datasets.list({ limit: 2 });
     expect(first.data.map((d) => d.name)).to.deep.equal(["C", "B"]);
     const next = await gleaner.datasets.list({ limit: 2, cursor: first.nextCursor! });

@@ -13,7 +13,7 @@ import {
   normalizeWhitespace,
   ParseFailed,
   resolveReference,
-  utf8Excerpt,
+  markupExcerpt,
 } from "@gleaner/core";
 import render from "dom-serializer";
 import { type AnyNode, type Document, DomHandler, type Element, isTag, isText } from "domhandler";
@@ -43,7 +43,7 @@ class WrappedElement implements DocumentElement {
     return getAttributeValue(this.element, name.toLowerCase()) ?? null;
   }
   excerpt(maxBytes: number): Excerpt {
-    return utf8Excerpt(render(this.element, { encodeEntities: "utf8" }), maxBytes);
+    return markupExcerpt(render(this.element, { encodeEntities: "utf8" }), maxBytes);
   }
 }
 
@@ -55,7 +55,7 @@ const wrapDocument = (document: Document): DocumentElement => ({
   first: (selector) => wrapFound(firstInDocument(selector, document)),
   text: () => normalizeWhitespace(textContent(document.children.filter(isTag))),
   attribute: () => null,
-  excerpt: (maxBytes) => utf8Excerpt(render(document.children.filter(isTag), { encodeEntities: "utf8" }), maxBytes),
+  excerpt: (maxBytes) => markupExcerpt(render(document.children.filter(isTag), { encodeEntities: "utf8" }), maxBytes),
 });
 
 /** The plain outline of a node's content (ports/document-parser.ts): elements and text, no comments. */

@@ -10,7 +10,7 @@ import {
   normalizeWhitespace,
   ParseFailed,
   resolveReference,
-  utf8Excerpt,
+  markupExcerpt,
 } from "@gleaner/core";
 import * as Effect from "effect/Effect";
 import * as Layer from "effect/Layer";
@@ -29,7 +29,7 @@ const wrapElement = (element: Element): DocumentElement => ({
   first: (selector) => wrapFound(element.querySelector(`:scope ${selector}`)),
   text: () => normalizeWhitespace(element.textContent ?? ""),
   attribute: (name) => element.getAttribute(name),
-  excerpt: (maxBytes) => utf8Excerpt(element.outerHTML, maxBytes),
+  excerpt: (maxBytes) => markupExcerpt(element.outerHTML, maxBytes),
 });
 
 const wrapDocument = (document: Document): DocumentElement => ({
@@ -37,7 +37,7 @@ const wrapDocument = (document: Document): DocumentElement => ({
   first: (selector) => wrapFound(document.querySelector(selector)),
   text: () => normalizeWhitespace(document.documentElement?.textContent ?? ""),
   attribute: () => null,
-  excerpt: (maxBytes) => utf8Excerpt(document.documentElement?.outerHTML ?? "", maxBytes),
+  excerpt: (maxBytes) => markupExcerpt(document.documentElement?.outerHTML ?? "", maxBytes),
 });
 
 /** The plain outline of a node's content (ports/document-parser.ts): elements and text, no comments. */

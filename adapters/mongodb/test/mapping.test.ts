@@ -97,11 +97,31 @@ describe("mongodb: document mapping", () => {
     expectDate(stored.createdAt, owner.createdAt);
     expect(ownerFromDoc(stored)).to.deep.equal(owner);
 
-    const key = { hash: "a".repeat(64), ownerId: owner.id, createdAt: owner.createdAt };
+    const key = {
+      hash: "a".repeat(64),
+      ownerId: owner.id,
+      createdAt: owner.createdAt,
+      id: globalThis.crypto.randomUUID(),
+      name: "ci",
+      prefix: "gl_live_",
+      lastFour: "wxyz",
+      lastUsedAt: owner.createdAt,
+    };
     const keyDoc = throughBson(apiKeyToDoc(key));
     expect(keyDoc._id).to.equal(key.hash);
     expectUuid(keyDoc.ownerId, owner.id);
+    expectUuid(keyDoc.keyId, key.id);
+    expectDate(keyDoc.lastUsedAt, key.lastUsedAt);
     expect(apiKeyFromDoc(keyDoc)).to.deep.equal(key);
+    // A key made before keys could be listed reads back with its listing fields null.
+    const older = { hash: "b".repeat(64), ownerId: owner.id, createdAt: owner.createdAt };
+    expect(apiKeyFromDoc(throughBson(apiKeyToDoc(older)))).to.deep.equal({
+      ...older,
+      name: null,
+      prefix: null,
+      lastFour: null,
+      lastUsedAt: null,
+    });
   });
 
   it("a dataset reads back equal; a new one starts its revision counter at 0; updates do not touch it", () => {

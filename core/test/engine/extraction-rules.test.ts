@@ -16,6 +16,7 @@ import { extractionRulesVersion, toStoredExtraction } from "../../src/engine/reu
  */
 const fingerprints: Record<number, string> = {
   1: "133d7fbd679545548db8f52b92e8d0ebd2f3971164dbb010e66def24768a7a05",
+  2: "41437925922e6e51bbf4fc4d7ab9d5b5c3184deaa6361204c199506fa94c8918",
 };
 
 const column = (id: string, name: string, type: DatasetColumn["type"], key = false) =>
