@@ -37,14 +37,15 @@ const sourceView = (
   const values: Record<string, RowData[string]> = {};
   const evidence: Record<string, FieldEvidence[string]> = {};
   const missing: Record<string, MissingReasons[string]> = {};
+  // Cells read from the record's own entry share one (read-only) citation: a row, and every revision
+  // kept in memory, then holds one per record rather than one per cell.
+  const recordEntry: FieldEvidence[string] = [{ observationId, entryId: record.entryId }];
   record.cells.forEach((cell, fieldId) => {
     values[fieldId] = cell.value;
     const quoted = record.cellSources?.get(fieldId);
-    evidence[fieldId] = [
-      quoted
-        ? { observationId: observationByPage.get(quoted.pageUrl) ?? observationId, entryId: quoted.entryId }
-        : { observationId, entryId: record.entryId },
-    ];
+    evidence[fieldId] = quoted
+      ? [{ observationId: observationByPage.get(quoted.pageUrl) ?? observationId, entryId: quoted.entryId }]
+      : recordEntry;
     if (cell.missingReason) missing[fieldId] = cell.missingReason;
   });
   return { values, evidence, missing };
