@@ -206,25 +206,33 @@ describe("@gleaner/console in Chromium", function () {
     expect(await page.evaluate(() => (window as { __gleanerXss?: number }).__gleanerXss)).to.equal(undefined);
   });
 
-  it("searches the rows shown and sorts them by a column", async () => {
+  it("searches and sorts every row, not only the page shown, then goes back to pages", async () => {
+    // On the second page: take a title from it, then search for it from the first page.
+    const title = (await page.locator("tbody tr").nth(3).locator("td").nth(2).textContent()) ?? "";
     await page.getByRole("button", { name: "Previous page" }).click();
     await page.locator("tbody tr").nth(49).waitFor();
-    const title = (await page.locator("tbody tr").nth(3).locator("td").nth(2).textContent()) ?? "";
-    await page.getByLabel("Search this page").fill(title);
-    await page.waitForFunction(
-      (t) => [...document.querySelectorAll("tbody tr")].every((r) => r.textContent?.includes(t)),
-      title,
-    );
-    expect(await page.locator("tbody tr").count()).to.be.at.least(1);
-    await page.getByLabel("Search this page").fill("");
+    expect(await page.getByRole("cell", { name: title, exact: true }).count(), "not on the first page").to.equal(0);
+    await page.getByLabel("Search rows").fill(title);
+    await page.getByRole("cell", { name: title, exact: true }).first().waitFor();
+    expect(
+      await page.locator("tbody tr").evaluateAll((rows, t) => rows.every((r) => r.textContent?.includes(t)), title),
+    ).to.equal(true);
+    expect(await page.getByRole("status").textContent()).to.match(/^\d+ of 60 rows\.$/);
+    await page.getByLabel("Search rows").fill("");
     await page.getByRole("button", { name: "Price (£)" }).click();
+    await page.waitForFunction(() => document.querySelectorAll("tbody tr").length === 60);
+    expect(await page.getByRole("navigation", { name: "Row pages" }).count(), "no pager while sorted").to.equal(0);
     const prices = async () =>
       (await page.locator("tbody tr td:nth-child(4)").allTextContents()).map((t) => Number(t)).filter(Number.isFinite);
     const ascending = await prices();
+    expect(ascending.length, "every priced row of both pages").to.be.greaterThan(50);
     expect(ascending).to.deep.equal([...ascending].sort((a, b) => a - b));
     await page.getByRole("button", { name: "Price (£)" }).click();
+    await page.waitForFunction(() => document.querySelector("th[aria-sort=descending]") !== null);
     const descending = await prices();
     expect(descending).to.deep.equal([...ascending].sort((a, b) => b - a));
+    await page.getByRole("button", { name: "Back to pages" }).click();
+    await page.waitForFunction(() => document.querySelectorAll("tbody tr").length === 50);
     await page.getByRole("button", { name: "Next page" }).click();
     await page.waitForFunction(() => document.querySelectorAll("tbody tr").length === 10);
   });

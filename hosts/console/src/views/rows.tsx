@@ -8,34 +8,49 @@ import { Awaiting, Status } from "./shared.js";
 const STATUSES = ["new", "changed", "unchanged", "gone"] as const;
 type RowStatus = (typeof STATUSES)[number];
 const PAGE_SIZE = 50;
+/** Search and sort read every row up to this many (newest first), 500 a request; more says so. */
+const ROWS_SEARCHED = 5_000;
+/** A search shows at most this many matches, so a broad one stays a table a browser can draw. */
+const MATCHES_SHOWN = 500;
+
+type Sort = { readonly fieldId: string; readonly descending: boolean };
 
 /** The current rows, labelled by column, paged with the API cursor, filtered by status and `since`. */
 export const Rows = ({ client, dataset }: { client: GleanerClient; dataset: Dataset }) => {
   const [statuses, setStatuses] = useState<ReadonlyArray<RowStatus>>([]);
   const [since, setSince] = useState("");
   const [cursors, setCursors] = useState<ReadonlyArray<string>>([]);
-  // Search and sort act on the page shown (the API pages by update time); the pager reads more.
   const [search, setSearch] = useState("");
-  const [sort, setSort] = useState<{ readonly fieldId: string; readonly descending: boolean } | null>(null);
-  const cursor = cursors.at(-1);
+  const [sort, setSort] = useState<Sort | null>(null);
+  // Searching or sorting reads every row (the API pages by update time only); otherwise one page.
+  const everyRow = search.trim() !== "" || sort !== null;
+  const cursor = everyRow ? undefined : cursors.at(-1);
   const sinceIso = since ? new Date(since).toISOString() : undefined;
-  const rows = useLoad(
-    () =>
-      unwrap(
-        client.GET("/v1/datasets/{datasetId}/rows", {
-          params: {
-            path: { datasetId: dataset.id },
-            query: {
-              limit: PAGE_SIZE,
-              ...(cursor ? { cursor } : {}),
-              ...(statuses.length ? { status: [...statuses] } : {}),
-              ...(sinceIso ? { since: sinceIso } : {}),
-            },
+  const pageOf = (limit: number, from: string | undefined) =>
+    unwrap(
+      client.GET("/v1/datasets/{datasetId}/rows", {
+        params: {
+          path: { datasetId: dataset.id },
+          query: {
+            limit,
+            ...(from ? { cursor: from } : {}),
+            ...(statuses.length ? { status: [...statuses] } : {}),
+            ...(sinceIso ? { since: sinceIso } : {}),
           },
-        }),
-      ),
-    [client, dataset.id, cursor, statuses.join(","), sinceIso],
-  );
+        },
+      }),
+    );
+  const rows = useLoad(async () => {
+    if (!everyRow) return { ...(await pageOf(PAGE_SIZE, cursor)), capped: false };
+    const data: Array<Awaited<ReturnType<typeof pageOf>>["data"][number]> = [];
+    let next: string | null | undefined;
+    do {
+      const page = await pageOf(500, next ?? undefined);
+      data.push(...page.data);
+      next = page.nextCursor;
+    } while (next && data.length < ROWS_SEARCHED);
+    return { data, nextCursor: null, capped: Boolean(next) };
+  }, [client, dataset.id, cursor, statuses.join(","), sinceIso, everyRow]);
   const toggle = (status: RowStatus) => {
     setCursors([]);
     setStatuses(statuses.includes(status) ? statuses.filter((s) => s !== status) : [...statuses, status]);
@@ -60,15 +75,34 @@ export const Rows = ({ client, dataset }: { client: GleanerClient; dataset: Data
             setSince(e.currentTarget.value);
           }}
         />
-        <label for="rows-search">Search this page</label>
+        <label for="rows-search">Search rows</label>
         <input id="rows-search" type="search" value={search} onInput={(e) => setSearch(e.currentTarget.value)} />
+        {everyRow && (
+          <button
+            type="button"
+            onClick={() => {
+              setSearch("");
+              setSort(null);
+            }}
+          >
+            Back to pages
+          </button>
+        )}
       </fieldset>
       <Awaiting loaded={rows}>
-        {(page) =>
-          page.data.length === 0 ? (
+        {(page) => {
+          const found = shownRows(page.data, search, sort);
+          return page.data.length === 0 ? (
             <p class="muted">No rows.</p>
           ) : (
             <>
+              {everyRow && (
+                <p class="muted" role="status">
+                  {found.length} of {page.data.length} rows
+                  {page.capped ? ` (the ${ROWS_SEARCHED.toLocaleString("en")} updated last)` : ""}
+                  {found.length > MATCHES_SHOWN ? `; the first ${MATCHES_SHOWN} shown` : ""}.
+                </p>
+              )}
               <div class="scroll">
                 <table>
                   <thead>
@@ -101,7 +135,7 @@ export const Rows = ({ client, dataset }: { client: GleanerClient; dataset: Data
                     </tr>
                   </thead>
                   <tbody>
-                    {shownRows(page.data, search, sort).map((row, index) => (
+                    {found.slice(0, MATCHES_SHOWN).map((row, index) => (
                       <tr key={row.id}>
                         <td>
                           <a href={`#/datasets/${dataset.id}/rows/${row.id}`} aria-label={`Open row ${index + 1}`}>
@@ -120,21 +154,27 @@ export const Rows = ({ client, dataset }: { client: GleanerClient; dataset: Data
                   </tbody>
                 </table>
               </div>
-              <nav class="pager" aria-label="Row pages">
-                <button type="button" disabled={cursors.length === 0} onClick={() => setCursors(cursors.slice(0, -1))}>
-                  Previous page
-                </button>
-                <button
-                  type="button"
-                  disabled={page.nextCursor === null}
-                  onClick={() => page.nextCursor && setCursors([...cursors, page.nextCursor])}
-                >
-                  Next page
-                </button>
-              </nav>
+              {!everyRow && (
+                <nav class="pager" aria-label="Row pages">
+                  <button
+                    type="button"
+                    disabled={cursors.length === 0}
+                    onClick={() => setCursors(cursors.slice(0, -1))}
+                  >
+                    Previous page
+                  </button>
+                  <button
+                    type="button"
+                    disabled={page.nextCursor === null}
+                    onClick={() => page.nextCursor && setCursors([...cursors, page.nextCursor])}
+                  >
+                    Next page
+                  </button>
+                </nav>
+              )}
             </>
-          )
-        }
+          );
+        }}
       </Awaiting>
     </div>
   );
@@ -142,12 +182,8 @@ export const Rows = ({ client, dataset }: { client: GleanerClient; dataset: Data
 
 type Row = { readonly id: string; readonly data: Record<string, unknown> };
 
-/** The page's rows containing `search` in any value, sorted by one column (empty values last). */
-const shownRows = <R extends Row>(
-  rows: ReadonlyArray<R>,
-  search: string,
-  sort: { readonly fieldId: string; readonly descending: boolean } | null,
-): R[] => {
+/** The rows containing `search` in any value, sorted by one column (empty values last). */
+const shownRows = <R extends Row>(rows: ReadonlyArray<R>, search: string, sort: Sort | null): R[] => {
   const needle = search.trim().toLowerCase();
   const found = needle
     ? rows.filter((row) =>
