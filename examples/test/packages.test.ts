@@ -75,5 +75,8 @@ describe("the packages as npm would publish them", function () {
       published.some(([dir]) => dir.startsWith("adapters/") && name === `@gleaner/${dir.slice("adapters/".length)}`),
     );
     expect(adapters.sort()).to.deep.equal(["@gleaner/htmlparser2", "@gleaner/http", "@gleaner/memory"]);
+    // The host's README tells an installer which variable needs which peer.
+    const readme = readFileSync(`${root}hosts/koa/README.md`, "utf8");
+    for (const name of optional) expect(readme, name).to.match(new RegExp(`^\\| .*\`${name}\``, "m"));
   });
 });
