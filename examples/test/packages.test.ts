@@ -58,4 +58,25 @@ describe("the packages as npm would publish them", function () {
       ).to.deep.equal([]);
     });
   }
+
+  it("hosts/koa: the adapters the memory profile does not use are optional peers, not dependencies", () => {
+    const manifest = JSON.parse(readFileSync(`${root}hosts/koa/package.json`, "utf8"));
+    const optional = ["agenda", "jsdom", "mongodb", "openai", "playwright", "postgres", "searxng"].map(
+      (name) => `@gleaner/${name}`,
+    );
+    expect(Object.keys(manifest.peerDependencies ?? {}).sort()).to.deep.equal(optional);
+    for (const name of optional) {
+      expect(manifest.peerDependenciesMeta?.[name], name).to.deep.equal({ optional: true });
+      expect(manifest.dependencies, name).to.not.have.property(name);
+      // The workspace still builds and tests the host with every adapter.
+      expect(manifest.devDependencies?.[name], name).to.equal(manifest.peerDependencies[name]);
+    }
+    const adapters = Object.keys(manifest.dependencies).filter((name) =>
+      published.some(([dir]) => dir.startsWith("adapters/") && name === `@gleaner/${dir.slice("adapters/".length)}`),
+    );
+    expect(adapters.sort()).to.deep.equal(["@gleaner/htmlparser2", "@gleaner/http", "@gleaner/memory"]);
+    // The host's README tells an installer which variable needs which peer.
+    const readme = readFileSync(`${root}hosts/koa/README.md`, "utf8");
+    for (const name of optional) expect(readme, name).to.match(new RegExp(`^\\| .*\`${name}\``, "m"));
+  });
 });

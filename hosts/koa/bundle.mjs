@@ -2,6 +2,9 @@
 // instead of ~1,300 modules to resolve. Adapters the configuration selects stay behind dynamic
 // imports (chunks of their own) and the drivers stay external, so a memory host still loads no
 // driver. Decision 0042 ("The CLI starts from a bundle").
+// The optional peers stay chunks rather than external, because unbundled they would load second
+// copies of core and Effect (~1,070 modules instead of ~390 at a durable start); importPeer
+// (src/optional-peers.ts) checks each peer resolves before its chunk loads.
 import { rm } from "node:fs/promises";
 import { build } from "esbuild";
 

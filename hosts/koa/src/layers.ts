@@ -15,6 +15,7 @@ import {
   type RunQueue,
   RoutinesLive,
   RunWorkerLive,
+  ReadFailed,
   parseAllowList,
   Storage,
   Metrics,
@@ -29,7 +30,9 @@ import type * as Scope from "effect/Scope";
 import * as TestClock from "effect/TestClock";
 import * as TestContext from "effect/TestContext";
 import type { HostConfig } from "./config.js";
+import type { ConfigurationError } from "./config-errors.js";
 import { cursorSecretFor } from "./cursor-secret.js";
+import { importPeer } from "./optional-peers.js";
 import { parserPlugins, pluginLayer, queuePlugins, select, storePlugins } from "./plugins.js";
 import { type ResearchOverrides, researchLayer } from "./research-plugins.js";
 import type { PromMetrics } from "./metrics/prom.js";
@@ -55,13 +58,20 @@ const fetcherOf = (layer: Layer.Layer<Fetcher, unknown>, scope: Scope.Scope) =>
 
 /**
  * A Fetcher whose adapter is imported and built by its first read, in the host's scope: a host
- * whose sources never render never loads playwright-core, let alone starts Chromium.
+ * whose sources never render never loads playwright-core, let alone starts Chromium. An adapter
+ * whose package is not installed fails each read with the message naming it.
  */
-const onFirstRead = (load: () => Promise<Layer.Layer<Fetcher, unknown>>) =>
+const onFirstRead = (load: Effect.Effect<Layer.Layer<Fetcher, unknown>, ConfigurationError>) =>
   Effect.gen(function* () {
     const scope = yield* Effect.scope;
     const built = yield* Effect.cached(
-      Effect.flatMap(Effect.promise(load), (layer) => fetcherOf(layer, scope)).pipe(Effect.orDie),
+      load.pipe(
+        Effect.mapError(
+          ({ message }) =>
+            new ReadFailed({ failure: { reason: "unknown", status: null, finalUrl: null }, message, attempts: 0 }),
+        ),
+        Effect.flatMap((layer) => fetcherOf(layer, scope).pipe(Effect.orDie)),
+      ),
     );
     return { read: (request) => Effect.flatMap(built, (fetcher) => fetcher.read(request)) } satisfies FetcherService;
   });
@@ -77,13 +87,17 @@ const fetcherLayer = (config: HostConfig): Layer.Layer<Fetcher, unknown> => {
     Effect.gen(function* () {
       const { HttpFetcherLive } = yield* Effect.promise(() => import("@gleaner/http"));
       const staticFetcher = yield* fetcherOf(HttpFetcherLive(reading), yield* Effect.scope);
-      const browserFetcher = yield* onFirstRead(async () =>
-        (await import("@gleaner/playwright")).PlaywrightFetcherLive({
-          ...reading,
-          browserPath: config.browserPath,
-          readTimeoutMs: config.browserReadTimeoutMs,
-          maxRendererMemoryBytes: config.browserMemoryMb * 1024 * 1024,
-        }),
+      const browserFetcher = yield* onFirstRead(
+        Effect.map(
+          importPeer("render: browser", "@gleaner/playwright", () => import("@gleaner/playwright")),
+          (playwright) =>
+            playwright.PlaywrightFetcherLive({
+              ...reading,
+              browserPath: config.browserPath,
+              readTimeoutMs: config.browserReadTimeoutMs,
+              maxRendererMemoryBytes: config.browserMemoryMb * 1024 * 1024,
+            }),
+        ),
       );
       return fetcherByRender(staticFetcher, browserFetcher);
     }),

@@ -6,6 +6,7 @@ import * as Either from "effect/Either";
 import * as Layer from "effect/Layer";
 import * as Redacted from "effect/Redacted";
 import { readFrom, startupError, wholeNumberIn } from "./config-errors.js";
+import { importPeer } from "./optional-peers.js";
 
 /**
  * An adapter as the host knows it: the name a GLEANER_* variable selects it by, the settings it
@@ -29,6 +30,14 @@ const plugin = <const Name extends string, Provides, Settings>(
 /** The Layer a module exports, imported when the Layer is built. */
 const lazily = <Provides>(load: () => Promise<Layer.Layer<Provides, unknown>>): Layer.Layer<Provides, unknown> =>
   Layer.unwrapEffect(Effect.promise(load));
+
+/** The Layer an optional peer's module makes, imported when the Layer is built (or refused naming the package). */
+const fromPeer = <Module, Provides>(
+  selectedBy: string,
+  name: string,
+  load: () => Promise<Module>,
+  build: (module: Module) => Layer.Layer<Provides, unknown>,
+): Layer.Layer<Provides, unknown> => Layer.unwrapEffect(Effect.map(importPeer(selectedBy, name, load), build));
 
 const hasProtocol = (text: string, protocols: ReadonlyArray<string>): boolean => {
   try {
@@ -79,24 +88,30 @@ export const storePlugins = [
       connectTimeoutMs: connectTimeoutMs(),
     }),
     layer: ({ url, queryTimeoutMs, connectTimeoutMs }) =>
-      namingVariable(
-        "GLEANER_POSTGRES_URL",
-        lazily(async () =>
-          (await import("@gleaner/postgres")).PostgresStoreLive({
-            url: Redacted.value(url),
-            ...(queryTimeoutMs._tag === "Some" ? { queryTimeoutMs: queryTimeoutMs.value } : {}),
-            ...(connectTimeoutMs._tag === "Some" ? { connectTimeoutMs: connectTimeoutMs.value } : {}),
-          }),
-        ),
+      fromPeer(
+        "GLEANER_STORAGE=postgres",
+        "@gleaner/postgres",
+        () => import("@gleaner/postgres"),
+        (postgres) =>
+          namingVariable(
+            "GLEANER_POSTGRES_URL",
+            postgres.PostgresStoreLive({
+              url: Redacted.value(url),
+              ...(queryTimeoutMs._tag === "Some" ? { queryTimeoutMs: queryTimeoutMs.value } : {}),
+              ...(connectTimeoutMs._tag === "Some" ? { connectTimeoutMs: connectTimeoutMs.value } : {}),
+            }),
+          ),
       ),
   }),
   plugin({
     name: "mongodb",
     config: Config.all({ url: mongodbUrl() }),
     layer: ({ url }) =>
-      namingVariable(
-        "GLEANER_MONGODB_URL",
-        lazily(async () => (await import("@gleaner/mongodb")).MongoStoreLive({ url: Redacted.value(url) })),
+      fromPeer(
+        "GLEANER_STORAGE=mongodb",
+        "@gleaner/mongodb",
+        () => import("@gleaner/mongodb"),
+        (mongodb) => namingVariable("GLEANER_MONGODB_URL", mongodb.MongoStoreLive({ url: Redacted.value(url) })),
       ),
   }),
 ] as const satisfies ReadonlyArray<AnyPlugin<Storage | Credits>>;
@@ -165,21 +180,32 @@ export const queuePlugins = [
     name: "agenda",
     config: agendaConfig,
     layer: ({ backend, url, variable, tuning }) =>
-      namingVariable(
-        variable,
-        queueNamingVariable(
-          variable,
-          lazily(async () =>
-            (await import("@gleaner/agenda")).AgendaRunQueueLive({ backend, url: Redacted.value(url), ...tuning }),
+      fromPeer(
+        "GLEANER_QUEUE=agenda",
+        "@gleaner/agenda",
+        () => import("@gleaner/agenda"),
+        (agenda) =>
+          namingVariable(
+            variable,
+            queueNamingVariable(variable, agenda.AgendaRunQueueLive({ backend, url: Redacted.value(url), ...tuning })),
           ),
-        ),
       ),
   }),
 ] as const satisfies ReadonlyArray<AnyPlugin<RunQueue>>;
 
 export const parserPlugins = [
   withoutSettings("htmlparser2", async () => (await import("@gleaner/htmlparser2")).Htmlparser2ParserLive),
-  withoutSettings("jsdom", async () => (await import("@gleaner/jsdom")).JsdomParserLive),
+  plugin({
+    name: "jsdom",
+    config: Config.succeed({}),
+    layer: () =>
+      fromPeer(
+        "GLEANER_PARSER=jsdom",
+        "@gleaner/jsdom",
+        () => import("@gleaner/jsdom"),
+        (jsdom) => jsdom.JsdomParserLive,
+      ),
+  }),
 ] as const satisfies ReadonlyArray<AnyPlugin<DocumentParser>>;
 
 export type StorePlugin = (typeof storePlugins)[number];

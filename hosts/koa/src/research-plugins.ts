@@ -1,5 +1,6 @@
 import { type LanguageModel, ModelBudget, type SearchEngine } from "@gleaner/core";
 import { wholeNumberIn } from "./config-errors.js";
+import { importPeer } from "./optional-peers.js";
 import * as Config from "effect/Config";
 import * as Effect from "effect/Effect";
 import * as Layer from "effect/Layer";
@@ -21,6 +22,11 @@ export const researchEnv = Config.all({
   contextTokens: Config.option(wholeNumberIn("GLEANER_MODEL_CONTEXT_TOKENS", 2_048, 10_000_000)),
 });
 
+/** The adapters' packages, optional peers of @gleaner/koa, each named by the variable that selects it. */
+const openai = () => importPeer("GLEANER_MODEL_URL", "@gleaner/openai", () => import("@gleaner/openai"));
+const searxng = () => importPeer("GLEANER_SEARCH_URL", "@gleaner/searxng", () => import("@gleaner/searxng"));
+const jsdom = () => importPeer("GLEANER_MODEL_URL", "@gleaner/jsdom", () => import("@gleaner/jsdom"));
+
 export interface ResearchOverrides {
   readonly model?: Layer.Layer<LanguageModel, unknown>;
   readonly search?: Layer.Layer<SearchEngine, unknown>;
@@ -39,7 +45,7 @@ export const researchLayer = (overrides: ResearchOverrides = {}): Layer.Layer<ne
       const model =
         overrides.model ??
         (Option.isSome(env.modelUrl)
-          ? (yield* Effect.promise(() => import("@gleaner/openai"))).OpenAiModelLive({
+          ? (yield* openai()).OpenAiModelLive({
               url: env.modelUrl.value,
               apiKey: Option.getOrNull(env.apiKey),
               model: yield* Config.nonEmptyString("GLEANER_MODEL_NAME"),
@@ -47,10 +53,8 @@ export const researchLayer = (overrides: ResearchOverrides = {}): Layer.Layer<ne
           : null);
       const search =
         overrides.search ??
-        (Option.isSome(env.searchUrl)
-          ? (yield* Effect.promise(() => import("@gleaner/searxng"))).SearxngLive({ url: env.searchUrl.value })
-          : null);
-      const mainText = model ? (yield* Effect.promise(() => import("@gleaner/jsdom"))).JsdomMainTextLive : null;
+        (Option.isSome(env.searchUrl) ? (yield* searxng()).SearxngLive({ url: env.searchUrl.value }) : null);
+      const mainText = model ? (yield* jsdom()).JsdomMainTextLive : null;
       const layers: Array<Layer.Layer<never, unknown>> = [];
       if (model && mainText) layers.push(model, mainText);
       const contextTokens = overrides.contextTokens ?? Option.getOrUndefined(env.contextTokens);

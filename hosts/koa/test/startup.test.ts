@@ -1,8 +1,8 @@
-import { type ChildProcess, execFile, spawn } from "node:child_process";
-import { once } from "node:events";
+import { execFile } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { expect } from "chai";
+import { spawnUntil, stopChild } from "./support/spawn-until.js";
 
 const cli = fileURLToPath(new URL("../dist/cli.js", import.meta.url));
 /** The bin, which runs the CLI from its bundle (dist/bundle/cli.js). */
@@ -26,27 +26,9 @@ const refusal = async (args: string[], env: Record<string, string>): Promise<str
 
 /** Starts `gleaner serve`, waits until it listens, stops it; returns the packages it imported. */
 const importsOfServe = async (env: Record<string, string>, entry = cli): Promise<ReadonlyArray<string>> => {
-  const child: ChildProcess = spawn(process.execPath, ["--import", reportImports, entry, "serve"], {
-    env: { ...quiet, ...env },
-  });
-  let stdout = "";
-  let stderr = "";
-  child.stdout?.on("data", (chunk) => {
-    stdout += String(chunk);
-  });
-  child.stderr?.on("data", (chunk) => {
-    stderr += String(chunk);
-  });
-  try {
-    while (!/listening on/.test(stdout)) {
-      if (child.exitCode !== null) throw new Error(`serve exited: ${stderr}`);
-      await once(child.stdout!, "data");
-    }
-  } finally {
-    child.kill("SIGTERM");
-    await once(child, "exit");
-  }
-  return [...stderr.matchAll(/^\[import\] (\S+)$/gm)].map((m) => m[1] ?? "");
+  const served = await spawnUntil(["--import", reportImports, entry, "serve"], { ...quiet, ...env }, /listening on/);
+  await stopChild(served.child);
+  return [...served.stderr().matchAll(/^\[import\] (\S+)$/gm)].map((m) => m[1] ?? "");
 };
 
 const drivers = ["playwright-core", "jsdom", "mongodb", "pg", "agenda", "@gleaner/postgres", "@gleaner/mongodb"];
@@ -107,7 +89,7 @@ describe("host start-up", function () {
 
   it("the bin serves from the bundle: it resolves no Gleaner package, and no driver on the memory set", async () => {
     const imported = await importsOfServe({}, bin);
-    // Everything of Gleaner and Effect is inside the bundle; only drivers (and pino) stay outside it.
+    // Everything of Gleaner and Effect is inside the bundle; only drivers, optional peers (and pino) stay outside it.
     for (const name of ["@gleaner/core", "@gleaner/koa", "@gleaner/memory", "effect", "inversify", "undici"]) {
       expect(imported, name).to.not.include(name);
     }
@@ -116,6 +98,8 @@ describe("host start-up", function () {
 
   it("the bin's bundle imports a driver once the configuration selects its adapter", async () => {
     const imported = await importsOfServe({ GLEANER_PARSER: "jsdom" }, bin);
+    // The optional peer is resolved from node_modules, so an absent one is noticed (optional-peers.test.ts).
+    expect(imported).to.include("@gleaner/jsdom");
     expect(imported).to.include("jsdom");
     expect(imported).to.not.include("pg");
   });
