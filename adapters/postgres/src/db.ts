@@ -89,6 +89,14 @@ const firstWords = (text: string): string => text.trim().split(/\s+/).slice(0, 3
 
 const ignoreDropped = (): void => undefined;
 
+const noting =
+  (toFailure: (cause: unknown) => StorageFailure, onUnavailable: () => void) =>
+  (cause: unknown): StorageFailure => {
+    const failure = toFailure(cause);
+    if (failure.unavailable) onUnavailable();
+    return failure;
+  };
+
 /** A transaction's statements in flight: the last one sent, and whether it has answered. */
 interface Queue {
   last: Promise<unknown>;
@@ -101,7 +109,7 @@ interface Queue {
  * can be sent ahead (pg 8 would queue them itself, but pg 9 will not). After a failure nothing more
  * is dispatched: what was sent behind it fails with it.
  */
-const sqlOf = (client: pg.Pool | pg.PoolClient, queue?: Queue): Sql => {
+const sqlOf = (client: pg.Pool | pg.PoolClient, onUnavailable: () => void, queue?: Queue): Sql => {
   const start = <R extends pg.QueryResultRow>(text: string, values?: ReadonlyArray<unknown>) => {
     const run = () => client.query<R>(prepared(text, values));
     if (queue === undefined) return run();
@@ -114,7 +122,7 @@ const sqlOf = (client: pg.Pool | pg.PoolClient, queue?: Queue): Sql => {
     return sent;
   };
   const awaiting = <R extends pg.QueryResultRow>(text: string, sent: Promise<pg.QueryResult<R>>) =>
-    Effect.tryPromise({ try: () => sent, catch: storageFailure(firstWords(text)) }).pipe(
+    Effect.tryPromise({ try: () => sent, catch: noting(storageFailure(firstWords(text)), onUnavailable) }).pipe(
       Effect.map((result) => result.rows),
     );
   return {
@@ -123,8 +131,9 @@ const sqlOf = (client: pg.Pool | pg.PoolClient, queue?: Queue): Sql => {
   };
 };
 
-export const makeDb = (pool: pg.Pool): Db => ({
-  ...sqlOf(pool),
+/** `onUnavailable` hears each statement or connection that failed for the database being out of reach. */
+export const makeDb = (pool: pg.Pool, onUnavailable: () => void = () => {}): Db => ({
+  ...sqlOf(pool, onUnavailable),
   transaction: <A, E>(work: (tx: Sql) => Effect.Effect<A, E>) =>
     Effect.acquireUseRelease(
       Effect.tryPromise({
@@ -136,10 +145,10 @@ export const makeDb = (pool: pg.Pool): Db => ({
           client.on("error", ignoreDropped);
           return { client, queue: { last: Promise.resolve() as Promise<unknown>, idle: true } };
         },
-        catch: storageFailure("connect"),
+        catch: noting(storageFailure("connect"), onUnavailable),
       }),
       ({ client, queue }) => {
-        const tx = sqlOf(client, queue);
+        const tx = sqlOf(client, onUnavailable, queue);
         return tx.query("begin").pipe(
           Effect.zipRight(work(tx)),
           Effect.tap(() => tx.query("commit")),

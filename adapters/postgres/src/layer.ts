@@ -82,14 +82,18 @@ export const PostgresStoreLive = (config: PostgresConfig): Layer.Layer<Storage |
       // log names the cause so an operator sees why requests answered 503 meanwhile.
       // Logged through the layer's own runtime, so the host's logger (pino, its level) hears it.
       const runtime = yield* Effect.runtime<never>();
+      let errors = 0;
       pool.on("error", (error) => {
+        errors++;
         Runtime.runFork(runtime)(Effect.logWarning(`PostgreSQL: an idle connection was lost: ${error.message}`));
       });
       yield* Effect.tryPromise({
         try: async () => applyMigrations(pool, schema, await loadMigrations()),
         catch: storageFailure(`migrating ${describeTarget(config.url)} (schema ${schema})`),
       });
-      const db = makeDb(pool);
+      const db = makeDb(pool, () => {
+        errors++;
+      });
       const storage: StorageService = {
         ...makeDatasetMethods(db),
         ...makeDeleteDataset(db),
@@ -98,6 +102,12 @@ export const PostgresStoreLive = (config: PostgresConfig): Layer.Layer<Storage |
         ...makeRunMethods(db),
         ...makeRowMethods(db),
         ...makeWebhookMethods(db),
+        connectionPool: () => ({
+          open: pool.totalCount,
+          idle: pool.idleCount,
+          waiting: pool.waitingCount,
+          errors,
+        }),
       };
       return Context.make(Storage, storage).pipe(Context.add(Credits, makeCredits(db)));
     }),

@@ -1,7 +1,7 @@
 import { type BooksSite, booksDataset, type Client, makeClient, startBooksSite } from "@gleaner/conformance";
 import { type RunningHost, startHost } from "@gleaner/koa";
 import { expect } from "chai";
-import pg from "pg";
+import { admin, adminUrl } from "./support/postgres-admin.js";
 import { pino } from "pino";
 
 /**
@@ -12,18 +12,7 @@ import { pino } from "pino";
  * see 200 or 503 `storage_unavailable` with Retry-After (never a 500), and afterwards every run ends
  * and none is charged twice. GLEANER_FAULT_DOWN_MS sets how long the database stays closed (6 s).
  */
-const adminUrl = process.env.GLEANER_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/test";
 const downMs = Number(process.env.GLEANER_FAULT_DOWN_MS ?? 6_000);
-
-const admin = async (text: string): Promise<pg.QueryResultRow[]> => {
-  const client = new pg.Client({ connectionString: adminUrl });
-  await client.connect();
-  try {
-    return (await client.query(text)).rows;
-  } finally {
-    await client.end();
-  }
-};
 
 const terminal = new Set(["succeeded", "failed", "blocked", "held"]);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

@@ -3,7 +3,7 @@ import type { AddressInfo } from "node:net";
 import { type BooksSite, booksDataset, type Client, makeClient, startBooksSite } from "@gleaner/conformance";
 import { type RunningHost, startHost } from "@gleaner/koa";
 import { expect } from "chai";
-import pg from "pg";
+import { admin, adminUrl } from "./support/postgres-admin.js";
 import { pino } from "pino";
 
 /**
@@ -13,19 +13,8 @@ import { pino } from "pino";
  * must answer within 15 s of the partition (200, or 503 with Retry-After), requests that already held
  * a connection included; once the relay forwards again, every run ends and none is charged twice.
  */
-const adminUrl = process.env.GLEANER_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/test";
 const partitionMs = Number(process.env.GLEANER_PARTITION_MS ?? 20_000);
 const boundMs = 15_000;
-
-const admin = async (text: string): Promise<pg.QueryResultRow[]> => {
-  const client = new pg.Client({ connectionString: adminUrl });
-  await client.connect();
-  try {
-    return (await client.query(text)).rows;
-  } finally {
-    await client.end();
-  }
-};
 
 /**
  * A relay to `target` that can stop forwarding in both directions (a partition) and resume. While
