@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { makeClient } from "@gleaner/conformance";
 import { MemoryStoreLive } from "@gleaner/memory";
@@ -8,8 +9,6 @@ import { expect } from "chai";
 import { pino } from "pino";
 import { type RunningHost, startHost } from "@gleaner/koa";
 import { startPricedList } from "./support/priced-list.js";
-
-const bin = fileURLToPath(new URL("../bin/gleaner.js", import.meta.url));
 
 /** A tool's answer: the JSON text it returned, parsed (or its error text). */
 const answer = (result: Awaited<ReturnType<Client["callTool"]>>) => {
@@ -134,12 +133,22 @@ describe("the MCP server (Model Context Protocol), through the SDK's own client"
     expect((await bare.json()).error.code).to.equal("unauthorized");
   });
 
-  it("serves the same tools over stdio with gleaner mcp, talking to the server with GLEANER_URL and GLEANER_API_KEY", async () => {
+  it("serves the same tools over stdio with gleaner mcp, started as the agents guide's client configuration says", async () => {
+    // The guide's mcpServers entry as written, run from the checkout as it says; only the server's URL
+    // and the key, placeholders there, are this test's.
+    const guide = readFileSync(new URL("../../../docs/guides/agents.md", import.meta.url), "utf8");
+    const block = /```json\n([\s\S]*?)```/.exec(guide)?.[1];
+    if (!block) throw new Error("docs/guides/agents.md has no ```json block");
+    const entry = JSON.parse(block).mcpServers.gleaner as { command: string; args: string[]; env: object };
+    const readme = readFileSync(new URL("../../../README.md", import.meta.url), "utf8");
+    expect(/```json\n([\s\S]*?)```/.exec(readme)?.[1], "README shows the guide's configuration").to.equal(block);
+    expect(Object.keys(entry.env).sort()).to.deep.equal(["GLEANER_API_KEY", "GLEANER_URL"]);
     const client = new Client({ name: "gleaner-test-stdio", version: "1.0.0" });
     await client.connect(
       new StdioClientTransport({
-        command: process.execPath,
-        args: [bin, "mcp"],
+        command: entry.command,
+        args: entry.args,
+        cwd: fileURLToPath(new URL("../../..", import.meta.url)),
         env: { ...(process.env as Record<string, string>), GLEANER_URL: host.url, GLEANER_API_KEY: key },
       }),
     );
