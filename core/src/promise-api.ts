@@ -3,7 +3,7 @@ import * as Either from "effect/Either";
 import * as Layer from "effect/Layer";
 import * as ManagedRuntime from "effect/ManagedRuntime";
 import type * as Schema from "effect/Schema";
-import { type DecodedQuery, decodeRequest } from "./decode.js";
+import { type DecodedQuery, decodeRequest } from "./decode-request.js";
 import { DiagnosticsQuery, getDiagnostics } from "./diagnostics/get-diagnostics.js";
 import { RoutinesLive } from "./engine/routines-live.js";
 import { RunWorkerLive } from "./engine/worker.js";

@@ -9,7 +9,7 @@ import { createApp } from "../src/http/app.js";
 import { startQuietHost } from "./support/quiet-host.js";
 
 /** What each probe route's handler was handed, by operation. */
-const seen = new Map<string, unknown>();
+const seen = new Map<string, { readonly query: unknown; readonly body: unknown }>();
 
 /** A route of the host's own shape whose handler only keeps what the router decoded for it. */
 const probe = (operationId: string, method: "get" | "post", path: string) => ({
@@ -90,15 +90,13 @@ describe("The route table's query and body decoding", function () {
 
   it("hands a handler the decoded body, with the schema's defaults", async () => {
     expect((await send("POST", "/probe/datasets", validDataset("Decoded"))).status).to.equal(200);
-    const { body } = seen.get("probeDatasets") as {
-      body: { columns: Array<{ name: string; key: boolean; ownership: string }> };
-    };
-    expect(body.columns.map(({ name, key, ownership }) => ({ name, key, ownership }))).to.deep.equal([
-      { name: "upc", key: true, ownership: "collected" },
-      { name: "title", key: false, ownership: "collected" },
-      { name: "price", key: false, ownership: "collected" },
-      { name: "in_stock", key: false, ownership: "collected" },
-      { name: "notes", key: false, ownership: "user" },
+    // Each column as sent, with the defaults the schema adds (`key` false, `ownership` collected).
+    expect(seen.get("probeDatasets")?.body).to.have.deep.property("columns", [
+      { name: "upc", type: "string", key: true, label: "UPC", ownership: "collected" },
+      { name: "title", type: "string", key: false, ownership: "collected" },
+      { name: "price", type: "number", key: false, description: "Price in GBP", ownership: "collected" },
+      { name: "in_stock", type: "boolean", key: false, ownership: "collected" },
+      { name: "notes", type: "string", key: false, ownership: "user" },
     ]);
   });
 
