@@ -118,6 +118,7 @@ export * from "./reading/index.js";
 
 // Small helpers adapters and hosts use: decoding, digests, time
 export * from "./decode.js";
+export * from "./decode-request.js";
 export * from "./digest.js";
 export * from "./time.js";
 

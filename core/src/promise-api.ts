@@ -2,7 +2,9 @@ import * as Effect from "effect/Effect";
 import * as Either from "effect/Either";
 import * as Layer from "effect/Layer";
 import * as ManagedRuntime from "effect/ManagedRuntime";
-import { getDiagnostics } from "./diagnostics/get-diagnostics.js";
+import type * as Schema from "effect/Schema";
+import { type DecodedQuery, decodeRequest } from "./decode-request.js";
+import { DiagnosticsQuery, getDiagnostics } from "./diagnostics/get-diagnostics.js";
 import { RoutinesLive } from "./engine/routines-live.js";
 import { RunWorkerLive } from "./engine/worker.js";
 import type { ApiError } from "./errors.js";
@@ -14,9 +16,9 @@ import type { Storage } from "./ports/storage.js";
 import { AllowedTargets, parseAllowList } from "./reading/index.js";
 import { httpStatusOf, isApiError } from "./rules/http-status.js";
 import { terminalRunStatuses } from "./schema/run.js";
-import type { CreateDatasetRequest, UpdateDatasetRequest } from "./schema/dataset.js";
-import type { EditRowRequest } from "./schema/requests-rows.js";
-import type { CreateRunRequest } from "./schema/requests-runs.js";
+import { CreateDatasetRequest, DatasetListQuery, UpdateDatasetRequest } from "./schema/dataset.js";
+import { ChangeQuery, EditRowRequest, RowListQuery } from "./schema/requests-rows.js";
+import { CreateRunBody, type CreateRunRequest } from "./schema/requests-runs.js";
 import { listChanges } from "./usecases/changes.js";
 import { createDataset, deleteDataset, getDataset, listDatasets, updateDataset } from "./usecases/datasets.js";
 import { acceptHeldRun } from "./usecases/held-runs.js";
@@ -24,7 +26,7 @@ import { ensureOwner, grantCredits } from "./usecases/owners.js";
 import { editRow } from "./usecases/row-edit.js";
 import { getRow, listRows } from "./usecases/rows.js";
 import { getTrace } from "./usecases/run-insights.js";
-import { createRun, getRun, listRuns } from "./usecases/runs.js";
+import { createRun, getRun, listRuns, RunListQuery } from "./usecases/runs.js";
 import { getUsage } from "./usecases/usage.js";
 
 /**
@@ -76,6 +78,21 @@ const asQuery = (query: Query = {}): Record<string, unknown> =>
       .map(([k, v]) => [k, typeof v === "number" ? String(v) : v]),
   );
 
+/** The use cases take decoded inputs: these decode a caller's query or body exactly as the HTTP API does. */
+const withQuery = <S extends Schema.Schema.AnyNoContext, A, E, R>(
+  schema: S,
+  query: Query | undefined,
+  use: (decoded: DecodedQuery<S>) => Effect.Effect<A, E, R>,
+) =>
+  Effect.flatMap(decodeRequest({ query: schema }, { query: asQuery(query), body: undefined }), ({ query }) =>
+    use(query),
+  );
+const withBody = <S extends Schema.Schema.AnyNoContext, A, E, R>(
+  schema: S,
+  body: Schema.Schema.Encoded<S>,
+  use: (decoded: Schema.Schema.Type<S>) => Effect.Effect<A, E, R>,
+) => Effect.flatMap(decodeRequest({ body: { schema, required: true } }, { query: {}, body }), ({ body }) => use(body));
+
 export type Gleaner = Awaited<ReturnType<typeof createGleaner>>;
 
 export const createGleaner = async (options: GleanerOptions) => {
@@ -102,20 +119,25 @@ export const createGleaner = async (options: GleanerOptions) => {
     /** The owner every call acts as. */
     ownerId,
     datasets: {
-      create: (body: typeof CreateDatasetRequest.Encoded) => call(createDataset(ownerId, body)),
+      create: (body: typeof CreateDatasetRequest.Encoded) =>
+        call(withBody(CreateDatasetRequest, body, (request) => createDataset(ownerId, request))),
       get: (datasetId: string) => call(getDataset(ownerId, datasetId)),
       list: (query?: { readonly cursor?: string; readonly limit?: number }) =>
-        call(listDatasets(ownerId, asQuery(query))),
+        call(withQuery(DatasetListQuery, query, (decoded) => listDatasets(ownerId, decoded))),
       update: (datasetId: string, patch: typeof UpdateDatasetRequest.Encoded) =>
-        call(updateDataset(ownerId, datasetId, patch)),
+        call(withBody(UpdateDatasetRequest, patch, (request) => updateDataset(ownerId, datasetId, request))),
       delete: (datasetId: string) => call(deleteDataset(ownerId, datasetId)),
     },
     runs: {
       start: (datasetId: string, request: typeof CreateRunRequest.Encoded = {}) =>
-        call(createRun(ownerId, datasetId, request)),
+        call(
+          Effect.flatMap(decodeRequest({ body: CreateRunBody }, { query: {}, body: request }), ({ body }) =>
+            createRun(ownerId, datasetId, body),
+          ),
+        ),
       get: (runId: string) => call(getRun(ownerId, runId)),
       list: (datasetId: string, query?: { readonly limit?: number }) =>
-        call(listRuns(ownerId, datasetId, asQuery(query))),
+        call(withQuery(RunListQuery, query, (decoded) => listRuns(ownerId, datasetId, decoded))),
       /** Polls until the run has finished (succeeded, failed, blocked or held) and answers it. */
       wait: async (runId: string, { intervalMs = 50, timeoutMs = 10 * 60_000 } = {}) => {
         const deadline = Date.now() + timeoutMs;
@@ -128,16 +150,19 @@ export const createGleaner = async (options: GleanerOptions) => {
       },
       accept: (runId: string) => call(acceptHeldRun(ownerId, runId)),
       trace: (runId: string) => call(getTrace(ownerId, runId)),
-      diagnostics: (runId: string, query?: Query) => call(getDiagnostics(ownerId, runId, asQuery(query))),
+      diagnostics: (runId: string, query?: Query) =>
+        call(withQuery(DiagnosticsQuery, query, (decoded) => getDiagnostics(ownerId, runId, decoded))),
     },
     rows: {
-      list: (datasetId: string, query?: Query) => call(listRows(ownerId, datasetId, asQuery(query))),
+      list: (datasetId: string, query?: Query) =>
+        call(withQuery(RowListQuery, query, (decoded) => listRows(ownerId, datasetId, decoded))),
       get: (datasetId: string, rowId: string) => call(getRow(ownerId, datasetId, rowId)),
       edit: (datasetId: string, rowId: string, body: typeof EditRowRequest.Encoded) =>
-        call(editRow(ownerId, datasetId, rowId, body)),
+        call(withBody(EditRowRequest, body, (request) => editRow(ownerId, datasetId, rowId, request))),
     },
     changes: {
-      list: (datasetId: string, query?: Query) => call(listChanges(ownerId, datasetId, asQuery(query))),
+      list: (datasetId: string, query?: Query) =>
+        call(withQuery(ChangeQuery, query, (decoded) => listChanges(ownerId, datasetId, decoded))),
     },
     usage: {
       get: () => call(getUsage(ownerId)),

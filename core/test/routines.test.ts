@@ -7,7 +7,16 @@ import * as Option from "effect/Option";
 import * as Scope from "effect/Scope";
 import * as TestClock from "effect/TestClock";
 import * as TestContext from "effect/TestContext";
-import { createApiKey, createDataset, type DatasetId, RoutinesLive, Storage, updateDataset } from "../src/index.js";
+import {
+  CreateDatasetRequest,
+  createApiKey,
+  createDataset,
+  type DatasetId,
+  decodeBody,
+  RoutinesLive,
+  Storage,
+  updateDataset,
+} from "../src/index.js";
 
 const minute = 60_000;
 const body = (name: string) => ({
@@ -36,7 +45,9 @@ describe("routines", () => {
     const runtime = ManagedRuntime.make(Layer.provideMerge(store, clock));
     const run = <A, E>(effect: Effect.Effect<A, E, any>) => runtime.runPromise(effect as Effect.Effect<A, E, never>);
     const { owner } = await run(createApiKey("acme", 100));
-    const dataset = await run(createDataset(owner.id, body("hourly")));
+    const dataset = await run(
+      Effect.flatMap(decodeBody(CreateDatasetRequest, body("hourly")), (request) => createDataset(owner.id, request)),
+    );
     await run(updateDataset(owner.id, dataset.id, { schedule: "*/5 * * * *", status: "active" }));
 
     // The host is down for an hour: no routines layer runs.
@@ -61,7 +72,9 @@ describe("routines", () => {
     const runtime = ManagedRuntime.make(Layer.provideMerge(store, clock));
     const run = <A, E>(effect: Effect.Effect<A, E, any>) => runtime.runPromise(effect as Effect.Effect<A, E, never>);
     const { owner } = await run(createApiKey("legacy", 100));
-    const dataset = await run(createDataset(owner.id, body("legacy")));
+    const dataset = await run(
+      Effect.flatMap(decodeBody(CreateDatasetRequest, body("legacy")), (request) => createDataset(owner.id, request)),
+    );
     await run(updateDataset(owner.id, dataset.id, { schedule: "*/5 * * * *", status: "active" }));
     // A legacy recipe (array-based, version 0) as an older release would have stored it.
     await run(

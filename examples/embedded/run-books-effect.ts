@@ -6,8 +6,10 @@
  */
 import { startBooksSite } from "@gleaner/conformance";
 import {
+  CreateDatasetRequest,
   createApiKey,
   createDataset,
+  decodeBody,
   createRun,
   getRun,
   RoutinesLive,
@@ -45,7 +47,9 @@ export const runBooksExample = async () => {
     return await runtime.runPromise(
       Effect.gen(function* () {
         const { owner } = yield* createApiKey("embedded-example", 100);
-        const dataset = yield* createDataset(owner.id, booksDataset(site.url));
+        // The use cases take decoded requests: decode a body as the HTTP API would first.
+        const request = yield* decodeBody(CreateDatasetRequest, booksDataset(site.url));
+        const dataset = yield* createDataset(owner.id, request);
         const { runId } = yield* createRun(owner.id, dataset.id);
         let run = yield* getRun(owner.id, runId);
         while (!terminalRunStatuses.includes(run.status)) {

@@ -2,7 +2,6 @@ import * as Clock from "effect/Clock";
 import * as Effect from "effect/Effect";
 import * as Option from "effect/Option";
 import * as Schema from "effect/Schema";
-import { decodeQuery } from "../decode.js";
 import { BadRequest } from "../errors.js";
 import { Storage } from "../ports/storage.js";
 import { RetentionPolicy, recordRemoved, removedRecordMessage } from "../rules/retention.js";
@@ -34,9 +33,8 @@ const refuse = (path: string, message: string) =>
 export const getDiagnostics = Effect.fn("diagnostics.get")(function* (
   ownerId: OwnerId,
   runId: string,
-  query: Record<string, unknown>,
+  q: typeof DiagnosticsQuery.Type,
 ) {
-  const q = yield* decodeQuery(DiagnosticsQuery, query);
   if (q.summary === "true" && (q.entity !== undefined || q.field !== undefined)) {
     return yield* refuse("summary", "cannot be combined with entity or field");
   }

@@ -20,3 +20,6 @@ export const CreateRunRequest = Schema.Struct({
   ),
 }).annotations({ identifier: "CreateRunRequest" });
 export type CreateRunRequest = typeof CreateRunRequest.Type;
+
+/** Endpoint 10's body as declared: optional, and one sent empty (`{}`, `[]`) starts a deterministic run too. */
+export const CreateRunBody = { schema: CreateRunRequest, required: false, emptyIsNone: true };

@@ -1,11 +1,10 @@
 import * as Effect from "effect/Effect";
 import * as Option from "effect/Option";
-import { decodeQuery } from "../decode.js";
 import { BadRequest, NotFound, ValidationError } from "../errors.js";
 import { Storage } from "../ports/storage.js";
 import type { StoredRevision } from "../run-domain.js";
 import type { DatasetId, OwnerId, RowId } from "../schema/ids.js";
-import { ChangeQuery } from "../schema/requests-rows.js";
+import type { ChangeQuery } from "../schema/requests-rows.js";
 import type { ChangePage } from "../schema/row.js";
 import { findDataset } from "./find-dataset.js";
 import { toRowRevision } from "./row-edit.js";
@@ -32,9 +31,8 @@ const inconsistent = (path: string, message: string) =>
  * starts at this window's `through`. Malformed parameters are 400; well-formed parameters that
  * cannot describe a window of this feed are 422.
  */
-export const listChanges = (ownerId: OwnerId, datasetId: string, query: Record<string, unknown>) =>
+export const listChanges = (ownerId: OwnerId, datasetId: string, params: ChangeQuery) =>
   Effect.gen(function* () {
-    const params = yield* decodeQuery(ChangeQuery, query);
     if (params.fieldId !== undefined && params.rowId === undefined) {
       return yield* Effect.fail(
         new BadRequest({

@@ -1,7 +1,6 @@
 import * as Effect from "effect/Effect";
 import * as Struct from "effect/Struct";
 import type { DatasetRecord, StoredDataset } from "../domain.js";
-import { decodeBody, decodeQuery } from "../decode.js";
 import { NotFound, ValidationError } from "../errors.js";
 import { RunQueue } from "../ports/run-queue.js";
 import { Storage } from "../ports/storage.js";
@@ -10,7 +9,8 @@ import { CursorSecret, decodeCursor, encodeCursor } from "../rules/cursor.js";
 import { createDatasetProblems, newColumn, sourceTargetProblems } from "../rules/dataset-rules.js";
 import { AllowedTargets } from "../reading/allowed-targets.js";
 import type { DatasetColumn } from "../schema/column.js";
-import { CreateDatasetRequest, Dataset, DatasetListQuery, UpdateDatasetRequest } from "../schema/dataset.js";
+import type { CreateDatasetRequest, DatasetListQuery, UpdateDatasetRequest } from "../schema/dataset.js";
+import { Dataset } from "../schema/dataset.js";
 import { type DatasetId, newId, type OwnerId, type SchemaId } from "../schema/ids.js";
 import { nowIso } from "../time.js";
 import { applyDatasetUpdate } from "./dataset-update.js";
@@ -27,9 +27,8 @@ const invalid = (details: ValidationError["details"]) =>
   new ValidationError({ message: `The dataset is invalid: ${details[0]?.path} ${details[0]?.message}.`, details });
 
 /** Endpoint 1. Dataset (`draft`), bot, recipe version 1 and schema version 1, all or nothing. */
-export const createDataset = (ownerId: OwnerId, body: unknown) =>
+export const createDataset = (ownerId: OwnerId, request: CreateDatasetRequest) =>
   Effect.gen(function* () {
-    const request = yield* decodeBody(CreateDatasetRequest, body);
     const problems = [...createDatasetProblems(request), ...sourceTargetProblems(request, yield* AllowedTargets)];
     if (problems.length > 0) return yield* Effect.fail(invalid(problems));
     const now = yield* nowIso;
@@ -74,9 +73,8 @@ export const deleteDataset = (ownerId: OwnerId, id: string) =>
   });
 
 /** Endpoint 2: newest first, keyset-paginated with an opaque cursor. */
-export const listDatasets = (ownerId: OwnerId, query: Record<string, unknown>) =>
+export const listDatasets = (ownerId: OwnerId, { cursor, limit }: DatasetListQuery) =>
   Effect.gen(function* () {
-    const { cursor, limit } = yield* decodeQuery(DatasetListQuery, query);
     const secret = yield* CursorSecret;
     const after = cursor
       ? yield* Effect.map(decodeCursor("datasets", ownerId, cursor, secret), ([createdAt, id]) => ({
@@ -96,9 +94,8 @@ export const listDatasets = (ownerId: OwnerId, query: Record<string, unknown>) =
   });
 
 /** Endpoint 4. */
-export const updateDataset = (ownerId: OwnerId, id: string, body: unknown) =>
+export const updateDataset = (ownerId: OwnerId, id: string, request: UpdateDatasetRequest) =>
   Effect.gen(function* () {
-    const request = yield* decodeBody(UpdateDatasetRequest, body);
     if (Object.keys(request).length === 0) {
       return yield* Effect.fail(
         new ValidationError({

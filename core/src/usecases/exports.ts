@@ -2,14 +2,12 @@ import * as Chunk from "effect/Chunk";
 import * as Effect from "effect/Effect";
 import * as Option from "effect/Option";
 import * as Stream from "effect/Stream";
-import { decodeQuery } from "../decode.js";
 import type { StorageFailure } from "../errors.js";
 import { ValidationError } from "../errors.js";
 import { Storage } from "../ports/storage.js";
 import { type ExportColumn, type ExportRow, exportColumns, rowAsOfRevision } from "../rules/export-shape.js";
 import type { RowPosition } from "../run-domain.js";
-import type { ExportFormat } from "../schema/export.js";
-import { ExportQuery } from "../schema/export.js";
+import type { ExportFormat, ExportQuery } from "../schema/export.js";
 import type { DatasetId, OwnerId, RowId } from "../schema/ids.js";
 import type { RowStatus } from "../schema/row.js";
 import { findDataset } from "./find-dataset.js";
@@ -73,12 +71,7 @@ const rowsAsOf = (datasetId: DatasetId, asOf: number, statuses: ReadonlyArray<Ro
  * last revision at or below it (ascending by row id). Columns are the dataset's current ones.
  * An `asOf` beyond the feed's last sequence is 422: that state has not happened yet.
  */
-export const exportRows = Effect.fn("exportRows")(function* (
-  ownerId: OwnerId,
-  datasetId: string,
-  query: Record<string, unknown>,
-) {
-  const params = yield* decodeQuery(ExportQuery, query);
+export const exportRows = Effect.fn("exportRows")(function* (ownerId: OwnerId, datasetId: string, params: ExportQuery) {
   const statuses = yield* statusesOf(params.status);
   const dataset = yield* findDataset(ownerId, datasetId);
   const id = dataset.record.id as DatasetId;

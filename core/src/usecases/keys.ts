@@ -1,7 +1,6 @@
 import * as Effect from "effect/Effect";
 import * as Schema from "effect/Schema";
 import type { ApiKeyRecord } from "../domain.js";
-import { decodeBody } from "../decode.js";
 import { NotFound } from "../errors.js";
 import { Storage } from "../ports/storage.js";
 import { newApiKey } from "../rules/api-keys.js";
@@ -46,11 +45,10 @@ export const listApiKeys = (ownerId: OwnerId) =>
   );
 
 /** A new key for the owner; its secret is in this answer and nowhere else (SHA-256 at rest). */
-export const createOwnerApiKey = (ownerId: OwnerId, body: unknown) =>
+export const createOwnerApiKey = (ownerId: OwnerId, request?: typeof CreateApiKeyRequest.Type) =>
   Effect.gen(function* () {
-    const request = yield* decodeBody(CreateApiKeyRequest, body ?? {});
     const secret = newApiKey();
-    const record = keyRecord(secret, ownerId, request.name ?? null, yield* nowIso);
+    const record = keyRecord(secret, ownerId, request?.name ?? null, yield* nowIso);
     yield* (yield* Storage).addApiKey(record);
     return { key: toApiKey(record), secret };
   });

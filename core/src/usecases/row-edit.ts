@@ -1,13 +1,12 @@
 import * as Effect from "effect/Effect";
 import * as Option from "effect/Option";
-import { decodeBody } from "../decode.js";
 import { Conflict, type ErrorDetail, ValidationError } from "../errors.js";
 import { Storage } from "../ports/storage.js";
 import type { RowRecord, StoredRevision } from "../run-domain.js";
 import type { DatasetColumn } from "../schema/column.js";
 import { sha256HexOf } from "../digest.js";
 import { type DatasetId, type FieldId, newId, type OwnerId, type RevisionId } from "../schema/ids.js";
-import { EditRowRequest } from "../schema/requests-rows.js";
+import type { EditRowRequest } from "../schema/requests-rows.js";
 import type { CellOverrides, FieldEvidence, MissingReasons, RowData, RowRevision, Scalar } from "../schema/row.js";
 import { nowIso } from "../time.js";
 import { findRow } from "./rows.js";
@@ -187,9 +186,8 @@ const replayOf = (datasetId: DatasetId, requestId: string, requestHash: string) 
  * `expectedRevisionId` is the head (409 `stale_revision`) -> reset rules on that head (422) ->
  * compare-and-set write, which decides races: exactly one edit of a revision wins.
  */
-export const editRow = (ownerId: OwnerId, datasetId: string, rowId: string, body: unknown) =>
+export const editRow = (ownerId: OwnerId, datasetId: string, rowId: string, request: EditRowRequest) =>
   Effect.gen(function* () {
-    const request = yield* decodeBody(EditRowRequest, body);
     const { dataset, row } = yield* findRow(ownerId, datasetId, rowId);
     const requestHash = yield* editRequestHash(row.id, request);
     const replay = yield* replayOf(dataset.id, request.requestId, requestHash);

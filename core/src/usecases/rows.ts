@@ -1,13 +1,12 @@
 import * as Effect from "effect/Effect";
 import * as Option from "effect/Option";
-import { decodeQuery } from "../decode.js";
 import { BadRequest, NotFound } from "../errors.js";
 import { Storage } from "../ports/storage.js";
 import { citedObservations } from "../rules/cited-observations.js";
 import { CursorSecret, decodeCursor, encodeCursor } from "../rules/cursor.js";
 import type { RowRecord } from "../run-domain.js";
 import type { DatasetId, OwnerId, RowId } from "../schema/ids.js";
-import { RowListQuery } from "../schema/requests-rows.js";
+import type { RowListQuery } from "../schema/requests-rows.js";
 import type { DatasetRow, RowDetail, RowStatus } from "../schema/row.js";
 import { findDataset } from "./find-dataset.js";
 
@@ -58,9 +57,8 @@ export const statusesOf = (status: RowListQuery["status"]) =>
  * last row's position and is scoped to the dataset; filters may change between pages without
  * breaking the order, because the position alone decides where the next page starts.
  */
-export const listRows = (ownerId: OwnerId, datasetId: string, query: Record<string, unknown>) =>
+export const listRows = (ownerId: OwnerId, datasetId: string, { since, status, cursor, limit }: RowListQuery) =>
   Effect.gen(function* () {
-    const { since, status, cursor, limit } = yield* decodeQuery(RowListQuery, query);
     const statuses = yield* statusesOf(status);
     const dataset = yield* findDataset(ownerId, datasetId);
     const id = dataset.record.id as DatasetId;

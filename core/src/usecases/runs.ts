@@ -1,7 +1,6 @@
 import * as Effect from "effect/Effect";
 import * as Option from "effect/Option";
 import * as Schema from "effect/Schema";
-import { decodeBody, decodeQuery } from "../decode.js";
 import { InsufficientCredits, NotFound, ResearchUnavailable, ValidationError } from "../errors.js";
 import { Credits } from "../ports/credits.js";
 import { LanguageModel } from "../ports/language-model.js";
@@ -9,7 +8,7 @@ import { RunQueue } from "../ports/run-queue.js";
 import { Storage } from "../ports/storage.js";
 import { type RunRecord, toRun } from "../run-domain.js";
 import { type DatasetId, newId, type OwnerId, type RunId } from "../schema/ids.js";
-import { CreateRunRequest } from "../schema/requests-runs.js";
+import type { CreateRunRequest } from "../schema/requests-runs.js";
 import type { RunKind } from "../schema/research.js";
 import { nowIso } from "../time.js";
 import { findDataset } from "./find-dataset.js";
@@ -19,30 +18,23 @@ import { checkRunLimits } from "./owner-limits.js";
 /** The API view of a stored run (the one rule is in run-domain.ts). */
 export { toRun };
 
-/** No body (or an empty one) keeps the deterministic run of SPEC.md. */
-const decodeRunRequest = (body: unknown) =>
-  body === undefined || body === null || (typeof body === "object" && Object.keys(body).length === 0)
-    ? Effect.succeed({ kind: "deterministic" as RunKind, acceptDrift: false })
-    : Effect.map(decodeBody(CreateRunRequest, body), (request) => ({
-        kind: request.kind ?? ("deterministic" as RunKind),
-        acceptDrift: request.acceptDrift === true,
-      }));
-
 /**
  * Endpoint 10: stores a queued run, then enqueues its job. Needs a balance of at least 1 (the
  * charge itself happens only at acceptance). When the queue refuses the job, the stored run is
  * finished as failed so that nothing stays queued forever, and the caller gets 503.
- * `body` is the optional CreateRunRequest (`{"kind":"research"}` asks for a research run,
+ * `request` is the optional CreateRunRequest (`{"kind":"research"}` asks for a research run,
  * `{"acceptDrift":true}` accepts the run despite drift, decision 0040).
  */
 export const createRun = (
   ownerId: OwnerId,
   datasetId: string,
-  body?: unknown,
+  request?: CreateRunRequest,
   trigger: RunRecord["trigger"] = "manual",
 ) =>
   Effect.gen(function* () {
-    const { kind, acceptDrift } = yield* decodeRunRequest(body);
+    // No request (or an empty one) keeps the deterministic run of SPEC.md.
+    const kind: RunKind = request?.kind ?? "deterministic";
+    const acceptDrift = request?.acceptDrift === true;
     const dataset = yield* findDataset(ownerId, datasetId);
     if (kind === "research") {
       if (dataset.record.question === null) {
@@ -127,9 +119,8 @@ export const RunListQuery = Schema.Struct({
 });
 
 /** Endpoint 9: the dataset's runs, newest first. */
-export const listRuns = (ownerId: OwnerId, datasetId: string, query: Record<string, unknown>) =>
+export const listRuns = (ownerId: OwnerId, datasetId: string, { limit }: typeof RunListQuery.Type) =>
   Effect.gen(function* () {
-    const { limit } = yield* decodeQuery(RunListQuery, query);
     const dataset = yield* findDataset(ownerId, datasetId);
     const runs = yield* (yield* Storage).listRuns(dataset.record.id as DatasetId, limit);
     return { data: runs.map(toRun) };

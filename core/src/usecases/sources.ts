@@ -1,6 +1,5 @@
 import * as Effect from "effect/Effect";
 import * as Schema from "effect/Schema";
-import { decodeBody } from "../decode.js";
 import { ValidationError } from "../errors.js";
 import { DocumentParser } from "../ports/document-parser.js";
 import { type FetchedPage, Fetcher, type FetchRequest, type ReadFailed } from "../ports/fetcher.js";
@@ -12,13 +11,7 @@ import { defaultColumns, previewColumns, previewSource } from "../engine/preview
 import type { ColumnInput } from "../schema/column.js";
 import { newId, type OwnerId } from "../schema/ids.js";
 import { Source } from "../schema/source.js";
-import {
-  PreviewRequest,
-  type Preview,
-  SuggestRequest,
-  type Suggestion,
-  type SuggestResponse,
-} from "../schema/sources.js";
+import type { PreviewRequest, Preview, SuggestRequest, Suggestion, SuggestResponse } from "../schema/sources.js";
 import { suggestCandidates } from "../suggest/suggest.js";
 import { takePreview } from "./preview-limits.js";
 
@@ -51,9 +44,8 @@ const readingOnce = (fetcher: Fetcher["Type"]): Fetcher["Type"] => {
 };
 
 /** POST /v1/sources/preview: what a run of the source would get from its first pages, written nowhere. */
-export const previewSourceRequest = (ownerId: OwnerId, body: unknown) =>
+export const previewSourceRequest = (ownerId: OwnerId, request: PreviewRequest) =>
   Effect.gen(function* () {
-    const request = yield* decodeBody(PreviewRequest, body);
     const columns = request.columns ?? defaultColumns(request.source);
     const problems = sourceProblems(request.source, columns, yield* AllowedTargets);
     if (problems.length > 0) return yield* Effect.fail(invalid(problems));
@@ -71,9 +63,8 @@ const recordsHold = (preview: Preview) =>
  * sources for them, each with the preview POST /v1/sources/preview gives it. None when the page
  * cannot be read or repeats nothing.
  */
-export const suggestSources = (ownerId: OwnerId, body: unknown) =>
+export const suggestSources = (ownerId: OwnerId, request: SuggestRequest) =>
   Effect.gen(function* () {
-    const request = yield* decodeBody(SuggestRequest, body);
     const verdict = checkUrl(request.url, yield* AllowedTargets);
     if (!verdict.allowed) {
       return yield* Effect.fail(invalid([{ path: "/url", message: `is not a public address: ${verdict.why}` }]));

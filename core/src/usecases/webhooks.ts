@@ -1,7 +1,6 @@
 import * as Clock from "effect/Clock";
 import * as Effect from "effect/Effect";
 import * as Option from "effect/Option";
-import { decodeBody } from "../decode.js";
 import { NotFound, ValidationError } from "../errors.js";
 import { Storage } from "../ports/storage.js";
 import { AllowedTargets } from "../reading/allowed-targets.js";
@@ -9,7 +8,7 @@ import { checkUrl } from "../reading/target-policy.js";
 import { toWebhookView } from "../rules/webhook-outbox.js";
 import type { WebhookRecord } from "../webhook-domain.js";
 import { newId, type OwnerId } from "../schema/ids.js";
-import { CreateWebhookRequest } from "../schema/webhooks.js";
+import type { CreateWebhookRequest } from "../schema/webhooks.js";
 import { isoAt } from "../time.js";
 
 /** A fresh signing secret in the Standard Webhooks form: `whsec_` + base64 of 24 random bytes. */
@@ -27,9 +26,8 @@ const invalid = (path: string, message: string) =>
  * the sources' SSRF policy now (each delivery checks the resolved address again); a datasetId the
  * owner does not have is a body field in error: 422 naming /datasetId, like any other bad field.
  */
-export const createWebhook = (ownerId: OwnerId, body: unknown) =>
+export const createWebhook = (ownerId: OwnerId, request: CreateWebhookRequest) =>
   Effect.gen(function* () {
-    const request = yield* decodeBody(CreateWebhookRequest, body);
     const verdict = checkUrl(request.url, yield* AllowedTargets);
     if (!verdict.allowed) return yield* Effect.fail(invalid("/url", `is refused: ${verdict.why}`));
     const storage = yield* Storage;

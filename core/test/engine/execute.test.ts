@@ -11,8 +11,10 @@ import * as TestClock from "effect/TestClock";
 import * as TestContext from "effect/TestContext";
 import * as Tracer from "effect/Tracer";
 import {
+  CreateDatasetRequest,
   createApiKey,
   createDataset,
+  decodeBody,
   createRun,
   DocumentParser,
   executeRun,
@@ -101,7 +103,9 @@ const runOnce = async (options: {
   const runtime = ManagedRuntime.make(Layer.mergeAll(Layer.provideMerge(layers, clock), notingTracer));
   const run = <A, E>(effect: Effect.Effect<A, E, any>) => runtime.runPromise(effect as Effect.Effect<A, E, never>);
   const { owner } = await run(createApiKey(`owner-${globalThis.crypto.randomUUID()}`, options.credits));
-  const dataset = await run(createDataset(owner.id, body));
+  const dataset = await run(
+    Effect.flatMap(decodeBody(CreateDatasetRequest, body), (request) => createDataset(owner.id, request)),
+  );
   const execute = async () => {
     const { runId } = await run(createRun(owner.id, dataset.id));
     await run(TestClock.adjust(5_000));

@@ -9,8 +9,10 @@ import * as LogLevel from "effect/LogLevel";
 import * as ManagedRuntime from "effect/ManagedRuntime";
 import * as Option from "effect/Option";
 import {
+  CreateDatasetRequest,
   createApiKey,
   createDataset,
+  decodeBody,
   createRun,
   executeRun,
   type Fetcher,
@@ -35,7 +37,9 @@ export const shopEngine = async (
   );
   const run = <A, E>(effect: Effect.Effect<A, E, any>) => runtime.runPromise(effect as Effect.Effect<A, E, never>);
   const { owner } = await run(createApiKey(`owner-${globalThis.crypto.randomUUID()}`, 100));
-  const dataset = await run(createDataset(owner.id, body));
+  const dataset = await run(
+    Effect.flatMap(decodeBody(CreateDatasetRequest, body), (request) => createDataset(owner.id, request)),
+  );
   /** Creates a run of the dataset and executes it; the run as stored. */
   const execute = async () => {
     const { runId } = await run(createRun(owner.id, dataset.id));

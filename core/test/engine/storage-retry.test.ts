@@ -6,8 +6,10 @@ import * as Layer from "effect/Layer";
 import * as ManagedRuntime from "effect/ManagedRuntime";
 import * as Option from "effect/Option";
 import {
+  CreateDatasetRequest,
   createApiKey,
   createDataset,
+  decodeBody,
   Credits,
   createRun,
   deliverRun,
@@ -67,7 +69,9 @@ describe("a dropped database connection during a run", function () {
     const run = <A, E>(effect: Effect.Effect<A, E, any>) => runtime.runPromise(effect as Effect.Effect<A, E, never>);
     try {
       const { owner } = await run(createApiKey(`owner-${globalThis.crypto.randomUUID()}`, 10));
-      const dataset = await run(createDataset(owner.id, body));
+      const dataset = await run(
+        Effect.flatMap(decodeBody(CreateDatasetRequest, body), (request) => createDataset(owner.id, request)),
+      );
       const { runId } = await run(createRun(owner.id, dataset.id));
       await run(deliverRun({ runId: runId as RunId, datasetId: dataset.id as never }, false, 10_000));
       const stored = Option.getOrThrow(await run(Effect.flatMap(Storage, (s) => s.getRun(owner.id as OwnerId, runId))));

@@ -1,13 +1,12 @@
 import { validDataset } from "@gleaner/conformance";
-import { MemoryStoreLive } from "@gleaner/memory";
 import { expect } from "chai";
 import * as Effect from "effect/Effect";
 import * as Exit from "effect/Exit";
 import Koa from "koa";
-import { pino } from "pino";
-import { type RunningHost, routes, startHost } from "@gleaner/koa";
+import { type RunningHost, routes } from "@gleaner/koa";
 import { buildRouter } from "../src/api/koa.js";
 import { runExit } from "../src/http/runtime.js";
+import { startQuietHost } from "./support/quiet-host.js";
 
 /**
  * A rows page answered from its tag (304, or the bytes kept for the tag) does only what the tag
@@ -21,12 +20,7 @@ describe("An authenticated tagged GET", function () {
   let queryReads = 0;
   let server: ReturnType<Koa["listen"]>;
   before(async () => {
-    host = await startHost({
-      overrides: { store: MemoryStoreLive },
-      worker: false,
-      config: { port: 0, host: "127.0.0.1", logLevel: "silent" },
-      logger: pino({ level: "silent" }),
-    });
+    host = await startQuietHost();
     key = await host.createKey("tagged-get", 10);
     const created = await fetch(`${host.url}/v1/datasets`, {
       method: "POST",

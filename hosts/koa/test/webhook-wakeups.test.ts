@@ -3,8 +3,10 @@ import { anOwner, aQueuedRun, bend, validDataset } from "@gleaner/conformance";
 import {
   AllowedTargets,
   type Credits,
+  CreateDatasetRequest,
   createDataset,
   type DatasetId,
+  decodeBody,
   newId,
   parseAllowList,
   RunQueue,
@@ -74,7 +76,7 @@ const runBoth = async ({ storage, queue }: Worker) => {
     });
     // Creation lets the loopback address through; the worker's fetcher (no allow list) does not.
     const created = await Effect.runPromise(
-      createDataset(owner.id, body).pipe(
+      Effect.flatMap(decodeBody(CreateDatasetRequest, body), (request) => createDataset(owner.id, request)).pipe(
         Effect.provideService(Storage, storage),
         Effect.provideService(AllowedTargets, parseAllowList("127.0.0.1")),
       ),

@@ -1,6 +1,6 @@
 import Router from "@koa/router";
 import { bodyParser } from "@koa/bodyparser";
-import { isCanonicalUuid, NotFound, type Owner } from "@gleaner/core";
+import { decodeRequest, isCanonicalUuid, NotFound, type Owner } from "@gleaner/core";
 import * as Effect from "effect/Effect";
 import * as Either from "effect/Either";
 import type { Middleware } from "koa";
@@ -9,7 +9,7 @@ import { taggedPages } from "../http/tagged-pages.js";
 import { type GleanerState, requireJsonBody, requireOwner } from "../http/middleware.js";
 import { type GleanerRuntime, runExit, runUseCase, useCaseValue } from "../http/runtime.js";
 import { openAuthenticatedGet } from "./open-get.js";
-import { isRaw, type Route, type RouteInput } from "./route.js";
+import { isRaw, type Route } from "./route.js";
 
 /**
  * RFC 9110 13.1.2: If-None-Match holds when it is `*` or lists the tag, compared weakly (W/ ignored).
@@ -112,14 +112,13 @@ export const buildRouter = (routes: ReadonlyArray<Route>, { runtime, bodyLimitBy
         }
       }
       // Parsed only here: a tagged page answered from its tag (304 or cached bytes) never reads the query.
-      const input: RouteInput = {
-        owner,
-        params,
-        query: ctx.query as Record<string, unknown>,
-        body: (ctx.request as { body?: unknown }).body,
-      };
+      const raw = { query: ctx.query, body: (ctx.request as { body?: unknown }).body };
+      // Decoded where the use cases decoded it before: every one of them judged the request first.
+      const decodedThenHandled = Effect.flatMap(decodeRequest(route, raw), ({ query, body }) =>
+        route.handle({ owner, params, query, body }),
+      );
       // One server span per request, named by its operation: the route's template, never its ids or query.
-      const handled = route.handle(input).pipe(
+      const handled = decodedThenHandled.pipe(
         Effect.withSpan(`http ${route.operationId}`, {
           kind: "server",
           attributes: { "http.request.method": ctx.method, "http.route": route.path },

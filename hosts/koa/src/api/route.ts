@@ -1,16 +1,18 @@
-import type { ApiError, Owner } from "@gleaner/core";
+import type { ApiError, BodySchema, DecodedBody, DecodedQuery, Owner, RequestSchemas } from "@gleaner/core";
 import type * as Effect from "effect/Effect";
 import type * as Schema from "effect/Schema";
 import type { GleanerServices } from "../layers.js";
 
-/** What a handler gets: the owner (for authenticated routes), path ids, the raw query and body. */
-export interface RouteInput<P extends string = string> {
+/**
+ * What a handler gets: the owner (for authenticated routes), path ids, and the query and body
+ * already decoded with the route's schemas (`decodeRequest`, koa.ts), so a handler never parses.
+ */
+export interface RouteInput<P extends string = string, Q = unknown, B = unknown> {
   readonly owner: Owner;
   /** Path parameters by the names the route declares, already checked to be UUIDs and lower-cased. */
   readonly params: Readonly<Record<P, string>>;
-  /** The query as Koa parsed it; the use case decodes it with the route's `query` schema. */
-  readonly query: Record<string, unknown>;
-  readonly body: unknown;
+  readonly query: Q;
+  readonly body: B;
 }
 
 /**
@@ -37,9 +39,13 @@ export type PathParam = { readonly resource: string; readonly description: strin
 
 /**
  * One operation of the HTTP API, the single source for the Koa router and the OpenAPI document.
- * Schemas are core's own (the same ones the use cases decode with), so limits are written once.
+ * Schemas are core's own (the router decodes query and body with them), so limits are written once.
  */
-export interface Route<P extends string = string> {
+export interface Route<
+  P extends string = string,
+  Q extends Schema.Schema.AnyNoContext | undefined = Schema.Schema.AnyNoContext | undefined,
+  B extends BodySchema | undefined = BodySchema | undefined,
+> extends RequestSchemas<Q, B> {
   readonly method: "get" | "post" | "patch" | "delete";
   /** OpenAPI-style path: `/v1/datasets/{datasetId}`. */
   readonly path: string;
@@ -50,8 +56,6 @@ export interface Route<P extends string = string> {
   /** false for the public meta routes (health, readiness, the document itself). */
   readonly auth: boolean;
   readonly pathParams?: Readonly<Record<P, PathParam>>;
-  readonly query?: Schema.Schema.AnyNoContext;
-  readonly body?: { readonly schema: Schema.Schema.AnyNoContext; readonly required: boolean };
   readonly success: {
     readonly status: number;
     readonly description: string;
@@ -64,7 +68,9 @@ export interface Route<P extends string = string> {
    * (401, 404 for path ids, 400 for queries, 413/415/422 for bodies, 500), with their codes.
    */
   readonly errors?: Readonly<Record<number, ReadonlyArray<string>>>;
-  readonly handle: (input: RouteInput<P>) => Effect.Effect<unknown | RawAnswer, ApiError, GleanerServices>;
+  readonly handle: (
+    input: RouteInput<P, DecodedQuery<Q>, DecodedBody<B>>,
+  ) => Effect.Effect<unknown | RawAnswer, ApiError, GleanerServices>;
   /**
    * A GET whose answer has a cheap entity tag: computed before `handle`, sent as `ETag`, and a request
    * whose `If-None-Match` carries it is answered 304 without running `handle` (decision 0018).
@@ -73,11 +79,18 @@ export interface Route<P extends string = string> {
 }
 
 /**
- * One route of the table, its handler typed by the path parameters it declares: `params.datasetId`
- * is a string wherever `pathParams` names it. The router checks every declared one before calling
- * the handler (koa.ts), which is what lets the table hold routes of every shape as one type.
+ * One route of the table, its handler typed by what it declares: `params.datasetId` is a string
+ * wherever `pathParams` names it, `query` and `body` are its schemas' decoded types. The router
+ * checks every declared id and decodes query and body before calling the handler (koa.ts), which is
+ * what lets the table hold routes of every shape as one type.
  */
-export const route = <P extends string = never>(definition: Route<P>): Route => definition as unknown as Route;
+export const route = <
+  P extends string = never,
+  Q extends Schema.Schema.AnyNoContext | undefined = undefined,
+  B extends BodySchema | undefined = undefined,
+>(
+  definition: Route<P, Q, B>,
+): Route => definition as unknown as Route;
 
 export const isRaw = (value: unknown): value is RawAnswer =>
   typeof value === "object" && value !== null && (value as { raw?: unknown }).raw === true;

@@ -2,7 +2,7 @@ import {
   acceptHeldRun,
   ArtifactIndex,
   ArtifactResponse,
-  CreateRunRequest,
+  CreateRunBody,
   createRun,
   DiagnosticsQuery,
   DiagnosticsResponse,
@@ -56,7 +56,7 @@ export const runRoutes: ReadonlyArray<Route> = [
       '`{"acceptDrift":true}` accepts it anyway.',
     auth: true,
     pathParams: datasetIdParam,
-    body: { schema: CreateRunRequest, required: false },
+    body: CreateRunBody,
     success: { status: 202, description: "The run is queued.", schema: RunCreated },
     errors: {
       402: ["insufficient_credits"],
