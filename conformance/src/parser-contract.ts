@@ -137,14 +137,18 @@ export const parserContract = (subject: ParserUnderTest) =>
       expect(Buffer.byteLength(cut.text)).to.be.at.most(2048);
     });
 
-    it("excerpts keep a line break where the page's markup had indentation, and <pre> whole", () => {
+    it("excerpts keep one line break for the indentation around tags; text, attributes and <pre> as written", () => {
       const page = parse(
         '<html><body><ul>\n  <li class="r">\n\n      <b>A\u00a0 1</b>  <i>x</i>\n  </li>\n' +
-          '<li class="r"><pre>  a\n\n    b</pre></li></ul></body></html>',
+          '<li class="r"><pre>  a\n\n    b</pre></li>\n' +
+          '<li class="r" title="line one\n      line two">\n  two\n      lines\n</li></ul></body></html>',
       );
-      const [plain, pre] = page.root.select("li.r");
+      const [plain, pre, inside] = page.root.select("li.r");
       expect(plain?.excerpt(2048).text).to.equal('<li class="r">\n<b>A&nbsp; 1</b>  <i>x</i>\n</li>');
       expect(pre?.excerpt(2048).text).to.equal('<li class="r"><pre>  a\n\n    b</pre></li>');
+      expect(inside?.excerpt(2048).text).to.equal(
+        '<li class="r" title="line one\n      line two">\ntwo\n      lines\n</li>',
+      );
       page.dispose();
     });
 

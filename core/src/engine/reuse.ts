@@ -22,7 +22,7 @@ import type { ExtractedRecord, PageExtraction } from "./extract.js";
  * read-page.ts): extractions kept under an older version are then parsed again. A forgotten bump
  * fails core/test/engine/extraction-rules.test.ts, which holds a digest of what a corpus yields.
  */
-export const extractionRulesVersion = 2;
+export const extractionRulesVersion = 3;
 
 /** JSON with object keys sorted, so equal recipes digest alike whatever order a store kept keys in. */
 const canonical = (value: unknown): string => {

@@ -40,16 +40,17 @@ export const utf8Excerpt = (text: string, maxBytes: number = EXCERPT_MAX_BYTES):
 };
 
 /**
- * An element's HTML as evidence (every parser's `excerpt`): each whitespace run holding a line break
- * becomes one line break, since a page's indentation is often half of a record's markup and says
- * nothing; markup holding `<pre>` or `<textarea>`, whose whitespace is content, is left whole. Then
- * cut like any excerpt.
+ * An element's HTML as evidence (every parser's `excerpt`): a whitespace run holding a line break
+ * right after a tag or right before one becomes one line break, since a page's indentation is often
+ * half of a record's markup and says nothing. Text and attribute values keep their whitespace inside
+ * them, so a value read from the page is still found in its excerpt as the page wrote it; markup
+ * holding `<pre>` or `<textarea>`, whose whitespace is content, is left whole. Then cut like any excerpt.
  */
 export const markupExcerpt = (markup: string, maxBytes: number = EXCERPT_MAX_BYTES): Excerpt =>
   utf8Excerpt(preformatted.test(markup) ? markup : markup.replace(indentation, "\n"), maxBytes);
 const preformatted = /<(pre|textarea)\b/i;
 // Not \s: a non-breaking space is the page's text.
-const indentation = /[ \t\r\f]*\n[ \t\n\r\f]*/g;
+const indentation = /(?<=>)[ \t\n\r\f]*\n[ \t\n\r\f]*|[ \t\n\r\f]*\n[ \t\n\r\f]*(?=<)/g;
 
 /** The base URL of a document: its `<base href>` resolved against the page URL, else the page URL. */
 export const documentBaseUrl = (pageUrl: string, baseHref: string | null): string => {

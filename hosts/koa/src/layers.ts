@@ -174,7 +174,7 @@ export const serviceLayer = (
             const runtime = yield* Effect.runtime<never>();
             const read = storage.queuedRuns;
             if (read) metrics.queue = () => Runtime.runPromise(runtime)(read());
-            if (storage.connectionPool) metrics.pool = storage.connectionPool;
+            if (storage.connectionPool) metrics.watchPool(storage.connectionPool);
           }),
         ),
         adapters,

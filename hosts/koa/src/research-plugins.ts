@@ -25,7 +25,8 @@ export const researchEnv = Config.all({
 /** The adapters' packages, optional peers of @gleaner/koa, each named by the variable that selects it. */
 const openai = () => importPeer("GLEANER_MODEL_URL", "@gleaner/openai", () => import("@gleaner/openai"));
 const searxng = () => importPeer("GLEANER_SEARCH_URL", "@gleaner/searxng", () => import("@gleaner/searxng"));
-const jsdom = () => importPeer("GLEANER_MODEL_URL", "@gleaner/jsdom", () => import("@gleaner/jsdom"));
+/** Page text for a model comes from jsdom, whichever chose the model: the variable, or an embedder's layer. */
+const jsdom = (selectedBy: string) => importPeer(selectedBy, "@gleaner/jsdom", () => import("@gleaner/jsdom"));
 
 export interface ResearchOverrides {
   readonly model?: Layer.Layer<LanguageModel, unknown>;
@@ -54,7 +55,9 @@ export const researchLayer = (overrides: ResearchOverrides = {}): Layer.Layer<ne
       const search =
         overrides.search ??
         (Option.isSome(env.searchUrl) ? (yield* searxng()).SearxngLive({ url: env.searchUrl.value }) : null);
-      const mainText = model ? (yield* jsdom()).JsdomMainTextLive : null;
+      const mainText = model
+        ? (yield* jsdom(overrides.model ? "a research model" : "GLEANER_MODEL_URL")).JsdomMainTextLive
+        : null;
       const layers: Array<Layer.Layer<never, unknown>> = [];
       if (model && mainText) layers.push(model, mainText);
       const contextTokens = overrides.contextTokens ?? Option.getOrUndefined(env.contextTokens);

@@ -1,18 +1,10 @@
-import { createServer } from "node:net";
 import { makeClient } from "@gleaner/conformance";
 import { type RunningHost, startHost } from "@gleaner/koa";
 import { PostgresStoreLive } from "@gleaner/postgres";
 import { expect } from "chai";
 import { admin, adminUrl } from "./support/postgres-admin.js";
 import { pino } from "pino";
-
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const probe = createServer().listen(0, "127.0.0.1", () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
+import { freePort } from "./support/free-port.js";
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -62,7 +54,7 @@ describe("Prometheus metrics: the PostgreSQL store's connection pool", function 
     if (reachable) await admin(`drop database if exists ${database} with (force)`);
   });
 
-  it("shows connections in use, idle and waiting, and counts the connections the database drops", async () => {
+  it("shows the pool's connections by state, and counts the connections the database drops", async () => {
     const client = makeClient(host!.url, await host!.createKey("pool", 10));
     expect((await client.get("/v1/datasets")).status).to.equal(200);
     const before = await scrape();

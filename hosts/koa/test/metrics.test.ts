@@ -1,19 +1,10 @@
-import { createServer } from "node:net";
 import { startWebhookReceiver, waitForRun, makeClient, type WebhookReceiver } from "@gleaner/conformance";
 import { MemoryStoreLive } from "@gleaner/memory";
 import { expect } from "chai";
 import { pino } from "pino";
 import { ConfigurationError, readConfig, type RunningHost, startHost } from "@gleaner/koa";
 import { startPricedList } from "./support/priced-list.js";
-
-/** A port nobody listens on now: the metrics listener binds it (the host does not tell its port). */
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const probe = createServer().listen(0, "127.0.0.1", () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
+import { freePort } from "./support/free-port.js";
 
 /** Prometheus text as `name{labels}` → value, labels as written (sorted by prom-client). */
 const parse = (text: string): Map<string, number> =>
@@ -112,6 +103,11 @@ describe("Prometheus metrics (GLEANER_METRICS_PORT)", function () {
       1,
     );
     expect((await fetch(metricsUrl.replace("/metrics", "/other"))).status).to.equal(404);
+  });
+
+  it("shows no database series on the memory store, which has no connections", async () => {
+    const names = [...(await scrape()).keys()];
+    expect(names.filter((name) => name.startsWith("gleaner_db_"))).to.deep.equal([]);
   });
 
   it("is off unless GLEANER_METRICS_PORT is set; GLEANER_METRICS_HOST defaults to loopback; a bad port names itself", () => {

@@ -1,12 +1,12 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { fileURLToPath } from "node:url";
 import { registerWebhook, createGleanerClient } from "@gleaner/client";
 import { booksDataset, loadBooks, makeClient, startBooksSite, waitForRun, type BooksSite } from "@gleaner/conformance";
 import { type RunningHost, startHost } from "@gleaner/koa";
 import { expect } from "chai";
 import { pino } from "pino";
+import { freePort } from "./support/free-port.js";
 
 /**
  * The webhook receiver of the guide "Data out", run as written: the block tagged `js webhook-receiver`
@@ -20,14 +20,6 @@ const receiverCode = (): string => {
   if (!match?.[1]) throw new Error("docs/guides/data-out.md has no ```js webhook-receiver block.");
   return match[1];
 };
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const probe = createServer().listen(0, "127.0.0.1", () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
-
 describe("docs/guides/data-out.md: the webhook receiver verifies Gleaner's deliveries", function () {
   this.timeout(60_000);
   const file = fileURLToPath(new URL(`../readme-receiver-${process.pid}.mjs`, import.meta.url));

@@ -95,33 +95,35 @@ export class PromMetrics implements MetricsService {
       }
     },
   });
-  /** Reads the store's connection pool (Storage.connectionPool) at each scrape; unset for a store without one. */
-  pool: (() => ConnectionPoolState) | null = null;
-  private readonly connections = new client.Gauge({
-    name: "gleaner_db_connections",
-    help: "The durable store's connections by state: in_use, idle, and waiting (requests waiting for one).",
-    labelNames: ["state"],
-    registers: [this.registry],
-    collect: () => {
-      const pool = this.pool?.();
-      if (!pool) return;
-      this.connections.set({ state: "in_use" }, pool.open - pool.idle);
-      this.connections.set({ state: "idle" }, pool.idle);
-      this.connections.set({ state: "waiting" }, pool.waiting);
-    },
-  });
-  private poolErrorsSeen = 0;
-  private readonly poolErrors = new client.Counter({
-    name: "gleaner_db_errors_total",
-    help: "Connections the durable store lost, and statements or connections that failed for the database being out of reach.",
-    registers: [this.registry],
-    collect: () => {
-      const errors = this.pool?.().errors;
-      if (errors === undefined || errors <= this.poolErrorsSeen) return;
-      this.poolErrors.inc(errors - this.poolErrorsSeen);
-      this.poolErrorsSeen = errors;
-    },
-  });
+  /**
+   * Serves the store's connection pool (Storage.connectionPool), read at each scrape. Only a store
+   * with a pool calls it, so a memory host exports no database series at all.
+   */
+  watchPool = (read: () => ConnectionPoolState) => {
+    const connections = new client.Gauge({
+      name: "gleaner_db_connections",
+      help: "The durable store's connections by state: in_use (or being opened), idle, and waiting (requests waiting for one).",
+      labelNames: ["state"],
+      registers: [this.registry],
+      collect: () => {
+        const pool = read();
+        connections.set({ state: "in_use" }, pool.open - pool.idle);
+        connections.set({ state: "idle" }, pool.idle);
+        connections.set({ state: "waiting" }, pool.waiting);
+      },
+    });
+    let seen = 0;
+    const errors = new client.Counter({
+      name: "gleaner_db_errors_total",
+      help: "Connections the durable store lost, and statements or connections that failed for the database being out of reach.",
+      registers: [this.registry],
+      collect: () => {
+        const now = read().errors;
+        if (now > seen) errors.inc(now - seen);
+        seen = Math.max(seen, now);
+      },
+    });
+  };
 
   /** One read for both gauges when a scrape asks them together. */
   private pending: Promise<{ readonly count: number; readonly oldestQueuedAt: string | null } | null> | null = null;
