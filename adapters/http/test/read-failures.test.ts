@@ -117,6 +117,17 @@ describe("http fetcher: reads and classifies every readFailure reason (loopback 
           r.write("<html><body><p>partial");
           setTimeout(() => r.end("</p></body></html>"), 1500);
         },
+        "/trickle": (_q, r) => {
+          // A chunk every 50 ms for 3 s: no single wait is long, the whole read is.
+          r.writeHead(200, { "content-type": "text/html" });
+          let sent = 0;
+          const timer = setInterval(() => {
+            if (r.destroyed || ++sent > 60) {
+              clearInterval(timer);
+              if (!r.destroyed) r.end("</body></html>");
+            } else r.write("<p>more</p>");
+          }, 50);
+        },
         "/server-error": sendHtml(html("<p>Oops</p>"), 500),
         "/not-found": sendHtml(html("<p>Gone</p>"), 404),
         "/pdf": (_q, r) => r.writeHead(200, { "content-type": "application/pdf" }).end("%PDF-1.4"),
@@ -247,6 +258,18 @@ describe("http fetcher: reads and classifies every readFailure reason (loopback 
   it("headers that never come and a body that stalls are timeout", async () => {
     await expectFailure("/slow-headers", "timeout", null);
     await expectFailure("/slow-body", "timeout", null);
+  });
+
+  it("a body that trickles in, each chunk on time, is cut at the attempt's deadline as timeout", async () => {
+    const quick = makeFetcher({ ...loopbackOnly, attemptTimeoutMs: 300 });
+    try {
+      const failure = await readFailure(quick, pageRequest(`${origin}/trickle`));
+      expect(failure.failure).to.deep.equal({ reason: "timeout", status: null, finalUrl: origin });
+      // The same fetcher reads the next page whole: the deadline was that attempt's alone.
+      expect((await readPage(quick, pageRequest(`${origin}/ok`))).status).to.equal(200);
+    } finally {
+      await quick.dispose();
+    }
   });
 
   it("a refused connection is network", async () => {
