@@ -52,14 +52,16 @@ export const RunPage = ({ client, runId }: { client: GleanerClient; runId: strin
   const [version, setVersion] = useState(0);
   const { live, error } = useLiveRun(client, runId, version);
   const datasetId = live?.run.datasetId;
-  // The dataset's columns name the `present:<field id>` checks.
+  // The dataset's columns name the `present:<field id>` checks and a hold's columns: what names
+  // fields waits for them, so a person never sees an id (on a failed read, the ids are all there is).
   const columns = useLoad(
     async () =>
       datasetId
         ? (await unwrap(client.GET("/v1/datasets/{datasetId}", { params: { path: { datasetId } } }))).dataset.columns
-        : [],
+        : null,
     [client, datasetId],
   );
+  const named = columns.data ?? (columns.error === undefined ? null : []);
   if (!live) return error ? <Problem error={error} /> : <p class="muted">Loading…</p>;
   const { run, trace } = live;
   const reads = trace?.steps.filter((step) => step.phase === "read") ?? [];
@@ -103,10 +105,10 @@ export const RunPage = ({ client, runId }: { client: GleanerClient; runId: strin
           {run.error}
         </p>
       )}
-      {run.status === "held" && (
-        <HeldRun client={client} run={run} columns={columns.data ?? []} onAccepted={() => setVersion((v) => v + 1)} />
+      {named && run.status === "held" && (
+        <HeldRun client={client} run={run} columns={named} onAccepted={() => setVersion((v) => v + 1)} />
       )}
-      <Checks checks={run.checks} columns={columns.data ?? []} />
+      {named && <Checks checks={run.checks} columns={named} />}
       {trace && <Timeline trace={trace} />}
       {finished && <Artifacts client={client} runId={run.id} />}
       {finished && <Diagnostics client={client} runId={run.id} />}
