@@ -148,7 +148,16 @@ export const makeDb = (pool: pg.Pool, onUnavailable: () => void = () => {}): Db 
         catch: noting(storageFailure("connect"), onUnavailable),
       }),
       ({ client, queue }) => {
-        const tx = sqlOf(client, onUnavailable, queue);
+        // Statements sent behind a failed one fail with it: the transaction counts as one failure.
+        let counted = false;
+        const tx = sqlOf(
+          client,
+          () => {
+            if (!counted) onUnavailable();
+            counted = true;
+          },
+          queue,
+        );
         return tx.query("begin").pipe(
           Effect.zipRight(work(tx)),
           Effect.tap(() => tx.query("commit")),

@@ -8,7 +8,7 @@ export interface Loaded<T> {
 }
 
 /** Runs `load` when `deps` change (and on reload); keeps the last data while a reload is under way. */
-export const useLoad = <T>(load: () => Promise<T>, deps: ReadonlyArray<unknown>): Loaded<T> => {
+export const useLoad = <T>(load: (signal: AbortSignal) => Promise<T>, deps: ReadonlyArray<unknown>): Loaded<T> => {
   const [state, setState] = useState<{ data: T | undefined; error: unknown; loading: boolean }>({
     data: undefined,
     error: undefined,
@@ -17,15 +17,15 @@ export const useLoad = <T>(load: () => Promise<T>, deps: ReadonlyArray<unknown>)
   const [generation, setGeneration] = useState(0);
   // The caller names what `load` depends on in `deps`.
   useEffect(() => {
-    let current = true;
+    // Aborted when the inputs change or the view goes: a load of several requests stops early.
+    const superseded = new AbortController();
     setState((previous) => ({ ...previous, loading: true }));
-    load().then(
-      (data) => current && setState({ data, error: undefined, loading: false }),
-      (error: unknown) => current && setState((previous) => ({ ...previous, error, loading: false })),
+    load(superseded.signal).then(
+      (data) => !superseded.signal.aborted && setState({ data, error: undefined, loading: false }),
+      (error: unknown) =>
+        !superseded.signal.aborted && setState((previous) => ({ ...previous, error, loading: false })),
     );
-    return () => {
-      current = false;
-    };
+    return () => superseded.abort();
   }, [...deps, generation]);
   const reload = useCallback(() => setGeneration((n) => n + 1), []);
   return { ...state, reload };

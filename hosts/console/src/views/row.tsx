@@ -169,10 +169,7 @@ const CellCard = ({ client, dataset, row, column, onEdited }: CellProps) => {
  */
 const Excerpt = ({ html, value }: { html: string; value: unknown }) => {
   const text = (new DOMParser().parseFromString(html, "text/html").body.textContent ?? "").replace(/\s+/g, " ").trim();
-  const sought = [String(value), typeof value === "number" ? value.toFixed(2) : null].filter(
-    (s): s is string => s !== null && s !== "" && value !== null && value !== undefined,
-  );
-  const found = sought.map((s) => ({ s, at: text.indexOf(s) })).find((m) => m.at >= 0);
+  const found = typeof value === "number" ? numberIn(text, value) : textIn(text, value);
   if (!found) return <>{text}</>;
   return (
     <>
@@ -181,6 +178,20 @@ const Excerpt = ({ html, value }: { html: string; value: unknown }) => {
       {text.slice(found.at + found.s.length)}
     </>
   );
+};
+
+/** Where the page wrote the number `value`, as written ("50.10", "1,234.5"), if it did. */
+const numberIn = (text: string, value: number) => {
+  for (const match of text.matchAll(/\d[\d,]*(?:\.\d+)?/g)) {
+    if (Number(match[0].replaceAll(",", "")) === value) return { s: match[0], at: match.index };
+  }
+  return textIn(text, value);
+};
+
+const textIn = (text: string, value: unknown) => {
+  const s = value === null || value === undefined ? "" : String(value);
+  const at = s === "" ? -1 : text.indexOf(s);
+  return at >= 0 ? { s, at } : undefined;
 };
 
 /** The excerpts each cell was read from, looked up in the row's observations. */

@@ -40,17 +40,20 @@ export const Rows = ({ client, dataset }: { client: GleanerClient; dataset: Data
         },
       }),
     );
-  const rows = useLoad(async () => {
-    if (!everyRow) return { ...(await pageOf(PAGE_SIZE, cursor)), capped: false };
-    const data: Array<Awaited<ReturnType<typeof pageOf>>["data"][number]> = [];
-    let next: string | null | undefined;
-    do {
-      const page = await pageOf(500, next ?? undefined);
-      data.push(...page.data);
-      next = page.nextCursor;
-    } while (next && data.length < ROWS_SEARCHED);
-    return { data, nextCursor: null, capped: Boolean(next) };
-  }, [client, dataset.id, cursor, statuses.join(","), sinceIso, everyRow]);
+  const rows = useLoad(
+    async (signal) => {
+      if (!everyRow) return { ...(await pageOf(PAGE_SIZE, cursor)), capped: false };
+      const data: Array<Awaited<ReturnType<typeof pageOf>>["data"][number]> = [];
+      let next: string | null | undefined;
+      do {
+        const page = await pageOf(500, next ?? undefined);
+        data.push(...page.data);
+        next = page.nextCursor;
+      } while (next && data.length < ROWS_SEARCHED && !signal.aborted);
+      return { data, nextCursor: null, capped: Boolean(next) };
+    },
+    [client, dataset.id, cursor, statuses.join(","), sinceIso, everyRow],
+  );
   const toggle = (status: RowStatus) => {
     setCursors([]);
     setStatuses(statuses.includes(status) ? statuses.filter((s) => s !== status) : [...statuses, status]);
