@@ -145,13 +145,12 @@ export const makeDatasetMethods = (
       .pipe(Effect.flatMap(firstDecoded(toOwner))),
 
   // One statement, so the dataset with its bot, recipe v1 and schema v1 is stored whole or not at all.
-  insertDataset: (record) =>
-    db
-      .query(
-        `insert into datasets (${datasetTable.list}) select ${datasetTable.select} from ${datasetTable.from("$1")}`,
-        [datasetTable.recordset([record])],
-      )
-      .pipe(Effect.asVoid, conflictsOn({ datasets_owner_name_key: nameTaken(record.name) })),
+  insertDataset: (record) => {
+    const batch = datasetTable.batch([record], "$1");
+    return db
+      .query(`insert into datasets (${datasetTable.list}) ${batch.select}`, [batch.value])
+      .pipe(Effect.asVoid, conflictsOn({ datasets_owner_name_key: nameTaken(record.name) }));
+  },
 
   getDataset: (ownerId, id) =>
     !isUuid(id) || !isUuid(ownerId)
@@ -175,19 +174,21 @@ export const makeDatasetMethods = (
           .pipe(Effect.flatMap(allDecoded(toStoredDataset))),
 
   // Compare-and-set on revision: zero rows updated means another update won (or the dataset is gone).
-  updateDataset: (next) =>
-    db
+  updateDataset: (next) => {
+    const batch = datasetTable.batch([next], "$1");
+    return db
       .query(
         `update datasets d set ${datasetTable.updates(["id"])}
-           from (select ${datasetTable.select} from ${datasetTable.from("$1")}) as excluded
+           from (${batch.select}) as excluded
           where d.id = excluded.id and d.revision = excluded.revision - 1
           returning d.id`,
-        [datasetTable.recordset([next])],
+        [batch.value],
       )
       .pipe(
         conflictsOn({ datasets_owner_name_key: nameTaken(next.name) }),
         Effect.flatMap((rows) => (rows.length === 0 ? Effect.fail(staleDataset()) : Effect.void)),
-      ),
+      );
+  },
 
   // Oldest dataset first: the memory store answers in insertion order.
   listActiveRoutines: () =>

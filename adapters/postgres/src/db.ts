@@ -241,41 +241,55 @@ export const allDecoded =
  * A table's columns, each with its SQL type and how a record fills it, written once: a bulk write's
  * column list, its parameter and the parameter's expansion all come from it, so a new column is one
  * line here (and one in its read). The records go as one JSON array expanded by `json_to_recordset`:
- * one round trip for any number of records, one statement text whatever the count. A json or jsonb
- * column travels as its JSON text in a string (cast back in `select`): the server then de-escapes
- * only the outer string, so a value holding `\u0000` (which json keeps but text cannot) is kept.
+ * one round trip for any number of records.
  */
 export const tableMapping = <T>(
   columns: Readonly<Record<string, readonly [type: string, value: (record: T) => unknown]>>,
 ) => {
   const entries = Object.entries(columns);
   const isJson = (type: string) => type === "json" || type === "jsonb";
+  const expand = (param: string, asText: boolean) =>
+    `json_to_recordset(${param}::json) as p(${entries.map(([name, [type]]) => `${name} ${asText && isJson(type) ? "text" : type}`).join(", ")})`;
+  const nestedSelect = entries.map(([name]) => `p.${name}`).join(", ");
+  const textSelect = entries
+    .map(([name, [type]]) => (isJson(type) ? `p.${name}::${type} as ${name}` : `p.${name}`))
+    .join(", ");
+  const encode = (records: ReadonlyArray<T>, asText: boolean): string =>
+    JSON.stringify(
+      records.map((record) => {
+        const row: Record<string, unknown> = {};
+        for (const [name, [type, value]] of entries) {
+          const v = value(record);
+          row[name] = asText && isJson(type) && v !== null && v !== undefined ? JSON.stringify(v) : v;
+        }
+        return row;
+      }),
+    );
   return {
     names: entries.map(([name]) => name),
-    /** The columns, comma-separated: `insert into t (${list}) select ${select} from ${from("$1")}`. */
+    /** The columns, comma-separated: `insert into t (${list}) ${batch.select}`. */
     list: entries.map(([name]) => name).join(", "),
-    select: entries.map(([name, [type]]) => (isJson(type) ? `p.${name}::${type} as ${name}` : `p.${name}`)).join(", "),
-    /** The records of JSON parameter `param` as rows `p`. */
-    from: (param: string) =>
-      `json_to_recordset(${param}::json) as p(${entries.map(([name, [type]]) => `${name} ${isJson(type) ? "text" : type}`).join(", ")})`,
     /** `c = excluded.c` for every column but those in `keep` (an upsert's update). */
     updates: (keep: ReadonlyArray<string>) =>
       entries
         .filter(([name]) => !keep.includes(name))
         .map(([name]) => `${name} = excluded.${name}`)
         .join(", "),
-    /** `records` as the parameter `from` expands. */
-    recordset: (records: ReadonlyArray<T>): string =>
-      JSON.stringify(
-        records.map((record) => {
-          const row: Record<string, unknown> = {};
-          for (const [name, [type, value]] of entries) {
-            const v = value(record);
-            row[name] = isJson(type) && v !== null && v !== undefined ? JSON.stringify(v) : v;
-          }
-          return row;
-        }),
-      ),
+    /**
+     * `records` as the parameter `param` (its `value`) and the `select` reading them back as rows.
+     * A json column's value is nested in the array as it is, encoded once. PostgreSQL's JSON parser
+     * refuses the escape `\u0000` anywhere in a document it expands, though a json value may hold
+     * it: a batch holding one sends each json value as a string of its JSON text instead, cast back
+     * in the select (the server then de-escapes only the outer string).
+     */
+    batch: (records: ReadonlyArray<T>, param: string) => {
+      const nested = encode(records, false);
+      const asText = nested.includes("\\u0000");
+      return {
+        value: asText ? encode(records, true) : nested,
+        select: `select ${asText ? textSelect : nestedSelect} from ${expand(param, asText)}`,
+      };
+    },
   };
 };
 

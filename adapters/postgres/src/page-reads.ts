@@ -1,5 +1,6 @@
 import {
   type AcceptedRead,
+  type PageReadToKeep,
   type RunAcceptance,
   type StorageFailure,
   StoredExtraction,
@@ -7,7 +8,7 @@ import {
 } from "@gleaner/core";
 import * as Effect from "effect/Effect";
 import * as Either from "effect/Either";
-import { type Db, isUuid, recordset, type Sql } from "./db.js";
+import { type Db, isUuid, type Sql, tableMapping } from "./db.js";
 
 // page_reads (migration 0011): the page reads of each dataset's newest accepted run,
 // with each page's extraction whole; their bodies are page_bodies', by digest.
@@ -64,39 +65,31 @@ export const acceptedReads = (db: Db, datasetId: string): Effect.Effect<Readonly
  * reads of URLs the run did not read. A reused page sends no extraction (its row keeps the stored
  * one), so an unchanged re-run writes only each page's run id and validators. Sent (`Sql.send`).
  */
-export const sendPageReads = (tx: Sql, { run, pageReads }: RunAcceptance) =>
-  pageReads === undefined
-    ? Effect.succeed(Effect.void)
-    : tx
-        .send(
-          `with gone as (delete from page_reads where dataset_id = $1 and url <> all($4::text[]))
-           insert into page_reads (dataset_id, url, run_id, recipe, final_url, sha256, content_type, etag,
-                                   last_modified, extraction)
-           select $1, p.url, $2, $3, p.final_url, p.sha256, p.content_type, p.etag, p.last_modified, p.extraction::json
-             from json_to_recordset($5::json) as p(url text, final_url text, sha256 text, content_type text,
-                  etag text, last_modified text, extraction text)
-           on conflict (dataset_id, url) do update
-           set run_id = excluded.run_id, recipe = excluded.recipe, final_url = excluded.final_url,
-               sha256 = excluded.sha256, content_type = excluded.content_type, etag = excluded.etag,
-               last_modified = excluded.last_modified,
-               extraction = coalesce(excluded.extraction, page_reads.extraction)`,
-          [
-            run.datasetId,
-            run.id,
-            pageReads.recipe,
-            pageReads.pages.map((p) => p.url),
-            recordset(
-              pageReads.pages.map((p) => ({
-                url: p.url,
-                final_url: p.finalUrl,
-                sha256: p.sha256,
-                content_type: p.contentType,
-                etag: p.etag,
-                last_modified: p.lastModified,
-                // As its JSON text in a string, like tableMapping's json columns: `\u0000` survives.
-                extraction: p.reused ? null : JSON.stringify(p.extraction),
-              })),
-            ),
-          ],
-        )
-        .pipe(Effect.map(Effect.asVoid));
+export const sendPageReads = (tx: Sql, { run, pageReads }: RunAcceptance) => {
+  if (pageReads === undefined) return Effect.succeed(Effect.void);
+  const batch = pageReadTable.batch(pageReads.pages, "$1");
+  return tx
+    .send(
+      `with gone as (delete from page_reads where dataset_id = $2 and url <> all($5::text[]))
+       insert into page_reads (dataset_id, run_id, recipe, ${pageReadTable.list})
+       select $2, $3, $4, p.* from (${batch.select}) p
+       on conflict (dataset_id, url) do update
+       set run_id = excluded.run_id, recipe = excluded.recipe, final_url = excluded.final_url,
+           sha256 = excluded.sha256, content_type = excluded.content_type, etag = excluded.etag,
+           last_modified = excluded.last_modified,
+           extraction = coalesce(excluded.extraction, page_reads.extraction)`,
+      [batch.value, run.datasetId, run.id, pageReads.recipe, pageReads.pages.map((p) => p.url)],
+    )
+    .pipe(Effect.map(Effect.asVoid));
+};
+
+/** A page read's columns; a reused page sends no extraction (its row keeps the stored one). */
+const pageReadTable = tableMapping<PageReadToKeep>({
+  url: ["text", (p) => p.url],
+  final_url: ["text", (p) => p.finalUrl],
+  sha256: ["text", (p) => p.sha256],
+  content_type: ["text", (p) => p.contentType],
+  etag: ["text", (p) => p.etag],
+  last_modified: ["text", (p) => p.lastModified],
+  extraction: ["json", (p) => (p.reused ? null : p.extraction)],
+});

@@ -163,12 +163,14 @@ export const toRevision = (row: TableRow) =>
   });
 
 /** Overwrites every column of a stored run but its id, dataset, owner and acceptDrift, which never change. Sent (`Sql.send`). */
-export const sendRun = (tx: Sql, run: RunRecord) =>
-  tx
+export const sendRun = (tx: Sql, run: RunRecord) => {
+  const batch = runTable.batch([run], "$2");
+  return tx
     .send(
       `update runs r set ${runTable.updates(["id", "dataset_id", "owner_id", "accept_drift"])}
-         from (select ${runTable.select} from ${runTable.from("$2")}) as excluded
+         from (${batch.select}) as excluded
         where r.id = $1`,
-      [run.id, runTable.recordset([run])],
+      [run.id, batch.value],
     )
     .pipe(Effect.map(Effect.asVoid));
+};

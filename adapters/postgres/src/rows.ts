@@ -34,14 +34,15 @@ export const sendRows = (
   const last = [...new Map(rows.map((row) => [row.id, row])).values()];
   return last.length === 0
     ? Effect.succeed(Effect.void)
-    : tx
-        .send(
-          `insert into rows (${rowTable.list})
-           select ${rowTable.select} from ${rowTable.from("$1")}
+    : Effect.gen(function* () {
+        const batch = rowTable.batch(last, "$1");
+        const sent = yield* tx.send(
+          `insert into rows (${rowTable.list}) ${batch.select}
            on conflict (id) do update set ${rowTable.updates(["id"])}`,
-          [rowTable.recordset(last)],
-        )
-        .pipe(Effect.map(Effect.asVoid));
+          [batch.value],
+        );
+        return Effect.asVoid(sent);
+      });
 };
 
 /**
@@ -62,11 +63,11 @@ export const sendRevisions = (tx: Sql, datasetId: string, revisions: ReadonlyArr
       });
     }
     const first = Number(allocated.last_sequence) - revisions.length + 1;
-    const written = yield* tx.send(
-      `insert into revisions (${revisionTable.list})
-       select ${revisionTable.select} from ${revisionTable.from("$1")}`,
-      [revisionTable.recordset(revisions.map((revision, i) => ({ ...revision, sequence: first + i })))],
+    const batch = revisionTable.batch(
+      revisions.map((revision, i) => ({ ...revision, sequence: first + i })),
+      "$1",
     );
+    const written = yield* tx.send(`insert into revisions (${revisionTable.list}) ${batch.select}`, [batch.value]);
     return { first, written: Effect.asVoid(written) };
   });
 

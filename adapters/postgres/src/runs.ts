@@ -25,12 +25,12 @@ const writeRun = (tx: Sql, run: RunRecord) => Effect.flatten(sendRun(tx, run));
 
 export const makeRunMethods = (db: Db): Omit<RunStorage, "pruneRunRecords" | "queuedRuns"> => ({
   // The partial unique index runs_one_active_per_dataset is the guard: no read-then-insert race.
-  insertRun: (run) =>
-    db
-      .query(`insert into runs (${runTable.list}) select ${runTable.select} from ${runTable.from("$1")}`, [
-        runTable.recordset([run]),
-      ])
-      .pipe(Effect.asVoid, conflictsOn({ runs_one_active_per_dataset: runInProgress })),
+  insertRun: (run) => {
+    const batch = runTable.batch([run], "$1");
+    return db
+      .query(`insert into runs (${runTable.list}) ${batch.select}`, [batch.value])
+      .pipe(Effect.asVoid, conflictsOn({ runs_one_active_per_dataset: runInProgress }));
+  },
 
   getRun: (ownerId, runId) =>
     !isUuid(ownerId) || !isUuid(runId)
