@@ -39,6 +39,17 @@ const shellBlocks = (text: string): { tag: string; body: string }[] =>
  */
 const readmeUntagged = [/^npm install\nnpm start$/, /^npm test$/, /^export KEY=gl_…/];
 
+/** The source directories of the workspace packages under `parent` (adapters/*, hosts/*). */
+const packagesIn = (parent: string) =>
+  readdirSync(join(root, parent))
+    .map((name) => `${parent}/${name}/src`)
+    .filter((dir) => existsSync(join(root, dir)));
+/** TypeScript and JavaScript sources under `dir`, recursively. */
+const sourceFiles = (dir: string): string[] =>
+  readdirSync(join(root, dir), { recursive: true, encoding: "utf8" })
+    .filter((name) => /\.(ts|tsx|js|mjs|cjs)$/.test(name))
+    .map((name) => `${dir}/${name}`);
+
 const kib = (bytes: number) => `${(bytes / 1024).toFixed(1)} KiB`;
 
 describe("the docs: a front door, guides, links that lead somewhere and commands that run", function () {
@@ -90,6 +101,23 @@ describe("the docs: a front door, guides, links that lead somewhere and commands
     ).to.deep.equal([]);
     const decisions = records.reduce((sum, name) => sum + statSync(join(root, "docs/decisions", name)).size, 0);
     expect(decisions, `docs/decisions is ${kib(decisions)}`).to.be.below(120_000);
+  });
+
+  it("every decision record the source cites (decision NNNN, docs/decisions/NNNN) exists", () => {
+    const records = new Set(readdirSync(join(root, "docs/decisions")).map((name) => name.slice(0, 4)));
+    const sourceDirs = ["core/src", "conformance/src", ...packagesIn("adapters"), ...packagesIn("hosts")];
+    const missing: string[] = [];
+    for (const file of sourceDirs.flatMap(sourceFiles)) {
+      // A citation may wrap onto the comment's next line.
+      const text = read(file).replace(/\n\s*(?:\*|\/\/)\s*/g, " ");
+      for (const match of text.matchAll(
+        /decisions?\s+(?:records?\s+)?((?:\d{4}(?:\s*(?:,|and|&|–|-)\s*)?)+)|docs\/decisions\/(\d{4})/gi,
+      )) {
+        for (const number of (match[1] ?? match[2]!).match(/\d{4}/g)!)
+          if (!records.has(number)) missing.push(`${file}: ${match[0].trim()}`);
+      }
+    }
+    expect(missing, "cite the record that holds the decision now, or drop the citation").to.deep.equal([]);
   });
 
   it("runs the guide's `npm run test:one` command as written (writing-an-adapter.md, sh test-one)", async () => {
