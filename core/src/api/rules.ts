@@ -12,7 +12,7 @@ export * from "../rules/selector.js";
 export * from "../rules/drift.js";
 export * from "../rules/retention.js";
 export { httpStatusOf, isApiError } from "../rules/http-status.js";
-export { checkName, failedChecksMessage } from "../rules/run-errors.js";
+export { checkLine, checkName, failedChecksMessage } from "../rules/run-errors.js";
 export * from "../rules/cron.js";
 export * from "../rules/schedule-state.js";
 export * from "../rules/export-shape.js";

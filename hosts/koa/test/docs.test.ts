@@ -1,8 +1,8 @@
 import { spawn } from "node:child_process";
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { expect } from "chai";
+import { block, docBlocks, root } from "./doc-blocks.js";
 
 /**
  * The docs as a reader meets them (issue 36): README is a front door under 10 KB linking every guide,
@@ -10,7 +10,6 @@ import { expect } from "chai";
  * is tagged and run by a test, and the benches' and decisions' pages stay short. The guide "Writing an
  * adapter"'s `sh test-one` block is run here as written.
  */
-const root = fileURLToPath(new URL("../../../", import.meta.url));
 const read = (file: string) => readFileSync(join(root, file), "utf8");
 const guides = readdirSync(join(root, "docs/guides"))
   .filter((name) => name.endsWith(".md"))
@@ -73,7 +72,7 @@ describe("the docs: a front door, guides, links that lead somewhere and commands
     expect(broken).to.deep.equal([]);
   });
 
-  it("every shell block in README and the guides is tagged and read by a test", () => {
+  it("every shell block in README and the guides is tagged, listed under its page and run by a test", () => {
     const tests = readdirSync(join(root, "hosts/koa/test"))
       .filter((name) => name.endsWith(".test.ts"))
       .map((name) => read(`hosts/koa/test/${name}`))
@@ -82,13 +81,17 @@ describe("the docs: a front door, guides, links that lead somewhere and commands
     for (const page of pages) {
       for (const { tag, body } of shellBlocks(read(page))) {
         if (tag === "" && page === "README.md" && readmeUntagged.some((allowed) => allowed.test(body))) continue;
-        if (tag === "" || !(tests.includes(`"${tag}"`) || tests.includes(`sh ${tag}\\n`)))
+        if ((docBlocks as Record<string, string>)[tag] !== page)
           untested.push(`${page}: \`\`\`sh ${tag} ${body.slice(0, 40)}`);
       }
     }
-    expect(untested, "a shell block no test runs (run it in a test, or show it indented and say why)").to.deep.equal(
-      [],
-    );
+    expect(
+      untested,
+      "a shell block not in doc-blocks.ts under its page (run it in a test, or show it indented)",
+    ).to.deep.equal([]);
+    // Each listed block is read by a test through block() (directly or by the walk's runBlock).
+    const unread = Object.keys(docBlocks).filter((tag) => !new RegExp(`(?:block|runBlock)\\("${tag}"`).test(tests));
+    expect(unread, "a block in doc-blocks.ts no test runs").to.deep.equal([]);
   });
 
   it("bench/README.md is under 20 KB; docs/decisions is under 120 KB and holds no record 0020–0038", () => {
@@ -121,9 +124,7 @@ describe("the docs: a front door, guides, links that lead somewhere and commands
   });
 
   it("runs the guide's `npm run test:one` command as written (writing-an-adapter.md, sh test-one)", async () => {
-    const guide = read("docs/guides/writing-an-adapter.md");
-    const command = /```sh test-one\n([\s\S]*?)```/.exec(guide)?.[1];
-    if (!command) throw new Error("docs/guides/writing-an-adapter.md has no ```sh test-one block.");
+    const command = block("test-one");
     const child = spawn("bash", ["-euo", "pipefail", "-c", command], { cwd: root, env: process.env });
     let out = "";
     child.stdout.on("data", (chunk) => {
