@@ -18,6 +18,7 @@ export const docBlocks = {
   "durable-serve": "docs/guides/durable-profile.md",
   "durable-worker": "docs/guides/durable-profile.md",
   "test-one": "docs/guides/writing-an-adapter.md",
+  "test-capability": "docs/guides/writing-an-adapter.md",
 } as const;
 
 export type DocBlock = keyof typeof docBlocks;

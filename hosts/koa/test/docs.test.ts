@@ -8,7 +8,7 @@ import { block, docBlocks, root } from "./doc-blocks.js";
  * The docs as a reader meets them (issue 36): README is a front door under 10 KB linking every guide,
  * every relative link in README and the guides leads to a file that exists, every shell block they show
  * is tagged and run by a test, and the benches' and decisions' pages stay short. The guide "Writing an
- * adapter"'s `sh test-one` block is run here as written.
+ * adapter"'s `sh test-one` and `sh test-capability` blocks are run here as written.
  */
 const read = (file: string) => readFileSync(join(root, file), "utf8");
 const guides = readdirSync(join(root, "docs/guides"))
@@ -89,8 +89,8 @@ describe("the docs: a front door, guides, links that lead somewhere and commands
       untested,
       "a shell block not in doc-blocks.ts under its page (run it in a test, or show it indented)",
     ).to.deep.equal([]);
-    // Each listed block is read by a test through block() (directly or by the walk's runBlock).
-    const unread = Object.keys(docBlocks).filter((tag) => !new RegExp(`(?:block|runBlock)\\("${tag}"`).test(tests));
+    // Each listed block is read by a test through block() (or a helper named …Block that calls it).
+    const unread = Object.keys(docBlocks).filter((tag) => !new RegExp(`(?:block|Block)\\("${tag}"`).test(tests));
     expect(unread, "a block in doc-blocks.ts no test runs").to.deep.equal([]);
   });
 
@@ -123,9 +123,9 @@ describe("the docs: a front door, guides, links that lead somewhere and commands
     expect(missing, "cite the record that holds the decision now, or drop the citation").to.deep.equal([]);
   });
 
-  it("runs the guide's `npm run test:one` command as written (writing-an-adapter.md, sh test-one)", async () => {
-    const command = block("test-one");
-    const child = spawn("bash", ["-euo", "pipefail", "-c", command], { cwd: root, env: process.env });
+  /** Runs a block of the guide as written; answers its output once it passed with at least one case. */
+  const runGuideBlock = async (tag: "test-one" | "test-capability"): Promise<string> => {
+    const child = spawn("bash", ["-euo", "pipefail", "-c", block(tag)], { cwd: root, env: process.env });
     let out = "";
     child.stdout.on("data", (chunk) => {
       out += String(chunk);
@@ -138,6 +138,16 @@ describe("the docs: a front door, guides, links that lead somewhere and commands
     expect(out)
       .to.match(/^ {2}[1-9]\d* passing/m)
       .and.not.to.match(/failing/);
-    expect(out).to.contain("retention");
+    return out;
+  };
+
+  it("runs the guide's `npm run test:one` command as written (writing-an-adapter.md, sh test-one)", async () => {
+    expect(await runGuideBlock("test-one")).to.contain("retention");
+  });
+
+  it("runs one capability of the conformance suite with the guide's command (sh test-capability), and no other", async () => {
+    const out = await runGuideBlock("test-capability");
+    // The suite's one block of cases shown is the capability's: no other capability ran.
+    expect(out.match(/^ {4}\S.*$/gm)).to.deep.equal(["    rows (endpoints 5 and 6)"]);
   });
 });
