@@ -4,7 +4,13 @@ import { promisify } from "node:util";
 import { expect } from "chai";
 
 const run = promisify(execFile);
-const file = fileURLToPath(new URL("./other-runners/store-contract.node-test.ts", import.meta.url));
+const otherRunner = (name: string) => fileURLToPath(new URL(`./other-runners/${name}`, import.meta.url));
+/** Runs a file under `node --test` and reads the TAP summary's pass and fail counts. */
+const underNodeTest = async (file: string) => {
+  const { stdout } = await run(process.execPath, ["--import", "tsx", "--test", "--test-reporter=tap", file]);
+  const count = (name: string) => Number(new RegExp(`^# ${name} (\\d+)$`, "m").exec(stdout)?.[1]);
+  return { stdout, pass: count("pass"), fail: count("fail") };
+};
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 
@@ -12,11 +18,17 @@ describe("running part of the suites", function () {
   this.timeout(120_000);
 
   it("runs the store contract under node:test through useTestFunctions, every case passing", async () => {
-    const { stdout } = await run(process.execPath, ["--import", "tsx", "--test", "--test-reporter=tap", file]);
-    const count = (name: string) => Number(new RegExp(`^# ${name} (\\d+)$`, "m").exec(stdout)?.[1]);
-    expect(count("pass"), stdout.slice(-2000)).to.be.above(30);
-    expect(count("fail")).to.equal(0);
+    const { stdout, pass, fail } = await underNodeTest(otherRunner("store-contract.node-test.ts"));
+    expect(pass, stdout.slice(-2000)).to.be.above(30);
+    expect(fail).to.equal(0);
     expect(stdout).to.contain("memory, under node:test: concurrency and idempotency");
+  });
+
+  it("runs the parser contract under node:test through useTestFunctions, every case passing", async () => {
+    const { stdout, pass, fail } = await underNodeTest(otherRunner("parser-contract.node-test.ts"));
+    expect(pass, stdout.slice(-2000)).to.be.above(10);
+    expect(fail).to.equal(0);
+    expect(stdout).to.contain("jsdom, under node:test: DocumentParser contract");
   });
 
   it("runs one file with the adapter guide's command, npm run test:one -- FILE, and nothing else", async () => {

@@ -3,10 +3,9 @@ import type { ParseOptions } from "effect/SchemaAST";
 import * as AST from "effect/SchemaAST";
 
 /**
- * A fast path for storedDecoder (decision 0042). Effect's decoder spends ~1 µs per value on its
- * generic machinery (Eithers, issue bookkeeping, a fresh output object per struct): 60 ms for the
- * 1000 rows an unchanged re-run reads back from PostgreSQL. What a store wrote itself nearly always
- * decodes to itself, so `identityCheck` compiles a schema's AST, once, into a plain predicate that
+ * A fast path for storedDecoder, because Effect's generic decoding of every value a store reads back
+ * was a large share of an unchanged re-run (decision 0042; bench/README.md#durable-run). What a store
+ * wrote itself nearly always decodes to itself, so `identityCheck` compiles a schema's AST, once, into a plain predicate that
  * answers true only where decoding would succeed AND answer a value equal to the input, key order
  * included: then the input is the decoded value. It asks the schema's own nodes (literals, keywords,
  * every refinement's filter), so no rule is written twice. Anything else (false) goes to Effect's

@@ -1,4 +1,5 @@
 import { expect } from "chai";
+import { previewEstimate } from "../src/engine/preview.js";
 import { pageIdentity, pagesToCharge } from "../src/rules/page-identity.js";
 
 describe("a page's identity", () => {
@@ -19,5 +20,11 @@ describe("a page's identity", () => {
         "http://shop.test/p/2?x=1",
       ]),
     ).to.equal(3);
+  });
+
+  it("a preview estimates the credits a run is charged: one per distinct page, whatever the spelling", () => {
+    const read = ["http://shop.test/p/1", "http://SHOP.test/p/1#top", "http://shop.test:80/p/2"];
+    expect(previewEstimate(read, true)).to.deep.equal({ complete: true, pages: 2, credits: 2 });
+    expect(previewEstimate(read, false)).to.deep.equal({ complete: false, pages: null, credits: null });
   });
 });

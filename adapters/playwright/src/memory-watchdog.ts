@@ -2,8 +2,7 @@ import { readdir, readFile } from "node:fs/promises";
 
 /**
  * Why a watchdog: V8's heap limit (`--js-flags=--max-old-space-size`) stops only JavaScript objects;
- * ArrayBuffers, DOM nodes, canvases and decoded media live outside that heap (measured: typed arrays
- * took a renderer past 2 GB in 7 s under a 256 MB heap limit). So the resident memory of every renderer
+ * ArrayBuffers, DOM nodes, canvases and decoded media live outside that heap (decision 0015). So the resident memory of every renderer
  * the browser started is read from /proc, and a renderer over the cap is killed: its pages crash, and
  * the read in flight fails `limit_exceeded`. Page JavaScript cannot opt out of either.
  */

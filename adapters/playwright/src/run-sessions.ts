@@ -5,8 +5,8 @@ import type { GuardProxy } from "./guard-proxy.js";
 import type { OpenGuard } from "./robots-client.js";
 
 /**
- * Why sessions: a fresh context, guard proxy and page per read cost ~300-500 ms each on a loaded
- * machine (docs/decisions/0009). The reads of one run (FetchRequest.runId) on one route share them
+ * Why sessions: a fresh context, guard proxy and page per read were most of a rendered read's time
+ * (bench/README.md#run-books-browser). The reads of one run (FetchRequest.runId) on one route share them
  * instead: the run's cookies and storage stay within the run, never reach another run, and every
  * request still goes through the run's guard proxy. A read without a run id, or one that finds its
  * run's session busy, gets a session of its own that is closed after it (the behaviour before).

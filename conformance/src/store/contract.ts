@@ -18,6 +18,7 @@ import { allowMs, after, before, describe, it } from "../runner.js";
 import type { UnderTest } from "../context.js";
 import { aDataset, anAcceptance, anEdit, anOwner, aQueuedRun, evidenceOf } from "./fixtures.js";
 import { deleteStoreCases } from "./delete-contract.js";
+import { keyStoreCases } from "./key-contract.js";
 import { methodStoreCases } from "./method-contract.js";
 import { retentionStoreCases } from "./retention-contract.js";
 import { webhookStoreCases } from "./webhook-contract.js";
@@ -523,10 +524,11 @@ export const storeContract = (store: StoreUnderTest): void => {
       expect(Option.isNone(await run((s) => s.findApiKey("no-such-key")))).to.equal(true);
     });
 
-    const harness = { run, runningRun, credits };
+    const harness = { name: store.name, run, runningRun, credits };
     webhookStoreCases(harness);
     deleteStoreCases(harness);
     retentionStoreCases(harness);
     methodStoreCases(harness);
+    keyStoreCases(harness);
   });
 };

@@ -3,6 +3,8 @@ import type * as Effect from "effect/Effect";
 
 /** What storeContract hands its per-area case files: the store under test, and a running run to work with. */
 export interface StoreHarness {
+  /** The store's name, as the contract's titles show it. */
+  readonly name: string;
   readonly run: <A, E>(f: (storage: StorageService) => Effect.Effect<A, E>) => Promise<A>;
   /** An owner with `balance` credits and a dataset whose run has been claimed (`running`). */
   readonly runningRun: (

@@ -10,9 +10,10 @@ import type { StoreHarness } from "./harness.js";
 /**
  * The port's methods no other case of the contract calls, each on its own: owners by name, active
  * routines, a dataset's runs newest first, a run's trace in flight, and the page reads an accepted
- * run keeps (an optional method: a store without it is checked by the fallback's answer).
+ * run keeps (an optional method: a store without it is checked by the fallback's answer), and the
+ * connection pool a store with one reports (a store without one prints that the case did not run).
  */
-export const methodStoreCases = ({ run, runningRun }: StoreHarness): void => {
+export const methodStoreCases = ({ name, run, runningRun }: StoreHarness): void => {
   it("finds an owner by name, and no owner for a name nobody has", async () => {
     const owner = anOwner();
     await run((s) => s.createOwner(owner));
@@ -144,5 +145,20 @@ export const methodStoreCases = ({ run, runningRun }: StoreHarness): void => {
     expect(waiting.oldestQueuedAt).to.equal(oldest.queuedAt);
     await run((s) => s.claimRun(oldest.id, oldest.queuedAt, false));
     expect((await queued())!.count).to.equal(before!.count + 1);
+  });
+
+  it("reports its connection pool as an operator watches it (optional method: only a store with a pool)", async () => {
+    const pool = await run((s) => Effect.succeed(s.connectionPool));
+    if (pool === undefined) {
+      console.log(`[conformance] ${name}: connection pool case NOT RUN — the store has no connection pool.`);
+      return;
+    }
+    await Promise.all(Array.from({ length: 4 }, () => run((s) => s.findOwnerByName(`nobody-${newId()}`))));
+    const state = pool();
+    for (const count of Object.values(state))
+      expect(Number.isInteger(count) && count >= 0, String(count)).to.equal(true);
+    expect(state.open, "a connection stays open after the reads").to.be.at.least(1);
+    // Nothing is in flight between cases: every open connection is idle, no request waits.
+    expect(state).to.deep.include({ idle: state.open, waiting: 0 });
   });
 };

@@ -175,6 +175,17 @@ export const webhookStoreCases = ({ run, runningRun }: StoreHarness): void => {
     expect(retaken?.message.payload.type).to.equal("run.finished");
   });
 
+  it("prunes at most the limit of settled messages a call, so a backlog goes in short batches", async () => {
+    const { datasetId, webhooks } = await accepted(["batched"]);
+    // The webhook's two messages (run.finished, then rows.changed) settled: at least two to prune.
+    await settle((await claim(datasetId))!, "delivered");
+    await settle((await claim(datasetId))!, "failed");
+    expect(await run((s) => s.pruneWebhookMessages(far, 1))).to.equal(1);
+    while ((await run((s) => s.pruneWebhookMessages(far, 1_000))) === 1_000);
+    expect(await run((s) => s.listWebhookAttempts(webhooks[0]!.id, 10))).to.deep.equal([]);
+    expect(await run((s) => s.pruneWebhookMessages(far, 1_000))).to.equal(0);
+  });
+
   it("gives a message to one of many workers claiming at once", async () => {
     const { datasetId } = await accepted(["only"]);
     const claims = await Promise.all(Array.from({ length: 8 }, () => claim(datasetId)));

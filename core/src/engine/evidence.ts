@@ -1,7 +1,7 @@
 import type { RecordedFailure, RecordFact, RunArtifact, RunEvidence, RunPlanRecord } from "../run-domain.js";
+import { recordFact } from "../rules/record-fact.js";
 import { type DatasetId, newId, type ObservationId, type RunId } from "../schema/ids.js";
 import type { SourceObservation } from "../schema/row.js";
-import type { ExtractedRecord } from "./extract.js";
 import type { ReadOutcome } from "./read.js";
 
 export const artifactBodyLimit = 64 * 1024;
@@ -68,16 +68,8 @@ export const runEvidence = (
       createdAt: now,
     });
   }
-  const facts: RecordFact[] = read.records.map(factOf);
+  const facts: RecordFact[] = read.records.map(recordFact);
   return { trace, artifacts, facts, failures: recordedFailures(read.failures), plan };
-};
-
-const factOf = (r: ExtractedRecord): RecordFact => {
-  const cells: Array<RecordFact["cells"][number]> = [];
-  r.cells.forEach((cell, fieldId) => {
-    cells.push({ fieldId, value: cell.value, missingReason: cell.missingReason, raw: cell.raw });
-  });
-  return { rowKey: r.rowKey, pageUrl: r.pageUrl, index: r.index, cells };
 };
 
 /** Reads that did not yield a page, as recorded for diagnostics (stage `retrieval`). */

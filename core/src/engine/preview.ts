@@ -1,6 +1,6 @@
 import * as Effect from "effect/Effect";
 import { utf8Excerpt } from "../reading/excerpt.js";
-import { pageIdentity } from "../rules/page-identity.js";
+import { pageIdentity, pagesToCharge } from "../rules/page-identity.js";
 import type { ColumnInput, DatasetColumn } from "../schema/column.js";
 import { type FieldId, newId } from "../schema/ids.js";
 import type { MissingReason, Scalar } from "../schema/row.js";
@@ -131,6 +131,15 @@ const warningsOf = (source: Source, read: ReadOutcome, fields: ReadonlyArray<Pre
 };
 
 /**
+ * What a run over the pages a preview read would cost when they are all it reads (`complete`):
+ * the credits it would be charged, counted by the rule the charge itself uses.
+ */
+export const previewEstimate = (pageUrls: ReadonlyArray<string>, complete: boolean): Preview["estimate"] => {
+  const pages = complete ? pagesToCharge(pageUrls) : null;
+  return { complete, pages, credits: pages };
+};
+
+/**
  * Reads up to `pages` pages of a source exactly as a run reads them (the same fetcher, guards and
  * pagination) and reports what a run would get from them. Nothing is stored: the trace goes nowhere
  * and no kept read is asked for. `session` is what the reads share as a run's reads do (a browser
@@ -156,7 +165,6 @@ export const previewSource = Effect.fn("source.preview")(function* (
             : c,
         );
   const complete = read.unread === undefined && read.coverage.complete;
-  const distinctPages = new Set(read.pages.map((p) => p.page.finalUrl)).size;
   const preview: Preview = {
     pages: [
       ...read.pages.map((p) => ({
@@ -177,7 +185,10 @@ export const previewSource = Effect.fn("source.preview")(function* (
     records: recordsOf(read, nameById),
     fields,
     checks,
-    estimate: { complete, pages: complete ? distinctPages : null, credits: complete ? distinctPages : null },
+    estimate: previewEstimate(
+      read.pages.map((p) => p.page.finalUrl),
+      complete,
+    ),
     warnings: warningsOf(source, read, fields),
   };
   return preview;

@@ -18,6 +18,12 @@ export const checkName = (
   return `present: ${columns.find((c) => c.id === fieldId)?.label ?? fieldId}`;
 };
 
+/** A check in words, passed or not: its name, then its message when it has one. */
+export const checkLine = (
+  check: Pick<CheckResult, "checkId" | "message">,
+  columns: ReadonlyArray<{ readonly id: string; readonly label: string }> = [],
+): string => `${checkName(check.checkId, columns)}${check.message ? `: ${check.message}` : ""}`;
+
 /** One failed check in words: its name and its message. */
 export const failedCheckLine = (
   check: Pick<CheckResult, "checkId" | "message">,

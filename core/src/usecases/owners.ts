@@ -80,8 +80,8 @@ export interface Authenticated {
 
 /**
  * Resolves `Authorization: Bearer gl_…` to its owner and the owner's balance, or Unauthorized. Every
- * authenticated request runs it, so it is one lookup in a flatMap rather than a generator (decision
- * 0023), and the store answers the balance with the key (decision 0042).
+ * authenticated request runs it, so it is one lookup in a flatMap rather than a generator, and the
+ * store answers the balance with the key (decision 0042).
  */
 export const authenticateWithBalance = (
   authorization: string | undefined,

@@ -1,16 +1,15 @@
 import { spawn } from "node:child_process";
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { expect } from "chai";
+import { block, docBlocks, root } from "./doc-blocks.js";
 
 /**
  * The docs as a reader meets them (issue 36): README is a front door under 10 KB linking every guide,
  * every relative link in README and the guides leads to a file that exists, every shell block they show
  * is tagged and run by a test, and the benches' and decisions' pages stay short. The guide "Writing an
- * adapter"'s `sh test-one` block is run here as written.
+ * adapter"'s `sh test-one` and `sh test-capability` blocks are run here as written.
  */
-const root = fileURLToPath(new URL("../../../", import.meta.url));
 const read = (file: string) => readFileSync(join(root, file), "utf8");
 const guides = readdirSync(join(root, "docs/guides"))
   .filter((name) => name.endsWith(".md"))
@@ -39,6 +38,17 @@ const shellBlocks = (text: string): { tag: string; body: string }[] =>
  */
 const readmeUntagged = [/^npm install\nnpm start$/, /^npm test$/, /^export KEY=gl_…/];
 
+/** The source directories of the workspace packages under `parent` (adapters/*, hosts/*). */
+const packagesIn = (parent: string) =>
+  readdirSync(join(root, parent))
+    .map((name) => `${parent}/${name}/src`)
+    .filter((dir) => existsSync(join(root, dir)));
+/** TypeScript and JavaScript sources under `dir`, recursively. */
+const sourceFiles = (dir: string): string[] =>
+  readdirSync(join(root, dir), { recursive: true, encoding: "utf8" })
+    .filter((name) => /\.(ts|tsx|js|mjs|cjs)$/.test(name))
+    .map((name) => `${dir}/${name}`);
+
 const kib = (bytes: number) => `${(bytes / 1024).toFixed(1)} KiB`;
 
 describe("the docs: a front door, guides, links that lead somewhere and commands that run", function () {
@@ -62,7 +72,7 @@ describe("the docs: a front door, guides, links that lead somewhere and commands
     expect(broken).to.deep.equal([]);
   });
 
-  it("every shell block in README and the guides is tagged and read by a test", () => {
+  it("every shell block in README and the guides is tagged, listed under its page and run by a test", () => {
     const tests = readdirSync(join(root, "hosts/koa/test"))
       .filter((name) => name.endsWith(".test.ts"))
       .map((name) => read(`hosts/koa/test/${name}`))
@@ -71,13 +81,17 @@ describe("the docs: a front door, guides, links that lead somewhere and commands
     for (const page of pages) {
       for (const { tag, body } of shellBlocks(read(page))) {
         if (tag === "" && page === "README.md" && readmeUntagged.some((allowed) => allowed.test(body))) continue;
-        if (tag === "" || !(tests.includes(`"${tag}"`) || tests.includes(`sh ${tag}\\n`)))
+        if ((docBlocks as Record<string, string>)[tag] !== page)
           untested.push(`${page}: \`\`\`sh ${tag} ${body.slice(0, 40)}`);
       }
     }
-    expect(untested, "a shell block no test runs (run it in a test, or show it indented and say why)").to.deep.equal(
-      [],
-    );
+    expect(
+      untested,
+      "a shell block not in doc-blocks.ts under its page (run it in a test, or show it indented)",
+    ).to.deep.equal([]);
+    // Each listed block is read by a test through block() (or a helper named …Block that calls it).
+    const unread = Object.keys(docBlocks).filter((tag) => !new RegExp(`(?:block|Block)\\("${tag}"`).test(tests));
+    expect(unread, "a block in doc-blocks.ts no test runs").to.deep.equal([]);
   });
 
   it("bench/README.md is under 20 KB; docs/decisions is under 120 KB and holds no record 0020–0038", () => {
@@ -92,11 +106,26 @@ describe("the docs: a front door, guides, links that lead somewhere and commands
     expect(decisions, `docs/decisions is ${kib(decisions)}`).to.be.below(120_000);
   });
 
-  it("runs the guide's `npm run test:one` command as written (writing-an-adapter.md, sh test-one)", async () => {
-    const guide = read("docs/guides/writing-an-adapter.md");
-    const command = /```sh test-one\n([\s\S]*?)```/.exec(guide)?.[1];
-    if (!command) throw new Error("docs/guides/writing-an-adapter.md has no ```sh test-one block.");
-    const child = spawn("bash", ["-euo", "pipefail", "-c", command], { cwd: root, env: process.env });
+  it("every decision record the source cites (decision NNNN, docs/decisions/NNNN) exists", () => {
+    const records = new Set(readdirSync(join(root, "docs/decisions")).map((name) => name.slice(0, 4)));
+    const sourceDirs = ["core/src", "conformance/src", ...packagesIn("adapters"), ...packagesIn("hosts")];
+    const missing: string[] = [];
+    for (const file of sourceDirs.flatMap(sourceFiles)) {
+      // A citation may wrap onto the comment's next line.
+      const text = read(file).replace(/\n\s*(?:\*|\/\/)\s*/g, " ");
+      for (const match of text.matchAll(
+        /decisions?\s+(?:records?\s+)?((?:\d{4}(?:\s*(?:,|and|&|–|-)\s*)?)+)|docs\/decisions\/(\d{4})/gi,
+      )) {
+        for (const number of (match[1] ?? match[2]!).match(/\d{4}/g)!)
+          if (!records.has(number)) missing.push(`${file}: ${match[0].trim()}`);
+      }
+    }
+    expect(missing, "cite the record that holds the decision now, or drop the citation").to.deep.equal([]);
+  });
+
+  /** Runs a block of the guide as written; answers its output once it passed with at least one case. */
+  const runGuideBlock = async (tag: "test-one" | "test-capability"): Promise<string> => {
+    const child = spawn("bash", ["-euo", "pipefail", "-c", block(tag)], { cwd: root, env: process.env });
     let out = "";
     child.stdout.on("data", (chunk) => {
       out += String(chunk);
@@ -109,6 +138,16 @@ describe("the docs: a front door, guides, links that lead somewhere and commands
     expect(out)
       .to.match(/^ {2}[1-9]\d* passing/m)
       .and.not.to.match(/failing/);
-    expect(out).to.contain("retention");
+    return out;
+  };
+
+  it("runs the guide's `npm run test:one` command as written (writing-an-adapter.md, sh test-one)", async () => {
+    expect(await runGuideBlock("test-one")).to.contain("retention");
+  });
+
+  it("runs one capability of the conformance suite with the guide's command (sh test-capability), and no other", async () => {
+    const out = await runGuideBlock("test-capability");
+    // The suite's one block of cases shown is the capability's: no other capability ran.
+    expect(out.match(/^ {4}\S.*$/gm)).to.deep.equal(["    rows (endpoints 5 and 6)"]);
   });
 });

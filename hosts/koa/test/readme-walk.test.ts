@@ -1,9 +1,9 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { readFileSync } from "node:fs";
-import { fileURLToPath } from "node:url";
 import { booksDataset, loadBooks, makeClient, startBooksSite, waitForRun } from "@gleaner/conformance";
 import { expect } from "chai";
+import { readFileSync } from "node:fs";
 import pg from "pg";
+import { block, type DocBlock, root } from "./doc-blocks.js";
 
 /**
  * README's walk, run as written: the blocks tagged `sh walk-site`, `sh walk-server` and `sh walk`
@@ -13,12 +13,6 @@ import pg from "pg";
  * breaks the walk or a guide's commands breaks this test.
  * Only the ports differ (0: free ones) so the test never collides with a server already running.
  */
-const root = fileURLToPath(new URL("../../../", import.meta.url));
-const block = (tag: string, file = "README.md"): string => {
-  const match = new RegExp(`\`\`\`sh ${tag}\\n([\\s\\S]*?)\`\`\``).exec(readFileSync(`${root}${file}`, "utf8"));
-  if (!match?.[1]) throw new Error(`${file} has no \`\`\`sh ${tag} block.`);
-  return match[1];
-};
 
 const started: ChildProcess[] = [];
 const background = (script: string, env: Record<string, string>) => {
@@ -75,8 +69,8 @@ describe("README's walk, run as written", function () {
     const url = (await server.waitFor(/listening on (\S+)/))[1]!;
     const key = (await server.waitFor(/^API key: (gl_\S+)$/m))[1]!;
 
-    const runBlock = async (tag: string, file?: string, extra: Record<string, string> = {}) => {
-      const walk = spawn("bash", ["-euo", "pipefail", "-c", block(tag, file)], {
+    const runBlock = async (tag: DocBlock, extra: Record<string, string> = {}) => {
+      const walk = spawn("bash", ["-euo", "pipefail", "-c", block(tag)], {
         cwd: `${root}hosts/koa`,
         env: { ...process.env, KEY: key, API: url, SITE: siteUrl, ...extra },
       });
@@ -107,7 +101,7 @@ describe("README's walk, run as written", function () {
     const datasetId = /^dataset ([0-9a-f-]{36})$/m.exec(out)![1]!;
 
     // The guide "Data out": exports of the walk's dataset, and a webhook registered, as written.
-    await runBlock("data-out-export", "docs/guides/data-out.md", { ID: datasetId });
+    await runBlock("data-out-export", { ID: datasetId });
     const exported = readFileSync(`${root}hosts/koa/books.csv`, "utf8").trim().split("\n");
     expect(exported[0]).to.match(/^_rowKey,_status,_presence,_updatedAt,link,title,price$/);
     expect(exported).to.have.length(1001);
@@ -115,12 +109,12 @@ describe("README's walk, run as written", function () {
     expect(asOf).to.have.length(120);
     expect(JSON.parse(asOf[0]!)).to.include.keys("_rowKey", "_status", "link", "title", "price");
     expect(readFileSync(`${root}hosts/koa/books.parquet`).subarray(0, 4).toString()).to.equal("PAR1");
-    const registered = await runBlock("data-out-webhook", "docs/guides/data-out.md");
+    const registered = await runBlock("data-out-webhook");
     expect(JSON.parse(registered).secret).to.match(/^whsec_/);
     expect(JSON.parse(registered).webhook.url).to.equal("https://hooks.example.com/gleaner");
 
     // The guide "From a page to a source": suggest, preview, create, as written.
-    const suggested = await runBlock("walk-suggest", "docs/guides/from-a-page-to-a-source.md");
+    const suggested = await runBlock("walk-suggest");
     expect(suggested).to.match(/^\{"item":"article\.product_pod","columns":\[[^\]]*"url"[^\]]*\],"price":51\.77\}$/m);
     expect(suggested).to.contain('{"failed":[],"estimate":{"complete":false,"pages":null,"credits":null}}');
     expect(suggested).to.match(/^created [0-9a-f-]{36}$/m);
@@ -129,8 +123,7 @@ describe("README's walk, run as written", function () {
 
 describe("the durable profile's commands, run as written (docs/guides/durable-profile.md)", function () {
   this.timeout(240_000);
-  const guide = "docs/guides/durable-profile.md";
-  const databaseUrl = /GLEANER_POSTGRES_URL=(\S+)/.exec(block("durable-serve", guide))?.[1] ?? "";
+  const databaseUrl = /GLEANER_POSTGRES_URL=(\S+)/.exec(block("durable-serve"))?.[1] ?? "";
   let reachable = true;
 
   before(async function () {
@@ -157,14 +150,14 @@ describe("the durable profile's commands, run as written (docs/guides/durable-pr
     const site = await startBooksSite({ books: (await loadBooks()).slice(0, 40) });
     try {
       const env = { GLEANER_HOST: "127.0.0.1", GLEANER_ALLOW_PRIVATE_TARGETS: "127.0.0.1" };
-      const server = background(block("durable-serve", guide), {
+      const server = background(block("durable-serve"), {
         ...env,
         GLEANER_PORT: "0",
         GLEANER_LOG_LEVEL: "warn",
       });
       const key = (await server.waitFor(/^(gl_\S+)$/m))[1]!;
       const url = (await server.waitFor(/listening on (\S+)/))[1]!;
-      const worker = background(block("durable-worker", guide), { ...env, GLEANER_LOG_LEVEL: "info" });
+      const worker = background(block("durable-worker"), { ...env, GLEANER_LOG_LEVEL: "info" });
       await worker.waitFor(/worker consuming the run queue/);
 
       const client = makeClient(url, key);

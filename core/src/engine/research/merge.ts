@@ -1,5 +1,6 @@
 import * as Effect from "effect/Effect";
 import type { RecordFact } from "../../run-domain.js";
+import { recordFact } from "../../rules/record-fact.js";
 import type { EntityKind } from "../../schema/research.js";
 import type { ResearchRowIdentity } from "../../schema/row.js";
 import type { Cell } from "../coerce.js";
@@ -146,15 +147,7 @@ export const mergeCandidates = (candidates: ReadonlyArray<Candidate>, fieldIds: 
         cellSources: new Map([...choices].flatMap(([id, c]) => (c.source ? [[id, c.source] as const] : []))),
       };
       const fact: RecordFact = {
-        rowKey: key,
-        pageUrl: first.pageUrl,
-        index: first.index,
-        cells: [...choices].map(([fieldId, c]) => ({
-          fieldId,
-          value: c.cell.value,
-          missingReason: c.cell.missingReason,
-          raw: c.cell.raw,
-        })),
+        ...recordFact(record),
         entity: {
           kind,
           anchor: identity.anchor,

@@ -6,7 +6,7 @@ import {
   type RunTrace,
   waitForRun,
 } from "@gleaner/client";
-import { checkName } from "@gleaner/core";
+import { checkLine } from "@gleaner/core";
 import cliProgress from "cli-progress";
 
 /** Where the API is and which key to use, for the commands that talk to a running server. */
@@ -54,9 +54,7 @@ export const outcomeLines = (run: Run, columns: Columns = []): string[] => {
   if (run.error) lines.push(`  ${run.error}`);
   const checks = [...run.checks].sort((a, b) => Number(a.passed) - Number(b.passed));
   for (const check of checks) {
-    lines.push(
-      `  ${check.passed ? "✓" : "✗"} ${checkName(check.checkId, columns)}${check.message ? `: ${check.message}` : ""}`,
-    );
+    lines.push(`  ${check.passed ? "✓" : "✗"} ${checkLine(check, columns)}`);
   }
   return lines;
 };
