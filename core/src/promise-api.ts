@@ -7,14 +7,14 @@ import { type DecodedQuery, decodeRequest } from "./decode-request.js";
 import { DiagnosticsQuery, getDiagnostics } from "./diagnostics/get-diagnostics.js";
 import { RoutinesLive } from "./engine/routines-live.js";
 import { RunWorkerLive } from "./engine/worker.js";
-import type { ApiError } from "./errors.js";
 import type { Credits } from "./ports/credits.js";
 import type { DocumentParser } from "./ports/document-parser.js";
 import type { Fetcher } from "./ports/fetcher.js";
 import type { RunQueue } from "./ports/run-queue.js";
 import type { Storage } from "./ports/storage.js";
 import { AllowedTargets, parseAllowList } from "./reading/index.js";
-import { httpStatusOf, isApiError } from "./rules/http-status.js";
+import { isApiError } from "./rules/http-status.js";
+import { RunWaitTimeoutError, toGleanerError } from "./promise-errors.js";
 import { terminalRunStatuses } from "./schema/run.js";
 import { CreateDatasetRequest, DatasetListQuery, UpdateDatasetRequest } from "./schema/dataset.js";
 import { ChangeQuery, EditRowRequest, RowListQuery } from "./schema/requests-rows.js";
@@ -32,25 +32,10 @@ import { getUsage } from "./usecases/usage.js";
 /**
  * Gleaner for code that does not use Effect: `createGleaner` builds the services from the adapters
  * given, runs the worker in this process, and answers Promises. Inputs and outputs are the core
- * schemas' types; a failure is a GleanerError with the code and status the HTTP API would answer.
+ * schemas' types; a failure is a GleanerError subclass (promise-errors.ts) with the code and status
+ * the HTTP API would answer.
  * An Effect user keeps the use cases themselves (`@gleaner/core`'s Effect API).
  */
-
-/** A failure as the HTTP API would answer it: `code` is the error code, `status` the HTTP status. */
-export class GleanerError extends Error {
-  constructor(
-    readonly code: string,
-    readonly status: number,
-    message: string,
-    readonly details: ReadonlyArray<{ readonly path: string; readonly message: string }> = [],
-  ) {
-    super(message);
-    this.name = "GleanerError";
-  }
-}
-
-const toGleanerError = (error: ApiError): GleanerError =>
-  new GleanerError(error.code, httpStatusOf(error), error.message, "details" in error ? error.details : []);
 
 export interface GleanerOptions {
   /** Storage and Credits, e.g. `MemoryStoreLive` (@gleaner/memory) or `PostgresStoreLive({ url })`. */
@@ -69,9 +54,16 @@ export interface GleanerOptions {
   readonly workers?: number;
 }
 
-/** Query values as a caller writes them; sent on as the API's query strings. */
-type Query = Readonly<Record<string, string | number | ReadonlyArray<string> | undefined>>;
-const asQuery = (query: Query = {}): Record<string, unknown> =>
+/** A query's options as a caller writes them: the schema's decoded fields, each optional. */
+export type QueryOptions<S extends Schema.Schema.AnyNoContext> = {
+  readonly [K in keyof Schema.Schema.Type<S>]?: Schema.Schema.Type<S>[K];
+};
+export type RowListOptions = QueryOptions<typeof RowListQuery>;
+export type ChangeListOptions = QueryOptions<typeof ChangeQuery>;
+export type DiagnosticsOptions = QueryOptions<typeof DiagnosticsQuery>;
+
+/** Options sent on as the API's query strings, so they are decoded exactly as the HTTP API decodes them. */
+const asQuery = (query: object = {}): Record<string, unknown> =>
   Object.fromEntries(
     Object.entries(query)
       .filter(([, v]) => v !== undefined)
@@ -81,7 +73,7 @@ const asQuery = (query: Query = {}): Record<string, unknown> =>
 /** The use cases take decoded inputs: these decode a caller's query or body exactly as the HTTP API does. */
 const withQuery = <S extends Schema.Schema.AnyNoContext, A, E, R>(
   schema: S,
-  query: Query | undefined,
+  query: QueryOptions<S> | undefined,
   use: (decoded: DecodedQuery<S>) => Effect.Effect<A, E, R>,
 ) =>
   Effect.flatMap(decodeRequest({ query: schema }, { query: asQuery(query), body: undefined }), ({ query }) =>
@@ -122,7 +114,7 @@ export const createGleaner = async (options: GleanerOptions) => {
       create: (body: typeof CreateDatasetRequest.Encoded) =>
         call(withBody(CreateDatasetRequest, body, (request) => createDataset(ownerId, request))),
       get: (datasetId: string) => call(getDataset(ownerId, datasetId)),
-      list: (query?: { readonly cursor?: string; readonly limit?: number }) =>
+      list: (query?: QueryOptions<typeof DatasetListQuery>) =>
         call(withQuery(DatasetListQuery, query, (decoded) => listDatasets(ownerId, decoded))),
       update: (datasetId: string, patch: typeof UpdateDatasetRequest.Encoded) =>
         call(withBody(UpdateDatasetRequest, patch, (request) => updateDataset(ownerId, datasetId, request))),
@@ -136,32 +128,32 @@ export const createGleaner = async (options: GleanerOptions) => {
           ),
         ),
       get: (runId: string) => call(getRun(ownerId, runId)),
-      list: (datasetId: string, query?: { readonly limit?: number }) =>
+      list: (datasetId: string, query?: QueryOptions<typeof RunListQuery>) =>
         call(withQuery(RunListQuery, query, (decoded) => listRuns(ownerId, datasetId, decoded))),
-      /** Polls until the run has finished (succeeded, failed, blocked or held) and answers it. */
+      /** Polls until the run has finished (succeeded, failed, blocked or held) and answers it; a RunWaitTimeoutError after `timeoutMs`. */
       wait: async (runId: string, { intervalMs = 50, timeoutMs = 10 * 60_000 } = {}) => {
         const deadline = Date.now() + timeoutMs;
         for (;;) {
           const run = await call(getRun(ownerId, runId));
           if (terminalRunStatuses.includes(run.status)) return run;
-          if (Date.now() > deadline) throw new GleanerError("timeout", 504, `Run ${runId} is still ${run.status}.`);
+          if (Date.now() > deadline) throw new RunWaitTimeoutError(runId, run.status, timeoutMs);
           await new Promise((resolve) => setTimeout(resolve, intervalMs));
         }
       },
       accept: (runId: string) => call(acceptHeldRun(ownerId, runId)),
       trace: (runId: string) => call(getTrace(ownerId, runId)),
-      diagnostics: (runId: string, query?: Query) =>
+      diagnostics: (runId: string, query?: DiagnosticsOptions) =>
         call(withQuery(DiagnosticsQuery, query, (decoded) => getDiagnostics(ownerId, runId, decoded))),
     },
     rows: {
-      list: (datasetId: string, query?: Query) =>
+      list: (datasetId: string, query?: RowListOptions) =>
         call(withQuery(RowListQuery, query, (decoded) => listRows(ownerId, datasetId, decoded))),
       get: (datasetId: string, rowId: string) => call(getRow(ownerId, datasetId, rowId)),
       edit: (datasetId: string, rowId: string, body: typeof EditRowRequest.Encoded) =>
         call(withBody(EditRowRequest, body, (request) => editRow(ownerId, datasetId, rowId, request))),
     },
     changes: {
-      list: (datasetId: string, query?: Query) =>
+      list: (datasetId: string, query?: ChangeListOptions) =>
         call(withQuery(ChangeQuery, query, (decoded) => listChanges(ownerId, datasetId, decoded))),
     },
     usage: {

@@ -5,7 +5,7 @@
  *   npm run embedded -w @gleaner/examples
  */
 import { startBooksSite } from "@gleaner/conformance";
-import { createGleaner, GleanerError } from "@gleaner/core";
+import { createGleaner, NotFoundError } from "@gleaner/core";
 import { Htmlparser2ParserLive } from "@gleaner/htmlparser2";
 import { HttpFetcherLive } from "@gleaner/http";
 import { MemoryRunQueueLive, MemoryStoreLive } from "@gleaner/memory";
@@ -29,8 +29,8 @@ export const runBooksExample = async () => {
     const { runId } = await gleaner.runs.start(dataset.id);
     const run = await gleaner.runs.wait(runId);
     const { data: firstRows } = await gleaner.rows.list(dataset.id, { limit: 3 });
-    // A failure is a GleanerError carrying the HTTP API's code and status.
-    const missing = await gleaner.datasets.get("00000000-0000-4000-8000-000000000000").catch((e: GleanerError) => e);
+    // A failure is a GleanerError subclass carrying the HTTP API's code and status: here a NotFoundError.
+    const missing = await gleaner.datasets.get("00000000-0000-4000-8000-000000000000").catch((e: unknown) => e);
     return { run, firstRows, missing, usage: await gleaner.usage.get() };
   } finally {
     await gleaner.close();
@@ -42,5 +42,6 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   const { run, firstRows, missing, usage } = await runBooksExample();
   console.log(`Run ${run.id}: ${run.status}, ${run.rowDeltas.new} new rows; ${usage.balance} credits left.`);
   for (const row of firstRows) console.log(JSON.stringify(row.data));
-  console.log(`Reading a dataset that does not exist: ${missing instanceof GleanerError ? missing.code : missing}`);
+  if (!(missing instanceof NotFoundError)) throw missing;
+  console.log(`Reading a dataset that does not exist: ${missing.name}, ${missing.code} (${missing.status}).`);
 }

@@ -4,4 +4,26 @@
  *
  * @module Promise API
  */
-export { createGleaner, type Gleaner, GleanerError, type GleanerOptions } from "../promise-api.js";
+export {
+  type ChangeListOptions,
+  createGleaner,
+  type DiagnosticsOptions,
+  type Gleaner,
+  type GleanerOptions,
+  type QueryOptions,
+  type RowListOptions,
+} from "../promise-api.js";
+export {
+  BadRequestError,
+  ConflictError,
+  type ErrorCode,
+  GleanerError,
+  InsufficientCreditsError,
+  InternalError,
+  NotFoundError,
+  RateLimitedError,
+  RunWaitTimeoutError,
+  UnauthorizedError,
+  UnavailableError,
+  ValidationFailedError,
+} from "../promise-errors.js";

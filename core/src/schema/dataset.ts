@@ -40,6 +40,13 @@ export type Dataset = typeof Dataset.Type;
 
 export const DatasetResponse = Schema.Struct({ dataset: Dataset }).annotations({ identifier: "DatasetResponse" });
 
+/** Extension: a dataset's declared source, as its current recipe version holds it (the Dataset shape has none). */
+export const DatasetSourceResponse = Schema.Struct({
+  source: Source,
+  recipeVersion: Schema.Int.pipe(Schema.greaterThanOrEqualTo(1)),
+}).annotations({ identifier: "DatasetSourceResponse" });
+export type DatasetSourceResponse = typeof DatasetSourceResponse.Type;
+
 export const DatasetName = Schema.String.pipe(Schema.minLength(1), Schema.maxLength(120));
 export const Question = Schema.String.pipe(Schema.minLength(1), Schema.maxLength(1000));
 export const Cron = Schema.String.pipe(Schema.minLength(9), Schema.maxLength(100));

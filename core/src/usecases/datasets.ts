@@ -9,7 +9,12 @@ import { CursorSecret, decodeCursor, encodeCursor } from "../rules/cursor.js";
 import { createDatasetProblems, newColumn, sourceTargetProblems } from "../rules/dataset-rules.js";
 import { AllowedTargets } from "../reading/allowed-targets.js";
 import type { DatasetColumn } from "../schema/column.js";
-import type { CreateDatasetRequest, DatasetListQuery, UpdateDatasetRequest } from "../schema/dataset.js";
+import type {
+  CreateDatasetRequest,
+  DatasetListQuery,
+  DatasetSourceResponse,
+  UpdateDatasetRequest,
+} from "../schema/dataset.js";
 import { Dataset } from "../schema/dataset.js";
 import { type DatasetId, newId, type OwnerId, type SchemaId } from "../schema/ids.js";
 import { nowIso } from "../time.js";
@@ -58,6 +63,13 @@ export const createDataset = (ownerId: OwnerId, request: CreateDatasetRequest) =
   });
 
 export const getDataset = (ownerId: OwnerId, id: string) => Effect.map(findDataset(ownerId, id), toDataset);
+
+/** The source the dataset's next run reads: its newest recipe version's. */
+export const getDatasetSource = (ownerId: OwnerId, id: string) =>
+  Effect.map(findDataset(ownerId, id), ({ record }): DatasetSourceResponse => {
+    const recipe = record.recipes[record.recipes.length - 1]!;
+    return { source: recipe.source, recipeVersion: recipe.version };
+  });
 
 /**
  * Deletes a dataset with its rows, history, runs and their evidence, and the webhooks scoped to it

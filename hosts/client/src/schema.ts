@@ -116,6 +116,26 @@ export interface paths {
     patch: operations["updateDataset"];
     trace?: never;
   };
+  "/v1/datasets/{datasetId}/source": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Read a dataset's source
+     * @description The declarative source the dataset's next run reads (its address, item selector, reads, identity and pagination) and its recipe version. Extension: not in SPEC.md, whose Dataset shape carries no source.
+     */
+    get: operations["getDatasetSource"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/v1/sources/preview": {
     parameters: {
       query?: never;
@@ -651,6 +671,10 @@ export interface components {
     DatasetList: {
       data: components["schemas"]["Dataset"][];
       nextCursor: string | null;
+    };
+    DatasetSourceResponse: {
+      source: components["schemas"]["Source"];
+      recipeVersion: components["schemas"]["Int"];
     };
     UpdateDatasetRequest: {
       expectedSchemaVersion?: components["schemas"]["Int"];
@@ -2323,6 +2347,97 @@ export interface operations {
             error?: {
               /** @enum {unknown} */
               code?: "validation_error";
+            };
+          };
+        };
+      };
+      /** @description Internal error: `internal_error`. */
+      500: {
+        headers: {
+          /** @description The owner's credit balance at the time of the answer; 0 when unauthenticated. */
+          "X-Credits-Remaining"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "internal_error";
+            };
+          };
+        };
+      };
+      /** @description Unavailable: `storage_unavailable`. */
+      503: {
+        headers: {
+          /** @description The owner's credit balance at the time of the answer; 0 when unauthenticated. */
+          "X-Credits-Remaining"?: number;
+          /** @description Seconds to wait before trying again. */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "storage_unavailable";
+            };
+          };
+        };
+      };
+    };
+  };
+  getDatasetSource: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The dataset's id (a UUID). */
+        datasetId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The dataset's source. */
+      200: {
+        headers: {
+          /** @description The owner's credit balance at the time of the answer; 0 when unauthenticated. */
+          "X-Credits-Remaining"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["DatasetSourceResponse"];
+        };
+      };
+      /** @description Unauthorized: `unauthorized`. */
+      401: {
+        headers: {
+          /** @description The owner's credit balance at the time of the answer; 0 when unauthenticated. */
+          "X-Credits-Remaining"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "unauthorized";
+            };
+          };
+        };
+      };
+      /** @description Not found: `not_found`. */
+      404: {
+        headers: {
+          /** @description The owner's credit balance at the time of the answer; 0 when unauthenticated. */
+          "X-Credits-Remaining"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "not_found";
             };
           };
         };

@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { makeClient } from "@gleaner/conformance";
+import { type BooksSite, booksDataset, makeClient, startBooksSite } from "@gleaner/conformance";
 import { MemoryStoreLive } from "@gleaner/memory";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
@@ -8,7 +8,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { expect } from "chai";
 import { pino } from "pino";
 import { type RunningHost, startHost } from "@gleaner/koa";
-import { startPricedList } from "./support/priced-list.js";
+import { type PricedList, startPricedList } from "./support/priced-list.js";
 
 /** A tool's answer: the JSON text it returned, parsed (or its error text). */
 const answer = (result: Awaited<ReturnType<Client["callTool"]>>) => {
@@ -16,29 +16,36 @@ const answer = (result: Awaited<ReturnType<Client["callTool"]>>) => {
   return result.isError ? { error: content[0]?.text } : JSON.parse(content[0]!.text);
 };
 
+/** A memory host that may read sites on loopback. */
+const startLoopbackHost = () =>
+  startHost({
+    overrides: { store: MemoryStoreLive },
+    config: { port: 0, host: "127.0.0.1", allowPrivateTargets: ["127.0.0.1/32"] },
+    logger: pino({ level: "silent" }),
+  });
+
+/** The SDK's client on the host's /mcp, with a bearer key. */
+const connectOverHttp = async (host: RunningHost, apiKey: string) => {
+  const client = new Client({ name: "gleaner-test", version: "1.0.0" });
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(`${host.url}/mcp`), {
+      requestInit: { headers: { Authorization: `Bearer ${apiKey}` } },
+    }),
+  );
+  return client;
+};
+
 describe("the MCP server (Model Context Protocol), through the SDK's own client", function () {
   this.timeout(60_000);
   let host: RunningHost;
-  let site: Awaited<ReturnType<typeof startPricedList>>;
+  let site: PricedList;
   let key: string;
   let datasetId: string;
-  const connect = async (apiKey: string) => {
-    const client = new Client({ name: "gleaner-test", version: "1.0.0" });
-    await client.connect(
-      new StreamableHTTPClientTransport(new URL(`${host.url}/mcp`), {
-        requestInit: { headers: { Authorization: `Bearer ${apiKey}` } },
-      }),
-    );
-    return client;
-  };
+  const connect = (apiKey: string) => connectOverHttp(host, apiKey);
 
   before(async () => {
     site = await startPricedList(4);
-    host = await startHost({
-      overrides: { store: MemoryStoreLive },
-      config: { port: 0, host: "127.0.0.1", allowPrivateTargets: ["127.0.0.1/32"] },
-      logger: pino({ level: "silent" }),
-    });
+    host = await startLoopbackHost();
     key = await host.createKey("agent-owner", 10);
     datasetId = (await makeClient(host.url, key).post("/v1/datasets", site.dataset())).body.dataset.id;
   });
@@ -85,9 +92,12 @@ describe("the MCP server (Model Context Protocol), through the SDK's own client"
     expect(started.creditsRemaining).to.equal(10);
     expect(progress.length).to.be.above(0);
     expect(progress.at(-1)).to.equal("run succeeded");
+    // Accepted, it is charged to the key's owner: one credit for the one page read.
+    expect((await makeClient(host.url, key).get("/v1/usage")).body.balance).to.equal(10 - 1);
 
     const described = answer(await client.callTool({ name: "describe_dataset", arguments: { datasetId } }));
     expect(described.columns.map((c: { name: string }) => c.name)).to.deep.equal(["label", "price"]);
+    expect(described).to.include({ sourceUrl: site.url, pagination: "none" });
 
     const rows = answer(
       await client.callTool({ name: "read_rows", arguments: { datasetId, where: { label: "item-2" } } }),
@@ -156,6 +166,193 @@ describe("the MCP server (Model Context Protocol), through the SDK's own client"
     expect(tools.map((t) => t.name)).to.include("read_rows");
     const listed = answer(await client.callTool({ name: "list_datasets", arguments: {} }));
     expect(listed.datasets.map((d: { id: string }) => d.id)).to.deep.equal([datasetId]);
+    const rows = answer(
+      await client.callTool({ name: "read_rows", arguments: { datasetId, where: { label: "item-0" } } }),
+    );
+    expect(rows.rows.map((r: { values: object }) => r.values)).to.deep.equal([{ label: "item-0", price: 1.5 }]);
+    const progress: string[] = [];
+    const started = answer(
+      await client.callTool({ name: "start_run", arguments: { datasetId } }, undefined, {
+        onprogress: (p) => void progress.push(p.message ?? ""),
+      }),
+    );
+    expect(started.run.status).to.equal("succeeded");
+    expect(progress.at(-1)).to.equal("run succeeded");
+    await client.close();
+  });
+});
+
+describe("the MCP server holds credits, owner scoping and column names, and serves suggest and preview", function () {
+  this.timeout(60_000);
+  let host: RunningHost;
+  let list: PricedList;
+  let partial: PricedList;
+  let books: BooksSite;
+  const connect = (apiKey: string) => connectOverHttp(host, apiKey);
+  const call = async (client: Client, name: string, args: Record<string, unknown>) =>
+    answer(await client.callTool({ name, arguments: args }));
+
+  before(async () => {
+    [list, partial, books] = await Promise.all([startPricedList(4), startPricedList(4), startBooksSite()]);
+    partial.setPriced(2);
+    host = await startLoopbackHost();
+  });
+  after(async () => {
+    await host?.close();
+    await Promise.all([list?.close(), partial?.close(), books?.close()]);
+  });
+
+  it("refuses a run the owner cannot pay for as the API does (402 insufficient_credits), charging nothing", async () => {
+    const key = await host.createKey("mcp-broke", 0);
+    const api = makeClient(host.url, key);
+    const datasetId = (await api.post("/v1/datasets", list.dataset())).body.dataset.id;
+    const client = await connect(key);
+    const refused = await client.callTool({ name: "start_run", arguments: { datasetId } });
+    expect(refused.isError).to.equal(true);
+    const byApi = await api.post(`/v1/datasets/${datasetId}/runs`, {});
+    expect(byApi.status).to.equal(402);
+    expect(answer(refused).error).to.contain(
+      `HTTP ${byApi.status} ${byApi.body.error.code}: ${byApi.body.error.message}`,
+    );
+    expect((await api.get(`/v1/datasets/${datasetId}/runs`)).body.data).to.deep.equal([]);
+    await client.close();
+  });
+
+  it("finds none of another owner's ids, on every tool that takes one, and starts nothing for them", async () => {
+    const ownerKey = await host.createKey("mcp-owner", 5);
+    const owner = makeClient(host.url, ownerKey);
+    const datasetId = (await owner.post("/v1/datasets", list.dataset())).body.dataset.id;
+    const ownerClient = await connect(ownerKey);
+    const runId = (await call(ownerClient, "start_run", { datasetId })).run.id;
+    const rowId = (await call(ownerClient, "read_rows", { datasetId })).rows[0].rowId;
+    await ownerClient.close();
+
+    const strangerKey = await host.createKey("mcp-stranger", 5);
+    const stranger = await connect(strangerKey);
+    for (const [name, args] of [
+      ["describe_dataset", { datasetId }],
+      ["read_rows", { datasetId }],
+      ["changes_since", { datasetId }],
+      ["changes_since", { datasetId, rowId, column: "price" }],
+      ["row_evidence", { datasetId, rowId }],
+      ["get_run", { runId }],
+      ["start_run", { datasetId }],
+    ] as const) {
+      const refused = await stranger.callTool({ name, arguments: args });
+      expect(refused.isError, name).to.equal(true);
+      expect(answer(refused).error, name).to.contain("HTTP 404 not_found");
+    }
+    await stranger.close();
+    expect((await owner.get(`/v1/datasets/${datasetId}/runs`)).body.data).to.have.length(1);
+    expect((await makeClient(host.url, strangerKey).get("/v1/usage")).body.balance).to.equal(5);
+    // The source route describe_dataset reads is owner-scoped like the rest of the API.
+    const source = await owner.get(`/v1/datasets/${datasetId}/source`);
+    expect(source.body).to.deep.include({ recipeVersion: 1 });
+    expect(source.body.source.url).to.equal(list.url);
+    expect((await makeClient(host.url, strangerKey).get(`/v1/datasets/${datasetId}/source`)).status).to.equal(404);
+  });
+
+  it("filters the change feed by column alone, across rows", async () => {
+    const key = await host.createKey("mcp-changes", 5);
+    const api = makeClient(host.url, key);
+    const body = list.dataset();
+    body.columns.push({ name: "note", type: "string", ownership: "user" } as never);
+    const dataset = (await api.post("/v1/datasets", body)).body.dataset;
+    const client = await connect(key);
+    await call(client, "start_run", { datasetId: dataset.id });
+    const rows = (await call(client, "read_rows", { datasetId: dataset.id })).rows;
+    const columnId = (name: string) => dataset.columns.find((c: { name: string }) => c.name === name).id;
+    const edit = async (label: string, column: string, value: unknown) => {
+      const rowId = rows.find((r: { values: { label: string } }) => r.values.label === label).rowId;
+      const row = (await api.get(`/v1/datasets/${dataset.id}/rows/${rowId}`)).body;
+      const patched = await api.patch(`/v1/datasets/${dataset.id}/rows/${rowId}`, {
+        expectedRevisionId: row.revisionId,
+        requestId: `${label}-${column}`,
+        values: { [columnId(column)]: value },
+      });
+      expect(patched.status, JSON.stringify(patched.body)).to.equal(200);
+      return rowId;
+    };
+    const priced = await edit("item-1", "price", 9);
+    const noted = await edit("item-2", "note", "checked");
+    const byNote = await call(client, "changes_since", { datasetId: dataset.id, column: "note" });
+    expect(byNote.changes.map((c: { rowId: string }) => c.rowId)).to.deep.equal([noted]);
+    expect(byNote.changes[0]).to.deep.include({ changed: ["note"], origin: "user" });
+    expect(byNote.changes[0].after.note).to.equal("checked");
+    expect(byNote.nextAfter).to.equal(null);
+    // The run's four created rows set every collected column; then the one price edit.
+    const byPrice = await call(client, "changes_since", { datasetId: dataset.id, column: "price" });
+    expect(byPrice.changes).to.have.length(5);
+    expect(byPrice.changes.at(-1)).to.deep.include({ rowId: priced, changed: ["price"] });
+    const firstTwo = await call(client, "changes_since", { datasetId: dataset.id, column: "price", limit: 2 });
+    expect(firstTwo.changes).to.have.length(2);
+    expect(firstTwo.nextAfter).to.equal(firstTwo.changes[1].sequence);
+    const rest = await call(client, "changes_since", {
+      datasetId: dataset.id,
+      column: "price",
+      after: firstTwo.nextAfter,
+    });
+    expect(rest.changes.map((c: { sequence: number }) => c.sequence)).to.deep.equal(
+      byPrice.changes.slice(2).map((c: { sequence: number }) => c.sequence),
+    );
+    await client.close();
+  });
+
+  it("names columns, never field ids, in every tool's answer about a failed run", async () => {
+    const key = await host.createKey("mcp-failed", 5);
+    const api = makeClient(host.url, key);
+    const body = partial.dataset();
+    (body.source.fields[1] as { required?: boolean }).required = true;
+    const dataset = (await api.post("/v1/datasets", body)).body.dataset;
+    const client = await connect(key);
+    const started = await call(client, "start_run", { datasetId: dataset.id });
+    expect(started.run.status).to.equal("failed");
+    const outputs = [
+      started,
+      await call(client, "get_run", { runId: started.run.id }),
+      await call(client, "describe_dataset", { datasetId: dataset.id }),
+      await call(client, "list_datasets", {}),
+      await call(client, "read_rows", { datasetId: dataset.id }),
+      await call(client, "changes_since", { datasetId: dataset.id }),
+    ];
+    const run = outputs[1];
+    expect(run.run.checks.find((c: { passed: boolean }) => !c.passed).checkId).to.equal("present: price");
+    expect(run.findings.map((f: { code: string }) => f.code)).to.include("check_failed:present:price");
+    const ids = dataset.columns.map((c: { id: string }) => c.id);
+    for (const output of outputs) {
+      const written = JSON.stringify(output);
+      for (const id of ids) expect(written, written.slice(0, 200)).not.to.contain(id);
+    }
+    await client.close();
+  });
+
+  it("suggests sources for a page and previews one, free, on a site on loopback", async () => {
+    const key = await host.createKey("mcp-sources", 0);
+    const client = await connect(key);
+    const suggested = await call(client, "suggest_sources", {
+      url: books.pageUrl(1),
+      question: "Which books are sold?",
+    });
+    expect(suggested.page.status).to.equal("read");
+    expect(suggested.suggestions.length).to.be.within(1, 5);
+    const first = suggested.suggestions[0];
+    expect(first.source.itemSelector).to.contain("article.product_pod");
+    expect(JSON.stringify(first.preview.records)).to.contain(books.books[0]!.title);
+    expect(first.why).to.be.a("string").and.not.equal("");
+
+    const { source, columns } = booksDataset(books);
+    const previewed = await call(client, "preview_source", {
+      source,
+      columns: columns.filter((c: { ownership?: string }) => c.ownership !== "user"),
+    });
+    expect(previewed.preview.pages.map((p: { status: string }) => p.status)).to.deep.equal(["read", "read"]);
+    expect(previewed.preview.records).to.have.length(40);
+    expect(previewed.preview.records[0].values.title).to.equal(books.books[0]!.title);
+    expect(previewed.preview.checks.every((c: { passed: boolean }) => c.passed)).to.equal(true);
+    const bad = await client.callTool({ name: "preview_source", arguments: { source: { url: "not a url" } } });
+    expect(bad.isError).to.equal(true);
+    expect(answer(bad).error).to.contain("HTTP 422 validation_error");
+    expect((await makeClient(host.url, key).get("/v1/usage")).body.balance, "free").to.equal(0);
     await client.close();
   });
 });

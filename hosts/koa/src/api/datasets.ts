@@ -4,8 +4,10 @@ import {
   DatasetList,
   DatasetListQuery,
   DatasetResponse,
+  DatasetSourceResponse,
   deleteDataset,
   getDataset,
+  getDatasetSource,
   listDatasets,
   UpdateDatasetRequest,
   updateDataset,
@@ -17,7 +19,7 @@ export const datasetIdParam = {
   datasetId: { resource: "dataset", description: "The dataset's id (a UUID)." },
 } satisfies Record<string, PathParam>;
 
-/** Endpoints 1-4. */
+/** Endpoints 1-4, and the dataset's source. */
 export const datasetRoutes: ReadonlyArray<Route> = [
   route({
     method: "post",
@@ -60,6 +62,20 @@ export const datasetRoutes: ReadonlyArray<Route> = [
     pathParams: datasetIdParam,
     success: { status: 200, description: "The dataset.", schema: DatasetResponse },
     handle: ({ owner, params }) => Effect.map(getDataset(owner.id, params.datasetId), (dataset) => ({ dataset })),
+  }),
+  route({
+    method: "get",
+    path: "/v1/datasets/{datasetId}/source",
+    operationId: "getDatasetSource",
+    tag: "Datasets",
+    summary: "Read a dataset's source",
+    description:
+      "The declarative source the dataset's next run reads (its address, item selector, reads, identity and " +
+      "pagination) and its recipe version. Extension: not in SPEC.md, whose Dataset shape carries no source.",
+    auth: true,
+    pathParams: datasetIdParam,
+    success: { status: 200, description: "The dataset's source.", schema: DatasetSourceResponse },
+    handle: ({ owner, params }) => getDatasetSource(owner.id, params.datasetId),
   }),
   route({
     method: "patch",

@@ -1,4 +1,5 @@
 import type { components, GleanerClient } from "@gleaner/client";
+import { checkName } from "@gleaner/core";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { z } from "zod";
 
@@ -13,9 +14,20 @@ type Dataset = Schemas["Dataset"];
  */
 
 const text = (value: unknown) => ({ content: [{ type: "text" as const, text: JSON.stringify(value, null, 2) }] });
-const failed = (what: string, error: { error?: { code?: string; message?: string } } | undefined) => ({
+/** An API refusal as the API answered it: the HTTP status, the error code and its message. */
+type Refusal = { readonly status?: number; readonly error?: { code?: string; message?: string } };
+const failed = (what: string, refusal: Refusal | undefined) => ({
   isError: true,
-  content: [{ type: "text" as const, text: `${what} failed: ${error?.error?.code}: ${error?.error?.message}` }],
+  content: [
+    {
+      type: "text" as const,
+      text: `${what} failed: ${refusal?.status ? `HTTP ${refusal.status} ` : ""}${refusal?.error?.code}: ${refusal?.error?.message}`,
+    },
+  ],
+});
+const refusal = (answer: { error?: unknown; response: Response }): Refusal => ({
+  ...(answer.error as Refusal),
+  status: answer.response.status,
 });
 const readOnly = { readOnlyHint: true, openWorldHint: false } as const;
 
@@ -23,11 +35,35 @@ const byName = (dataset: Dataset, data: Record<string, unknown>) =>
   Object.fromEntries(dataset.columns.map((c) => [c.name, data[c.id] ?? null]));
 const columnOf = (dataset: Dataset, name: string) => dataset.columns.find((c) => c.name === name || c.label === name);
 
+/** Keys that hold field ids, said as columns. */
+const renamedKeys: Record<string, string> = { fieldId: "column", fieldIds: "columns", changedFieldIds: "columns" };
+
+/**
+ * A run, its checks and its diagnostics as an agent reads them: checks named by core's rule, and
+ * every field id left (finding codes such as `cells_missing:<id>`, loss groups) replaced by its
+ * column's name, so no field id reaches an agent.
+ */
+const withColumnNames = (value: unknown, columns: Dataset["columns"]): unknown => {
+  const named = columns.map((c) => ({ id: c.id, label: c.name }));
+  const rename = (text: string) => columns.reduce((t, c) => t.replaceAll(c.id, c.name), text);
+  const walk = (v: unknown): unknown => {
+    if (typeof v === "string") return rename(v);
+    if (Array.isArray(v)) return v.map(walk);
+    if (v === null || typeof v !== "object") return v;
+    const record = v as Record<string, unknown>;
+    if (typeof record.checkId === "string" && "passed" in record) {
+      return { ...record, checkId: checkName(record.checkId, named) };
+    }
+    return Object.fromEntries(Object.entries(record).map(([k, x]) => [renamedKeys[k] ?? rename(k), walk(x)]));
+  };
+  return walk(value);
+};
+
 export const gleanerMcpServer = (client: GleanerClient, version: string): McpServer => {
   const server = new McpServer({ name: "gleaner", version });
   const dataset = async (datasetId: string) => {
-    const { data, error } = await client.GET("/v1/datasets/{datasetId}", { params: { path: { datasetId } } });
-    return data ? data.dataset : Promise.reject(error);
+    const answer = await client.GET("/v1/datasets/{datasetId}", { params: { path: { datasetId } } });
+    return answer.data ? answer.data.dataset : Promise.reject(refusal(answer));
   };
 
   server.registerTool(
@@ -39,8 +75,9 @@ export const gleanerMcpServer = (client: GleanerClient, version: string): McpSer
       annotations: readOnly,
     },
     async ({ cursor }) => {
-      const { data, error } = await client.GET("/v1/datasets", { params: { query: { limit: 100, cursor } } });
-      if (!data) return failed("Listing datasets", error);
+      const answer = await client.GET("/v1/datasets", { params: { query: { limit: 100, cursor } } });
+      const data = answer.data;
+      if (!data) return failed("Listing datasets", refusal(answer));
       return text({
         datasets: data.data.map((d) => ({
           id: d.id,
@@ -66,10 +103,14 @@ export const gleanerMcpServer = (client: GleanerClient, version: string): McpSer
     async ({ datasetId }) => {
       const found = await dataset(datasetId).catch((error) => error);
       if (!found?.columns) return failed("Reading the dataset", found);
+      const source = await client.GET("/v1/datasets/{datasetId}/source", { params: { path: { datasetId } } });
+      if (!source.data) return failed("Reading the source", refusal(source));
       return text({
         id: found.id,
         name: found.name,
         question: found.question,
+        sourceUrl: source.data.source.url,
+        pagination: source.data.source.pagination.kind,
         columns: found.columns.map((c: Dataset["columns"][number]) => ({
           name: c.name,
           label: c.label,
@@ -115,10 +156,11 @@ export const gleanerMcpServer = (client: GleanerClient, version: string): McpSer
       let next = cursor;
       // A filter is applied to the pages read, up to ten of them, so an answer stays bounded.
       for (let page = 0; page < 10 && rows.length < limit; page++) {
-        const { data, error } = await client.GET("/v1/datasets/{datasetId}/rows", {
+        const answer = await client.GET("/v1/datasets/{datasetId}/rows", {
           params: { path: { datasetId }, query: { limit: 100, cursor: next, since, status } },
         });
-        if (!data) return failed("Reading rows", error);
+        const data = answer.data;
+        if (!data) return failed("Reading rows", refusal(answer));
         for (const row of data.data) {
           if (filters.every(([column, value]) => String(row.data[column!.id] ?? "") === value)) {
             rows.push({ rowId: row.id, status: row.status, sourceUrl: row.sourceUrl, values: byName(found, row.data) });
@@ -140,8 +182,8 @@ export const gleanerMcpServer = (client: GleanerClient, version: string): McpSer
       inputSchema: {
         datasetId: z.string(),
         after: z.number().int().min(0).default(0),
-        column: z.string().optional().describe("Only changes to this column (needs rowId)"),
-        rowId: z.string().optional(),
+        column: z.string().optional().describe("Only changes to this column, alone or with rowId"),
+        rowId: z.string().optional().describe("Only this row's changes"),
         limit: z.number().int().min(1).max(100).default(50),
       },
       annotations: readOnly,
@@ -151,15 +193,43 @@ export const gleanerMcpServer = (client: GleanerClient, version: string): McpSer
       if (!found?.columns) return failed("Reading the dataset", found);
       const fieldId = column ? columnOf(found, column)?.id : undefined;
       if (column && !fieldId) return failed("Filtering", { error: { code: "unknown_column", message: column } });
-      const { data, error } = await client.GET("/v1/datasets/{datasetId}/changes", {
-        params: { path: { datasetId }, query: { after, limit, rowId, fieldId } },
-      });
-      if (!data) return failed("Reading changes", error);
+      // The API filters by column only within a row (a cell timeline); across rows the feed's pages
+      // are filtered here, up to ten of them, so an answer stays bounded.
+      const filtered = fieldId !== undefined && rowId === undefined;
+      const kept: Schemas["ChangePage"]["data"] = [];
+      let from = after;
+      let through: number | undefined;
+      let more = false;
+      for (let page = 0; page < (filtered ? 10 : 1); page++) {
+        const answer = await client.GET("/v1/datasets/{datasetId}/changes", {
+          params: {
+            path: { datasetId },
+            query: {
+              after: from,
+              through,
+              limit: filtered ? 100 : limit,
+              rowId,
+              fieldId: filtered ? undefined : fieldId,
+            },
+          },
+        });
+        const data = answer.data;
+        if (!data) return failed("Reading changes", refusal(answer));
+        through = data.through;
+        const last = data.data.at(-1)?.sequence ?? from;
+        for (const change of data.data) {
+          if (kept.length === limit) break;
+          from = change.sequence;
+          if (!filtered || change.changedFieldIds.includes(fieldId)) kept.push(change);
+        }
+        more = data.nextAfter !== null || from < last;
+        if (!more || kept.length === limit) break;
+      }
       const name = (id: string) => found.columns.find((c: Dataset["columns"][number]) => c.id === id)?.name ?? id;
       const rename = (values: Record<string, unknown> | null | undefined) =>
         values ? Object.fromEntries(Object.entries(values).map(([id, v]) => [name(id), v])) : values;
       return text({
-        changes: data.data.map((change) => ({
+        changes: kept.map((change) => ({
           sequence: change.sequence,
           rowId: change.rowId,
           kind: change.kind,
@@ -170,8 +240,8 @@ export const gleanerMcpServer = (client: GleanerClient, version: string): McpSer
           runId: change.runId,
           at: change.createdAt,
         })),
-        through: data.through,
-        nextAfter: data.nextAfter,
+        through,
+        nextAfter: more ? from : null,
       });
     },
   );
@@ -188,10 +258,11 @@ export const gleanerMcpServer = (client: GleanerClient, version: string): McpSer
     async ({ datasetId, rowId, column }) => {
       const found = await dataset(datasetId).catch((error) => error);
       if (!found?.columns) return failed("Reading the dataset", found);
-      const { data, error } = await client.GET("/v1/datasets/{datasetId}/rows/{rowId}", {
+      const answer = await client.GET("/v1/datasets/{datasetId}/rows/{rowId}", {
         params: { path: { datasetId, rowId } },
       });
-      if (!data) return failed("Reading the row", error);
+      const data = answer.data;
+      if (!data) return failed("Reading the row", refusal(answer));
       const observations = new Map(data.observations.map((o) => [o.id, o]));
       const cells = found.columns
         .filter((c: Dataset["columns"][number]) => !column || c.name === column || c.label === column)
@@ -225,18 +296,21 @@ export const gleanerMcpServer = (client: GleanerClient, version: string): McpSer
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
     },
     async ({ datasetId, kind, waitSeconds }, extra) => {
-      const { data, error } = await client.POST("/v1/datasets/{datasetId}/runs", {
+      const found = await dataset(datasetId).catch((error) => error);
+      if (!found?.columns) return failed("Reading the dataset", found);
+      const started = await client.POST("/v1/datasets/{datasetId}/runs", {
         params: { path: { datasetId } },
         body: kind ? { kind } : {},
       });
-      if (!data) return failed("Starting the run", error);
+      const data = started.data;
+      if (!data) return failed("Starting the run", refusal(started));
       const progressToken = extra._meta?.progressToken;
       const deadline = Date.now() + waitSeconds * 1000;
       let polls = 0;
       for (;;) {
         const answer = await client.GET("/v1/runs/{runId}", { params: { path: { runId: data.runId } } });
         const run = answer.data?.run;
-        if (!run) return failed("Reading the run", answer.error);
+        if (!run) return failed("Reading the run", refusal(answer));
         if (progressToken !== undefined) {
           await extra.sendNotification({
             method: "notifications/progress",
@@ -244,7 +318,7 @@ export const gleanerMcpServer = (client: GleanerClient, version: string): McpSer
           });
         }
         if (!["queued", "running"].includes(run.status) || Date.now() > deadline) {
-          return text({ run, creditsRemaining: data.creditsRemaining });
+          return text(withColumnNames({ run, creditsRemaining: data.creditsRemaining }, found.columns));
         }
         await new Promise((resolve) => setTimeout(resolve, 250));
       }
@@ -256,23 +330,31 @@ export const gleanerMcpServer = (client: GleanerClient, version: string): McpSer
     {
       title: "A run's outcome and why",
       description:
-        "A run's status, checks, row changes and error, with the summary of its diagnostics: what was lost at which stage and why.",
+        "A run's status, checks, row changes and error, with the summary of its diagnostics: what was lost at which stage and why. Columns are named, never field ids.",
       inputSchema: { runId: z.string() },
       annotations: readOnly,
     },
     async ({ runId }) => {
-      const { data, error } = await client.GET("/v1/runs/{runId}", { params: { path: { runId } } });
-      if (!data) return failed("Reading the run", error);
+      const answer = await client.GET("/v1/runs/{runId}", { params: { path: { runId } } });
+      const run = answer.data?.run;
+      if (!run) return failed("Reading the run", refusal(answer));
+      const found = await dataset(run.datasetId).catch((error) => error);
+      if (!found?.columns) return failed("Reading the dataset", found);
       const diagnostics = await client.GET("/v1/runs/{runId}/diagnostics", {
         params: { path: { runId }, query: { summary: "true" } },
       });
       const summary = diagnostics.data?.diagnostics;
-      return text({
-        run: data.run,
-        findings: summary?.findings ?? [],
-        unknowns: summary?.unknowns ?? [],
-        losses: summary?.summary ?? null,
-      });
+      return text(
+        withColumnNames(
+          {
+            run,
+            findings: summary?.findings ?? [],
+            unknowns: summary?.unknowns ?? [],
+            losses: summary?.summary ?? null,
+          },
+          found.columns,
+        ),
+      );
     },
   );
 
@@ -286,10 +368,10 @@ export const gleanerMcpServer = (client: GleanerClient, version: string): McpSer
       annotations: { readOnlyHint: true, openWorldHint: true },
     },
     async ({ url, question }) => {
-      const { data, error } = await client.POST("/v1/sources/suggest", {
+      const answer = await client.POST("/v1/sources/suggest", {
         body: { url, ...(question ? { question } : {}) },
       });
-      return data ? text(data) : failed("Suggesting sources", error);
+      return answer.data ? text(answer.data) : failed("Suggesting sources", refusal(answer));
     },
   );
 
@@ -306,10 +388,10 @@ export const gleanerMcpServer = (client: GleanerClient, version: string): McpSer
       annotations: { readOnlyHint: true, openWorldHint: true },
     },
     async ({ source, columns }) => {
-      const { data, error } = await client.POST("/v1/sources/preview", {
+      const answer = await client.POST("/v1/sources/preview", {
         body: { source, ...(columns ? { columns } : {}) } as never,
       });
-      return data ? text(data) : failed("Previewing the source", error);
+      return answer.data ? text(answer.data) : failed("Previewing the source", refusal(answer));
     },
   );
 
