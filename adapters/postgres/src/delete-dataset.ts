@@ -1,6 +1,7 @@
 import type { DatasetStorage } from "@gleaner/core";
 import * as Effect from "effect/Effect";
 import { type Db, isUuid } from "./db.js";
+import { pruneBodies } from "./retention.js";
 
 /** What is kept for a dataset beside its row in `datasets`, in the order it is removed (children first). */
 const byDataset = [
@@ -22,21 +23,24 @@ const byDataset = [
 
 /**
  * Storage.deleteDataset in one transaction: the dataset row is locked first, so a run accepting
- * into it finishes before, or finds its run gone after. The ledger keeps its entries.
+ * into it finishes before, or finds its run gone after. The ledger keeps its entries; the page
+ * bodies only the dataset's reads held go after it, as a prune takes them.
  */
 export const makeDeleteDataset = (db: Db): Pick<DatasetStorage, "deleteDataset"> => ({
   deleteDataset: (ownerId, id) =>
     !isUuid(ownerId) || !isUuid(id)
       ? Effect.succeed(false)
-      : db.transaction((tx) =>
-          Effect.gen(function* () {
-            const found = yield* tx.query("select 1 from datasets where id = $1 and owner_id = $2 for update", [
-              id,
-              ownerId,
-            ]);
-            if (found.length === 0) return false;
-            for (const statement of byDataset) yield* tx.query(statement, [id]);
-            return true;
-          }),
-        ),
+      : db
+          .transaction((tx) =>
+            Effect.gen(function* () {
+              const found = yield* tx.query("select 1 from datasets where id = $1 and owner_id = $2 for update", [
+                id,
+                ownerId,
+              ]);
+              if (found.length === 0) return false;
+              for (const statement of byDataset) yield* tx.query(statement, [id]);
+              return true;
+            }),
+          )
+          .pipe(Effect.tap((deleted) => (deleted ? pruneBodies(db) : Effect.void))),
 });

@@ -1,4 +1,11 @@
-import { newId, type ObservationId, type OwnerId, type RunRecord, type SourceObservation } from "@gleaner/core";
+import {
+  newId,
+  type ObservationId,
+  type OwnerId,
+  type RunAcceptance,
+  type RunRecord,
+  type SourceObservation,
+} from "@gleaner/core";
 import { expect } from "chai";
 import * as Effect from "effect/Effect";
 import * as Option from "effect/Option";
@@ -20,24 +27,59 @@ const anObservation = (running: RunRecord): SourceObservation => ({
 
 /** Storage.deleteDataset, inside storeContract: everything kept for the dataset goes, the ledger stays. */
 export const deleteStoreCases = ({ run, runningRun, credits: creditsOf }: StoreHarness): void => {
-  it("deletes a dataset with its rows, history, observations, runs, evidence and scoped webhooks; keeps the ledger", async () => {
+  it("deletes a dataset with its rows, history, observations, runs, evidence, page reads, held outcome and scoped webhooks; keeps the ledger", async () => {
     const { ownerId, dataset, running } = await runningRun(10);
-    const observation = anObservation(running);
-    const acceptance = { ...anAcceptance(running, 2, ["a", "b"]), observations: [observation] };
-    expect((await run((s) => s.acceptRun(acceptance)))._tag).to.equal("Accepted");
     const webhook = {
       id: newId(),
       ownerId,
       url: "https://hooks.example/scoped",
-      events: ["run.finished" as const],
+      events: ["run.finished" as const, "run.held" as const],
       datasetId: dataset.id as never,
       secret: "whsec_scoped",
       createdAt: running.queuedAt,
     };
     await run((s) => s.insertWebhook(webhook));
-    const stored = await run((s) => s.getDataset(ownerId, dataset.id as never));
-    const queued = aQueuedRun(Option.getOrThrow(stored).record, 60_000);
+    const observation = anObservation(running);
+    const accepted = anAcceptance(running, 2, ["a", "b"]);
+    const [page] = accepted.evidence.artifacts;
+    const acceptance: RunAcceptance = {
+      ...accepted,
+      observations: [observation],
+      pageReads: {
+        recipe: "recipe-1",
+        pages: [
+          {
+            url: page!.url,
+            finalUrl: page!.url,
+            sha256: page!.sha256,
+            contentType: page!.contentType,
+            etag: null,
+            lastModified: null,
+            extraction: { records: [], entries: [], next: null },
+            reused: false,
+            body: page!.body!,
+          },
+        ],
+      },
+    };
+    expect((await run((s) => s.acceptRun(acceptance)))._tag).to.equal("Accepted");
+    const stored = Option.getOrThrow(await run((s) => s.getDataset(ownerId, dataset.id as never))).record;
+    // A second run held for credits (9 pages, 8 left): its outcome is kept for the dataset.
+    const second = aQueuedRun(stored, 30_000);
+    await run((s) => s.insertRun(second));
+    const claimed = Option.getOrThrow(await run((s) => s.claimRun(second.id, second.queuedAt, false))).run;
+    expect((await run((s) => s.acceptRun(anAcceptance(claimed, 9, ["c"]))))._tag).to.equal("Held");
+    const queued = aQueuedRun(stored, 60_000);
     await run((s) => s.insertRun(queued));
+    const reads = () => run((s) => s.acceptedReads?.(dataset.id as never) ?? Effect.succeed([]));
+    const pending = async () =>
+      (await run((s) => s.pendingWebhookDatasets())).filter((p) => p.datasetId === dataset.id).length;
+    // What the deletion must remove is there before it.
+    // acceptedReads is optional (speed only): a store without it keeps no reads to remove.
+    const keepsReads = await run((s) => Effect.succeed(s.acceptedReads !== undefined));
+    expect(await reads()).to.have.length(keepsReads ? 1 : 0);
+    expect(Option.isSome(await run((s) => s.heldOutcome(dataset.id as never)))).to.equal(true);
+    expect(await pending()).to.equal(1);
 
     expect(await run((s) => s.deleteDataset(newId<OwnerId>(), dataset.id as never))).to.equal(false);
     expect(await run((s) => s.deleteDataset(ownerId, dataset.id as never))).to.equal(true);
@@ -48,7 +90,10 @@ export const deleteStoreCases = ({ run, runningRun, credits: creditsOf }: StoreH
     const window = { after: 0, through: 100, limit: 10, rowId: null, fieldId: null };
     expect(await run((s) => s.listRevisions(dataset.id as never, window))).to.deep.equal([]);
     expect(await run((s) => s.getObservations([observation.id]))).to.deep.equal([]);
-    for (const runId of [running.id, queued.id]) {
+    expect(await reads()).to.deep.equal([]);
+    expect(Option.isNone(await run((s) => s.heldOutcome(dataset.id as never)))).to.equal(true);
+    expect(await pending(), "webhook messages of the dataset").to.equal(0);
+    for (const runId of [running.id, claimed.id, queued.id]) {
       expect(Option.isNone(await run((s) => s.getRun(ownerId, runId)))).to.equal(true);
       expect(Option.isNone(await run((s) => s.getRunEvidence(runId)))).to.equal(true);
     }

@@ -1,0 +1,57 @@
+import { evidenceOf, seedOwnerWithDataset } from "@gleaner/conformance";
+import { Storage } from "@gleaner/core";
+import { expect } from "chai";
+import * as Effect from "effect/Effect";
+import * as Option from "effect/Option";
+import { aClaimedRun, aStoreAndClientOnItsOwnSchema, whenPostgresReachable } from "./support.js";
+
+// A prune deletes the page bodies nothing holds; an acceptance that finds its body already stored
+// takes no lock on it. The prune must not delete a body an acceptance in flight is about to hold.
+await whenPostgresReachable("postgres store: a prune beside an acceptance in flight", (url) => {
+  describe("postgres store: a prune beside an acceptance in flight", () => {
+    const { schema, run, client } = aStoreAndClientOnItsOwnSchema(url);
+    const storage = <A, E>(use: (s: Storage["Type"]) => Effect.Effect<A, E>) => run(Effect.flatMap(Storage, use));
+
+    it("keeps a body that a transaction in flight finds stored and cites, deleting it only once nothing holds it", async () => {
+      const { dataset } = await run(seedOwnerWithDataset(10));
+      // An old run whose record is due: the only holder of the body, through its artifact.
+      const old = await run(aClaimedRun(dataset));
+      const evidence = evidenceOf(old);
+      const [artifact] = evidence.artifacts;
+      await storage((s) => s.finishRun({ ...old, status: "failed", completedAt: old.startedAt }, evidence));
+      const bodies = async () =>
+        (await client.query(`select 1 from "${schema}".page_bodies where sha256 = $1`, [artifact!.sha256])).rowCount;
+      expect(await bodies()).to.equal(1);
+
+      // Another run's write in flight, as an acceptance writes it: the body found stored, an artifact citing it.
+      const next = await run(aClaimedRun(dataset));
+      await client.query("begin");
+      await client.query(
+        `insert into "${schema}".page_bodies (sha256, body) values ($1, $2) on conflict (sha256) do nothing`,
+        [artifact!.sha256, Buffer.from(artifact!.body!, "utf8")],
+      );
+      await client.query(
+        `insert into "${schema}".run_artifacts (run_id, position, id, kind, url, content_type, sha256, size, truncated, created_at)
+         values ($1, 0, 'page-1', 'page', $2, 'text/html', $3, $4, false, now())`,
+        [next.id, artifact!.url, artifact!.sha256, artifact!.size],
+      );
+      const pruned = storage((s) => s.pruneRunRecords(new Date(Date.now() + 60_000).toISOString(), 100));
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      await client.query("commit");
+      expect(await pruned).to.equal(1);
+      expect(Option.isNone(await storage((s) => s.getRunEvidence(old.id)))).to.equal(true);
+      expect(await bodies(), "the body the committed artifact cites").to.equal(1);
+
+      // Once the citing artifact is gone too, the next prune takes the body.
+      await client.query(`update "${schema}".runs set completed_at = now() - interval '1 day' where id = $1`, [
+        next.id,
+      ]);
+      await client.query(
+        `insert into "${schema}".run_evidence (run_id, trace, facts, failures) values ($1, '{}', '[]', '[]')`,
+        [next.id],
+      );
+      expect(await storage((s) => s.pruneRunRecords(new Date().toISOString(), 100))).to.equal(1);
+      expect(await bodies()).to.equal(0);
+    });
+  });
+});
