@@ -1,80 +1,14 @@
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { makeClient, waitForRun } from "@gleaner/conformance";
 import { MemoryStoreLive } from "@gleaner/memory";
 import { expect } from "chai";
 import { pino } from "pino";
 import { readConfig, type RunningHost, startHost } from "@gleaner/koa";
+import { type Span, spansOf, startOtlpReceiver, until } from "./support/otlp-receiver.js";
 import { startPricedList } from "./support/priced-list.js";
-
-interface Received {
-  readonly contentType: string;
-  readonly body: Buffer;
-}
-
-/** A loopback OTLP/HTTP trace receiver: keeps every export it is sent at /v1/traces. */
-const startReceiver = async () => {
-  const received: Received[] = [];
-  const server: Server = createServer((request, response) => {
-    const chunks: Buffer[] = [];
-    request.on("data", (chunk: Buffer) => chunks.push(chunk));
-    request.on("end", () => {
-      if (request.method === "POST" && request.url === "/v1/traces") {
-        received.push({ contentType: request.headers["content-type"] ?? "", body: Buffer.concat(chunks) });
-      }
-      response.writeHead(200, { "content-type": "application/json" }).end("{}");
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    received,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
-};
-
-interface Span {
-  readonly name: string;
-  readonly traceId: string;
-  readonly spanId: string;
-  /** The span this one is under; empty for a trace's root. */
-  readonly parentSpanId: string;
-  readonly attributes: Record<string, unknown>;
-}
-
-/** The spans of OTLP/JSON exports, each with its attributes as plain values. */
-const spansOf = (received: ReadonlyArray<Received>): Span[] =>
-  received.flatMap((r) =>
-    (JSON.parse(r.body.toString("utf8")).resourceSpans ?? []).flatMap((rs: any) =>
-      rs.scopeSpans.flatMap((ss: any) =>
-        ss.spans.map((span: any) => ({
-          name: span.name,
-          traceId: span.traceId,
-          spanId: span.spanId,
-          parentSpanId: span.parentSpanId ?? "",
-          attributes: Object.fromEntries(
-            (span.attributes ?? []).map((a: any) => [a.key, Object.values(a.value ?? {})[0]]),
-          ),
-        })),
-      ),
-    ),
-  );
-
-const until = async (what: string, check: () => boolean, ms = 20_000) => {
-  const deadline = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-};
 
 describe("OTLP traces (OTEL_EXPORTER_OTLP_ENDPOINT)", function () {
   this.timeout(60_000);
-  let receiver: Awaited<ReturnType<typeof startReceiver>>;
+  let receiver: Awaited<ReturnType<typeof startOtlpReceiver>>;
   let site: Awaited<ReturnType<typeof startPricedList>>;
   const hosts: RunningHost[] = [];
   const hostWith = async (protocol: "http/json" | "http/protobuf") => {
@@ -101,7 +35,7 @@ describe("OTLP traces (OTEL_EXPORTER_OTLP_ENDPOINT)", function () {
   };
 
   before(async () => {
-    receiver = await startReceiver();
+    receiver = await startOtlpReceiver();
     site = await startPricedList(3);
   });
   after(async () => {
