@@ -1,5 +1,6 @@
 import { startWebhookReceiver, waitForRun, makeClient, type WebhookReceiver } from "@gleaner/conformance";
 import { MemoryStoreLive } from "@gleaner/memory";
+import { readFileSync } from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { once } from "node:events";
@@ -7,6 +8,7 @@ import { expect } from "chai";
 import { pino } from "pino";
 import { ConfigurationError, readConfig, type RunningHost, startHost } from "@gleaner/koa";
 import { startPricedList } from "./support/priced-list.js";
+import { PromMetrics } from "../src/metrics/prom.js";
 import { freePort } from "./support/free-port.js";
 import { parseExposition } from "./support/prometheus-text.js";
 
@@ -271,5 +273,46 @@ describe("Prometheus metrics: holds, failures, deliveries and the queue, by valu
     expect(metrics.value("gleaner_queue_waiting_runs", {})).to.equal(2);
     expect(metrics.value("gleaner_queue_oldest_waiting_seconds", {})).to.be.at.least(1).and.below(30);
     expect(metrics.value("gleaner_runs_started_total", { kind: "deterministic" })).to.equal(undefined);
+  });
+});
+
+describe("docs/guides/operating.md's PromQL", () => {
+  it("names only series the host registers, each selector only labels the series has", async () => {
+    const metrics = new PromMetrics();
+    // The pool's series are registered once a store with a pool is up: as on PostgreSQL.
+    metrics.watchPool(() => ({ open: 1, idle: 1, waiting: 0, errors: 0 }));
+    const registered = (await metrics.registry.getMetricsAsJSON()).map((m) => ({
+      name: m.name,
+      type: String(m.type),
+    }));
+    const labelsOf = (name: string) =>
+      (metrics.registry.getSingleMetric(name) as unknown as { labelNames: string[] }).labelNames;
+    const guide = readFileSync(new URL("../../../docs/guides/operating.md", import.meta.url), "utf8");
+    const code = [...guide.matchAll(/`([^`\n]+)`/g)].map((m) => m[1]!).join("\n");
+    const named = [...code.matchAll(/\b(gleaner_[a-z_]+)(\*|\{[^}]*\})?/g)];
+    expect(named.length).to.be.above(20);
+    const checked = new Set<string>();
+    for (const [, name, rest] of named) {
+      if (rest === "*") {
+        expect(
+          registered.some((m) => m.name.startsWith(name!)),
+          `${name}*`,
+        ).to.equal(true);
+        continue;
+      }
+      const histogram = registered.find((m) => m.type === "histogram" && name!.startsWith(`${m.name}_`));
+      const series = histogram && /_(bucket|sum|count)$/.test(name!) ? histogram.name : name!;
+      expect(
+        registered.map((m) => m.name),
+        `the guide's ${name}`,
+      ).to.include(series);
+      for (const [, label] of (rest ?? "").matchAll(/([a-z_]+)\s*(?:=~|!=|!~|=)/g)) {
+        expect(labelsOf(series), `${name}'s label ${label}`).to.include(label);
+      }
+      checked.add(series);
+    }
+    // Every series Gleaner exports is in the guide's table (the process's own by their prefixes).
+    const own = registered.filter((m) => !/^gleaner_(process|nodejs)_/.test(m.name)).map((m) => m.name);
+    expect(own.filter((name) => !checked.has(name))).to.deep.equal([]);
   });
 });
