@@ -6,6 +6,8 @@ import { expect } from "chai";
 
 const run = promisify(execFile);
 const root = fileURLToPath(new URL("../..", import.meta.url));
+/** The Node range the workspace is developed and tested on (decision 0001): every package states the same. */
+const nodeRange = JSON.parse(readFileSync(`${root}package.json`, "utf8")).engines.node as string;
 
 /** The packages published to npm, with a file each must ship beside dist/ (besides README and package.json). */
 const published: ReadonlyArray<readonly [string, ReadonlyArray<string>]> = [
@@ -44,7 +46,7 @@ describe("the packages as npm would publish them", function () {
     it(`${dir}: its README, engines, publishConfig, what it runs from; no sources or tests`, () => {
       const manifest = JSON.parse(readFileSync(`${root}${dir}/package.json`, "utf8"));
       expect(manifest.private, dir).to.not.equal(true);
-      expect(manifest.engines?.node).to.equal(">=24");
+      expect(manifest.engines?.node, `${dir} engines.node`).to.equal(nodeRange);
       expect(manifest.publishConfig?.access).to.equal("public");
       const files = (packed.find((p) => p.name === manifest.name)?.files ?? []).map((f) => f.path);
       // The console ships its built files, not a module: it has no "." entry.

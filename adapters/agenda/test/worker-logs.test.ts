@@ -72,6 +72,7 @@ await whenPostgresReachable("gleaner worker logs", (url) => {
       expect(started.pid).to.be.a("number");
     });
 
+    // The values it counts for a run it works: hosts/koa/test/worker-telemetry.test.ts.
     it("serves its Prometheus metrics on GLEANER_METRICS_PORT, as the server does", async () => {
       const port = await new Promise<number>((resolve) => {
         const probe = createServer().listen(0, "127.0.0.1", () => {

@@ -6,6 +6,7 @@ import { Credits } from "../ports/credits.js";
 import { LanguageModel } from "../ports/language-model.js";
 import { RunQueue } from "../ports/run-queue.js";
 import { Storage } from "../ports/storage.js";
+import { runSpanAttributes } from "../engine/metered.js";
 import { type RunRecord, toRun } from "../run-domain.js";
 import { type DatasetId, newId, type OwnerId, type RunId } from "../schema/ids.js";
 import type { CreateRunRequest } from "../schema/requests-runs.js";
@@ -75,6 +76,8 @@ export const createRun = (
       ...(acceptDrift ? { acceptDrift } : {}),
     };
     yield* storage.insertRun(run);
+    // The request's span names the run it queued: the run's own trace starts when a worker takes it.
+    yield* Effect.annotateCurrentSpan(runSpanAttributes(run, kind));
     yield* (yield* RunQueue)
       .enqueue({ runId: run.id, datasetId: run.datasetId, ownerId, ...(kind === "research" ? { kind } : {}) })
       .pipe(

@@ -9,7 +9,8 @@ Commands:
   serve [--dev-key]                          serve the API (and run the worker)
   worker                                     consume the run queue only (scale out; no HTTP)
   keys create --owner NAME [--credits N]     create an API key (printed once; on the server's storage)
-  keys list | keys revoke KEY_ID             your keys through the API; revoke one at once
+  keys new [--name N] | keys list | keys revoke KEY_ID
+                                             your keys through the API: make one (printed once), list, revoke
   credits grant --owner NAME --amount N      add credits to an owner
   runs start DATASET_ID [--research] [--accept-drift] [--watch]
                                              start a run (through the API); --watch follows it
@@ -34,9 +35,10 @@ const commandHelp: Record<string, string> = {
     "gleaner worker\n  Consumes the run queue without serving HTTP (GLEANER_QUEUE=agenda); start as many as you like.",
   keys:
     "gleaner keys create --owner NAME [--credits N]\n  Creates the owner if needed and an API key, printed once (needs a durable GLEANER_STORAGE).\n" +
-    "gleaner keys list\ngleaner keys revoke KEY_ID\n" +
-    "  List the keys of GLEANER_API_KEY's owner (id, first and last characters, name, last use), or revoke one:\n" +
-    "  the next request with it is refused in every process. Through the API: GLEANER_URL and GLEANER_API_KEY.",
+    "gleaner keys new [--name N]\ngleaner keys list\ngleaner keys revoke KEY_ID\n" +
+    "  Make another key for GLEANER_API_KEY's owner (its secret printed once, alone on stdout), list the owner's\n" +
+    "  keys (id, first and last characters, name, last use), or revoke one: the next request with it is refused\n" +
+    "  in every process. Through the API: GLEANER_URL and GLEANER_API_KEY.",
   credits: "gleaner credits grant --owner NAME --amount N\n  Adds N credits to the owner's balance.",
   export:
     "gleaner export DATASET_ID [--format csv|jsonl|parquet] [--as-of N]\n" +
@@ -82,6 +84,7 @@ const main = async (argv: string[]): Promise<void> => {
     args: argv.slice(["keys", "credits", "runs", "datasets", "export"].includes(command) ? 2 : 1),
     options: {
       owner: { type: "string" },
+      name: { type: "string" },
       credits: { type: "string" },
       amount: { type: "string" },
       "dev-key": { type: "boolean" },
@@ -102,8 +105,9 @@ const main = async (argv: string[]): Promise<void> => {
 
   if (command === "serve") return (await import("./cli/server-commands.js")).serve(values["dev-key"] === true);
   if (command === "worker") return (await import("./cli/server-commands.js")).worker();
-  if (command === "keys" && (sub === "list" || sub === "revoke")) {
-    const { listKeysCommand, revokeKeyCommand } = await import("./cli/keys.js");
+  if (command === "keys" && (sub === "new" || sub === "list" || sub === "revoke")) {
+    const { listKeysCommand, newKeyCommand, revokeKeyCommand } = await import("./cli/keys.js");
+    if (sub === "new") return newKeyCommand(apiClient(), values.name);
     if (sub === "list") return listKeysCommand(apiClient());
     return revokeKeyCommand(apiClient(), positionals[0] ?? fail(`keys revoke needs a key id.\n\n${commandHelp.keys}`));
   }

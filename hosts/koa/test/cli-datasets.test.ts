@@ -10,7 +10,7 @@ import { type RunningHost, startHost } from "@gleaner/koa";
 const bin = fileURLToPath(new URL("../bin/gleaner.js", import.meta.url));
 const run = promisify(execFile);
 
-describe("gleaner datasets delete", function () {
+describe("gleaner datasets delete and gleaner keys, through the API", function () {
   this.timeout(30_000);
   let host: RunningHost;
   before(async () => {
@@ -48,26 +48,40 @@ describe("gleaner datasets delete", function () {
     expect(again.stderr).to.contain("not_found");
   });
 
-  it("gleaner keys list shows the owner's keys without secrets; keys revoke refuses one at once", async () => {
+  it("gleaner keys new prints a working key once; keys list shows it without secrets; keys revoke refuses it at once", async () => {
     const key = await host.createKey("key-keeper", 1);
     const env = { ...process.env, GLEANER_URL: host.url, GLEANER_API_KEY: key };
-    const created = await fetch(`${host.url}/v1/keys`, {
-      method: "POST",
-      headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
-      body: JSON.stringify({ name: "laptop" }),
-    });
-    const { key: other, secret } = (await created.json()) as { key: { id: string }; secret: string };
+    const made = await run(process.execPath, [bin, "keys", "new", "--name", "laptop"], { env });
+    const secret = made.stdout.trim();
+    expect(made.stdout).to.equal(`${secret}\n`);
+    expect(secret).to.match(/^gl_/);
+    const usable = await fetch(`${host.url}/v1/usage`, { headers: { authorization: `Bearer ${secret}` } });
+    expect(usable.status).to.equal(200);
     const listed = await run(process.execPath, [bin, "keys", "list"], { env });
     const lines = listed.stdout.trim().split("\n");
     expect(lines).to.have.length(2);
+    const otherId = lines[1]!.split(" ")[0]!;
+    expect(made.stderr).to.contain(`Key ${otherId} (laptop) made`).and.not.contain(secret);
     expect(lines[1])
-      .to.contain(other.id)
-      .and.contain("laptop")
+      .to.contain("laptop")
       .and.contain(`${secret.slice(0, 7)}…${secret.slice(-4)}`);
     expect(listed.stdout).to.not.contain(secret).and.not.contain(key);
-    const revoked = await run(process.execPath, [bin, "keys", "revoke", other.id], { env });
-    expect(revoked.stdout).to.equal(`Revoked ${other.id}.\n`);
+    const revoked = await run(process.execPath, [bin, "keys", "revoke", otherId], { env });
+    expect(revoked.stdout).to.equal(`Revoked ${otherId}.\n`);
     const refused = await fetch(`${host.url}/v1/usage`, { headers: { authorization: `Bearer ${secret}` } });
     expect(refused.status).to.equal(401);
+  });
+
+  it("gleaner keys new refuses an empty name naming the field, and needs a key that works", async () => {
+    const key = await host.createKey("key-namer", 1);
+    const env = { ...process.env, GLEANER_URL: host.url, GLEANER_API_KEY: key };
+    const empty = await run(process.execPath, [bin, "keys", "new", "--name", ""], { env }).catch((e) => e);
+    expect(empty.code).to.not.equal(0);
+    expect(empty.stdout).to.equal("");
+    expect(empty.stderr).to.contain("validation_error").and.contain("name");
+    const bad = { ...env, GLEANER_API_KEY: "gl_not_a_key" };
+    const refused = await run(process.execPath, [bin, "keys", "new"], { env: bad }).catch((e) => e);
+    expect(refused.code).to.not.equal(0);
+    expect(refused.stderr).to.contain("unauthorized");
   });
 });

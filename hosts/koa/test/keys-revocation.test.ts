@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { makeClient } from "@gleaner/conformance";
 import { PostgresStoreLive } from "@gleaner/postgres";
 import { expect } from "chai";
@@ -20,7 +21,7 @@ const reachable = async () => {
 };
 
 /** Two API processes on one PostgreSQL database: a key revoked through one is refused by the other at once. */
-describe("a revoked key, in every process (PostgreSQL)", function () {
+describe("API keys on PostgreSQL: revoked in every process, SHA-256 at rest", function () {
   this.timeout(60_000);
   const schema = `keys_${globalThis.crypto.randomUUID().replaceAll("-", "").slice(0, 12)}`;
   const hosts: RunningHost[] = [];
@@ -63,5 +64,25 @@ describe("a revoked key, in every process (PostgreSQL)", function () {
     const listed = await makeClient(b.url, ownerKey).get("/v1/keys");
     expect(listed.status).to.equal(200);
     expect(listed.body.keys.map((k: { name: string | null }) => k.name)).to.deep.equal([null]);
+  });
+
+  it("stores each key as its SHA-256 hex, never the key: the api_keys rows read from the database", async () => {
+    const [a] = hosts as [RunningHost];
+    const first = await a.createKey("at-rest", 5);
+    const { key, secret } = (await makeClient(a.url, first).post("/v1/keys", { name: "at-rest" })).body;
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      const { rows } = await client.query(
+        `select k.* from "${schema}".api_keys k join "${schema}".owners o on o.id = k.owner_id where o.name = 'at-rest'`,
+      );
+      const sha256 = (text: string) => createHash("sha256").update(text, "utf8").digest("hex");
+      expect(rows.map((row) => row.hash).sort()).to.deep.equal([sha256(first), sha256(secret)].sort());
+      expect(rows.find((row) => row.id === key.id)?.hash).to.equal(sha256(secret));
+      const stored = JSON.stringify(rows);
+      expect(stored).to.not.contain(first).and.not.contain(secret);
+    } finally {
+      await client.end();
+    }
   });
 });

@@ -1,75 +1,14 @@
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { makeClient, waitForRun } from "@gleaner/conformance";
 import { MemoryStoreLive } from "@gleaner/memory";
 import { expect } from "chai";
 import { pino } from "pino";
 import { readConfig, type RunningHost, startHost } from "@gleaner/koa";
+import { type Span, spansOf, startOtlpReceiver, until } from "./support/otlp-receiver.js";
 import { startPricedList } from "./support/priced-list.js";
-
-interface Received {
-  readonly contentType: string;
-  readonly body: Buffer;
-}
-
-/** A loopback OTLP/HTTP trace receiver: keeps every export it is sent at /v1/traces. */
-const startReceiver = async () => {
-  const received: Received[] = [];
-  const server: Server = createServer((request, response) => {
-    const chunks: Buffer[] = [];
-    request.on("data", (chunk: Buffer) => chunks.push(chunk));
-    request.on("end", () => {
-      if (request.method === "POST" && request.url === "/v1/traces") {
-        received.push({ contentType: request.headers["content-type"] ?? "", body: Buffer.concat(chunks) });
-      }
-      response.writeHead(200, { "content-type": "application/json" }).end("{}");
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    received,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
-};
-
-interface Span {
-  readonly name: string;
-  readonly traceId: string;
-  readonly attributes: Record<string, unknown>;
-}
-
-/** The spans of OTLP/JSON exports, each with its attributes as plain values. */
-const spansOf = (received: ReadonlyArray<Received>): Span[] =>
-  received.flatMap((r) =>
-    (JSON.parse(r.body.toString("utf8")).resourceSpans ?? []).flatMap((rs: any) =>
-      rs.scopeSpans.flatMap((ss: any) =>
-        ss.spans.map((span: any) => ({
-          name: span.name,
-          traceId: span.traceId,
-          attributes: Object.fromEntries(
-            (span.attributes ?? []).map((a: any) => [a.key, Object.values(a.value ?? {})[0]]),
-          ),
-        })),
-      ),
-    ),
-  );
-
-const until = async (what: string, check: () => boolean, ms = 20_000) => {
-  const deadline = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-};
 
 describe("OTLP traces (OTEL_EXPORTER_OTLP_ENDPOINT)", function () {
   this.timeout(60_000);
-  let receiver: Awaited<ReturnType<typeof startReceiver>>;
+  let receiver: Awaited<ReturnType<typeof startOtlpReceiver>>;
   let site: Awaited<ReturnType<typeof startPricedList>>;
   const hosts: RunningHost[] = [];
   const hostWith = async (protocol: "http/json" | "http/protobuf") => {
@@ -96,7 +35,7 @@ describe("OTLP traces (OTEL_EXPORTER_OTLP_ENDPOINT)", function () {
   };
 
   before(async () => {
-    receiver = await startReceiver();
+    receiver = await startOtlpReceiver();
     site = await startPricedList(3);
   });
   after(async () => {
@@ -105,30 +44,69 @@ describe("OTLP traces (OTEL_EXPORTER_OTLP_ENDPOINT)", function () {
     await site?.close();
   });
 
-  it("exports a run's phases as one trace with its run and dataset ids, and each request's span, never page text or keys", async () => {
+  it("exports a run as one span tree (its phases under run.execute), the request that queued it as its own trace, and never page text, keys or webhook secrets", async () => {
     const host = await hostWith("http/json");
-    const { key, dataset, run } = await runOn(host);
+    const key = await host.createKey("traced-tree", 5);
+    const owner = makeClient(host.url, key);
+    const hook = await owner.post("/v1/webhooks", { url: `${receiver.url}/hook`, events: ["run.finished"] });
+    expect(hook.status).to.equal(201);
+    const webhookSecret: string = hook.body.secret;
+    const dataset = (await owner.post("/v1/datasets", site.dataset())).body.dataset;
+    const run = await waitForRun(owner, (await owner.post(`/v1/datasets/${dataset.id}/runs`)).body.runId);
+    expect(run.status).to.equal("succeeded");
     const json = () => receiver.received.filter((r) => r.contentType.includes("json"));
-    await until("the run's spans", () => spansOf(json()).some((s) => s.name === "run.accept"));
+    await until("the run's spans", () =>
+      spansOf(json()).some((s) => s.name === "run.execute" && s.attributes["gleaner.run.id"] === run.id),
+    );
     const spans = spansOf(json());
-    const execute = spans.find((s) => s.name === "run.execute" && s.attributes["gleaner.run.id"] === run.id);
-    expect(execute?.attributes).to.deep.include({
+    const execute = spans.find((s) => s.name === "run.execute" && s.attributes["gleaner.run.id"] === run.id)!;
+    expect(execute.attributes).to.deep.include({
       "gleaner.dataset.id": dataset.id,
       "gleaner.run.kind": "deterministic",
     });
-    const phases = spans.filter((s) => s.traceId === execute?.traceId).map((s) => s.name);
-    expect(phases).to.include.members(["run.read", "run.accept"]);
-    for (const phase of spans.filter((s) => s.traceId === execute?.traceId && s.name.startsWith("run."))) {
+    const tree = spans.filter((s) => s.traceId === execute.traceId);
+    const byId = new Map(tree.map((s) => [s.spanId, s]));
+    /** The names from a span's parent up to its trace's root; every parent is in the same trace. */
+    const ancestry = (span: Span): string[] => {
+      if (span.parentSpanId === "") return [];
+      const parent = byId.get(span.parentSpanId);
+      expect(parent, `${span.name}'s parent ${span.parentSpanId}`).to.not.equal(undefined);
+      return [parent!.name, ...ancestry(parent!)];
+    };
+    const named = (name: string) => tree.find((s) => s.name === name)!;
+    // The worker's delivery is the trace's root; the run's span under it; each phase under the run's.
+    expect(ancestry(execute)).to.deep.equal(["RunWorker.executeWithDeadline"]);
+    for (const phase of ["run.pin", "run.read", "run.validate", "run.accept"]) {
+      expect(named(phase), phase).to.not.equal(undefined);
+      expect(ancestry(named(phase)).slice(-2), phase).to.deep.equal(["run.execute", "RunWorker.executeWithDeadline"]);
+      expect(named(phase).parentSpanId, phase).to.equal(named("run.phases").spanId);
+    }
+    expect(ancestry(named("run.readPage"))[0]).to.equal("run.read");
+    expect(ancestry(named("run.reconcile"))[0]).to.equal("run.accept");
+    for (const phase of tree.filter((s) => s.name.startsWith("run."))) {
+      expect(phase === execute || ancestry(phase).includes("run.execute"), phase.name).to.equal(true);
       expect(phase.attributes["gleaner.run.id"], phase.name).to.equal(run.id);
     }
-    const request = spans.find((s) => s.name === "http createRun");
+    // The request that queued the run is a trace of its own (the run starts when a worker takes it,
+    // maybe in another process), and names the run it queued.
+    const request = spans.find((s) => s.name === "http createRun" && s.attributes["gleaner.run.id"] === run.id);
     expect(request?.attributes).to.deep.include({
       "http.request.method": "POST",
       "http.route": "/v1/datasets/{datasetId}/runs",
+      "gleaner.dataset.id": dataset.id,
     });
-    // What a page said and what authenticates a request are never in a span.
+    expect(request!.parentSpanId).to.equal("");
+    expect(request!.traceId).to.not.equal(execute.traceId);
+    expect(spans.find((s) => s.name === "http createWebhook")?.parentSpanId).to.equal("");
+    // What a page said and what authenticates a request or signs a delivery are never in a span.
+    const secrets = [key, webhookSecret, webhookSecret.replace(/^whsec_/, ""), "item-1", "2.50"];
+    for (const span of spans) {
+      for (const [name, value] of Object.entries(span.attributes)) {
+        for (const secret of secrets) expect(String(value), `${span.name} ${name}`).to.not.contain(secret);
+      }
+    }
     const sent = Buffer.concat(receiver.received.map((r) => r.body)).toString("utf8");
-    expect(sent).to.not.contain("item-1").and.not.contain("2.50").and.not.contain(key);
+    for (const secret of secrets) expect(sent).to.not.contain(secret);
     expect(JSON.parse(json()[0]!.body.toString("utf8")).resourceSpans[0].resource.attributes).to.deep.include({
       key: "service.name",
       value: { stringValue: "gleaner-test" },

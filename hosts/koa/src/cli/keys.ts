@@ -23,3 +23,19 @@ export const revokeKeyCommand = async (
   if (error) return fail(`The key was not revoked: ${error.error.code}: ${error.error.message}`);
   out.write(`Revoked ${keyId}.\n`);
 };
+
+/**
+ * `gleaner keys new [--name N]`: another key for GLEANER_API_KEY's owner, through the API. The secret
+ * alone goes to stdout (shown this once), so a script can take it; what it is goes to stderr.
+ */
+export const newKeyCommand = async (
+  client: GleanerClient,
+  name: string | undefined,
+  out: NodeJS.WriteStream = process.stdout,
+  note: NodeJS.WriteStream = process.stderr,
+) => {
+  const { data, error } = await client.POST("/v1/keys", { body: name === undefined ? {} : { name } });
+  if (!data) return fail(`The key was not made: ${error?.error.code}: ${error?.error.message}`);
+  out.write(`${data.secret}\n`);
+  note.write(`Key ${data.key.id}${data.key.name ? ` (${data.key.name})` : ""} made; its secret is shown only here.\n`);
+};
