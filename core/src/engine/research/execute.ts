@@ -21,7 +21,7 @@ import { failedChecksMessage, rowsKeptChangingMessage } from "../../rules/run-er
 import { acceptPhase } from "../accept.js";
 import { observePages, recordedFailures } from "../evidence.js";
 import { TraceRecorder } from "../trace.js";
-import { recordArtifact } from "./artifacts.js";
+import { cleanedTextType, recordArtifact } from "./artifacts.js";
 import { ask, describeModelFailure } from "./ask.js";
 import { researchChecks } from "./checks.js";
 import { mergeCandidates } from "./merge.js";
@@ -251,7 +251,14 @@ export const executeResearchRun = Effect.fn("run.research")(function* (job: RunJ
     const candidates: Candidate[] = [];
     for (const page of read.pages) {
       recorded.artifacts.push(
-        yield* recordArtifact(run.id, "cleaned page text", page.url, page.text, "text/plain", yield* nowIso),
+        yield* recordArtifact(
+          run.id,
+          "cleaned page text",
+          page.url,
+          page.text,
+          cleanedTextType(page.lang),
+          yield* nowIso,
+        ),
       );
       const chunks = splitIntoChunks(page.text, chunkChars);
       const parts: PageValidation[] = [];
@@ -307,7 +314,7 @@ export const executeResearchRun = Effect.fn("run.research")(function* (job: RunJ
             yield* nowIso,
           ),
         );
-        parts.push(validatePage(page.url, page.text, extracted.right.value, columns, i * maxRowsPerPage));
+        parts.push(validatePage(page.url, page.text, extracted.right.value, columns, i * maxRowsPerPage, page.lang));
       }
       const validationStarted = yield* Clock.currentTimeMillis;
       const validation = combineValidations(parts);

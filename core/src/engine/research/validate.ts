@@ -5,6 +5,8 @@ import type { ObservationEntry } from "../../schema/row.js";
 import { utf8Excerpt } from "../../reading/excerpt.js";
 import { columnWords, type GroundedCell, groundCell, groundingText, type Refusal } from "./grounding.js";
 import { maxRowsPerPage } from "./prompts.js";
+import { decimalSignOf } from "./quantities.js";
+import { tiedAliases } from "./ties.js";
 
 /** A candidate row that survived validation: its entity name occurs on the page. */
 export interface Candidate {
@@ -12,7 +14,7 @@ export interface Candidate {
   readonly index: number;
   readonly kind: EntityKind;
   readonly name: string;
-  /** Other names the page gives it (each found on the page). */
+  /** Other names the page ties to it (`tiedAliases`: a legal-form variant, "(IBM)", "short for"). */
   readonly aliases: ReadonlyArray<string>;
   /** Collected cells by Field id, with the evidence entry of each kept value. */
   readonly cells: ReadonlyMap<string, GroundedCell & { readonly entryId: string | null }>;
@@ -54,7 +56,10 @@ export const validatePage = (
   columns: ReadonlyArray<DatasetColumn>,
   /** Where this answer's rows start among the page's (a page read in chunks numbers them on). */
   firstIndex = 0,
+  /** The page's language (`<html lang>`): how its numbers are written ("5.000" is 5000 in German). */
+  lang: string | null = null,
 ): PageValidation => {
+  const sign = decimalSignOf(lang);
   const page = groundingText(cleanedText);
   const pageLower = page.toLowerCase();
   // The page's blocks (paragraphs, list items, table rows: the cleaned text keeps each on a line).
@@ -83,6 +88,8 @@ export const validatePage = (
     const name = row.entity.name.trim();
     if (!mentions(pageLower, name)) return;
     const cells = new Map<string, GroundedCell & { entryId: string | null }>();
+    const aliases = tiedAliases(page, name, row.entity.aliases).filter((a) => a !== name);
+    const names = [name, ...aliases];
     const nameEntryId = entry(`${index}:entity`, name);
     for (const column of columns) {
       const answer = row.cells.find((c) => c.column === column.name) ?? {
@@ -90,8 +97,7 @@ export const validatePage = (
         value: null,
         quote: null,
       };
-      const onPage = groundCell(answer, column.type, page, columnWords(column));
-      const names = [name, ...row.entity.aliases.filter((a) => mentions(pageLower, a.trim()))];
+      const onPage = groundCell(answer, column.type, page, columnWords(column), sign);
       const grounded =
         onPage.quote !== null && !aboutEntity(onPage.quote, names)
           ? {
@@ -112,7 +118,6 @@ export const validatePage = (
       const entryId = grounded.quote === null ? null : entry(`${index}:${column.name}`, grounded.quote);
       cells.set(column.id, { ...grounded, entryId });
     }
-    const aliases = row.entity.aliases.map((a) => a.trim()).filter((a) => a !== name && mentions(pageLower, a));
     candidates.push({ pageUrl, index, kind: row.entity.kind, name, aliases, cells, nameEntryId });
   });
   return {
