@@ -100,7 +100,12 @@ export const replayFacts = (evidence: RunEvidence, recipe: ResearchRecipe) =>
         continue;
       }
       const parts = subjects.filter((subject) => parseChunkSubject(subject).url === page.url);
-      if (parts.length === 0) parts.push(page.url);
+      if (parts.length === 0) {
+        unknowns.push(
+          `No extraction output was recorded for ${page.url} (the run stopped before it): what it says is unknown.`,
+        );
+        continue;
+      }
       for (const subject of parts) {
         const answer = yield* Effect.either(
           ask(model, { task: "extraction", subject, system: "", user: "", schema: {} }, ExtractionOutput),

@@ -27,6 +27,8 @@ export interface PageValidation {
   /** Candidates the model returned (at most 25 are considered). */
   readonly candidateRows: number;
   readonly rejectedRows: number;
+  /** The names of the rejected candidates, as the model gave them. */
+  readonly rejectedNames: ReadonlyArray<string>;
   /** The page's observation entries: entity names and the quotes of kept values. */
   readonly entries: ReadonlyArray<ObservationEntry>;
   readonly refusals: ReadonlyArray<{
@@ -78,6 +80,7 @@ export const validatePage = (
   const candidates: Candidate[] = [];
   const entries: ObservationEntry[] = [];
   const refusals: Array<PageValidation["refusals"][number]> = [];
+  const rejectedNames: string[] = [];
   const entry = (id: string, text: string) => {
     const excerpt = utf8Excerpt(text);
     entries.push({ id, excerpt: excerpt.text, truncated: excerpt.truncated });
@@ -86,7 +89,10 @@ export const validatePage = (
   rows.forEach((row, position) => {
     const index = firstIndex + position;
     const name = row.entity.name.trim();
-    if (!mentions(pageLower, name)) return;
+    if (!mentions(pageLower, name)) {
+      rejectedNames.push(name);
+      return;
+    }
     const cells = new Map<string, GroundedCell & { entryId: string | null }>();
     const aliases = tiedAliases(page, name, row.entity.aliases).filter((a) => a !== name);
     const names = [name, ...aliases];
@@ -124,6 +130,7 @@ export const validatePage = (
     candidates,
     candidateRows: rows.length,
     rejectedRows: rows.length - candidates.length,
+    rejectedNames,
     entries,
     refusals,
   };
@@ -134,6 +141,7 @@ export const combineValidations = (parts: ReadonlyArray<PageValidation>): PageVa
   candidates: parts.flatMap((p) => p.candidates),
   candidateRows: parts.reduce((n, p) => n + p.candidateRows, 0),
   rejectedRows: parts.reduce((n, p) => n + p.rejectedRows, 0),
+  rejectedNames: parts.flatMap((p) => p.rejectedNames),
   entries: parts.flatMap((p) => p.entries),
   refusals: parts.flatMap((p) => p.refusals),
 });
@@ -150,10 +158,11 @@ export const validationFailures = (url: string, v: PageValidation): Array<RunEvi
     url,
     entity: r.entity,
   })),
-  ...Array.from({ length: v.rejectedRows }, () => ({
+  ...v.rejectedNames.map((entity) => ({
     stage: "validation",
     code: "entity_not_on_page",
-    detail: "A candidate row named an entity the page does not mention; it was rejected.",
+    detail: `${entity.slice(0, 200) || "A candidate row"}: the model named an entity the page does not mention; it was rejected.`,
     url,
+    entity,
   })),
 ];
