@@ -278,6 +278,15 @@ export const researchCases = (ctx: SuiteContext, set: AdapterSet): void => {
         const diagnosis = (await owner.get(`/v1/runs/${run.id}/diagnostics`, { entity: "H&F Press" })).body.diagnostics
           .entity;
         expect(diagnosis.matchedNames).to.have.members(["Harbour & Finch Press", "H&F Press"]);
+        // An entity's diagnosis from replay, end to end: the same facts, cells and paths, said as replay.
+        for (const entity of ["H&F Press", "Lindqvist Förlag"]) {
+          const asked = { entity, field: columnId(dataset, "titles") };
+          const kept = (await owner.get(`/v1/runs/${run.id}/diagnostics`, asked)).body.diagnostics.entity;
+          const again = (await owner.get(`/v1/runs/${run.id}/diagnostics`, { ...asked, basis: "replay" })).body
+            .diagnostics.entity;
+          expect([kept.basis, again.basis]).to.deep.equal(["recorded", "replay"]);
+          expect({ ...again, basis: undefined }).to.deep.equal({ ...kept, basis: undefined });
+        }
       });
 
       it("a second run keeps the identity keys and writes no revision; overrides survive it", async () => {
@@ -395,9 +404,23 @@ export const researchCases = (ctx: SuiteContext, set: AdapterSet): void => {
       const outputs = (await owner.get(`/v1/runs/${run.id}/artifacts`)).body.artifacts.filter(
         (a: Body) => a.kind === "extraction output",
       );
-      expect(outputs.map((a: Body) => a.url)).to.deep.equal(
-        extracts.map((_: Body, i: number) => `${site.url}/long/publishers#part=${i + 1}/${extracts.length}`),
+      const parts = extracts.map(
+        (_: Body, i: number) => `${site.url}/long/publishers#part=${i + 1}/${extracts.length}`,
       );
+      expect(outputs.map((a: Body) => a.url)).to.deep.equal(parts);
+      // Each extract step says its part as its output does.
+      expect(extracts.map((s: Body) => s.sourceUrl)).to.deep.equal(parts);
+      // Replay reads the chunks as the run did: the same diagnostics, every row's entity present.
+      const recorded = (await owner.get(`/v1/runs/${run.id}/diagnostics`, { summary: "true" })).body.diagnostics;
+      const replayed = (await owner.get(`/v1/runs/${run.id}/diagnostics`, { summary: "true", basis: "replay" })).body
+        .diagnostics;
+      const strip = (d: Body) => ({ ...d, basis: undefined, summary: { ...d.summary, basis: undefined } });
+      expect(strip(replayed)).to.deep.equal(strip(recorded));
+      expect(replayed.summary.totals).to.deep.include({ entities: longPageCount, present: longPageCount });
+      const lastOne = `Publisher ${longPageCount} Press`;
+      const entity = (await owner.get(`/v1/runs/${run.id}/diagnostics`, { entity: lastOne, basis: "replay" })).body
+        .diagnostics.entity;
+      expect([entity.basis, entity.outcome]).to.deep.equal(["replay", "present"]);
     });
 
     it("a search result answering 403 is recorded as not read; the run accepts the pages it could read", async () => {

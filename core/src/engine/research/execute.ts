@@ -282,7 +282,8 @@ export const executeResearchRun = Effect.fn("run.research")(function* (job: RunJ
           Effect.map(Clock.currentTimeMillis, (ended) => ({
             startedAt: iso(started),
             durationMs: Math.max(0, Math.round(ended - started)),
-            sourceUrl: page.url.slice(0, 2048),
+            // A chunk's step names its part as its output does (`#part=k/n`), within the URL's 2048 characters.
+            sourceUrl: subject.length <= 2048 ? subject : page.url.slice(0, 2048),
           }));
         if (extracted._tag === "Left") {
           recorder.add({ phase: "extract", status: "failed", ...(yield* timing()) });
