@@ -61,7 +61,9 @@ const mostFrequent = <T>(
   voterOf: (t: T, i: number) => string = (_t, i) => String(i),
 ): T => {
   const voters = new Map<string, Set<string>>();
-  items.forEach((item, i) => voters.set(keyOf(item), (voters.get(keyOf(item)) ?? new Set()).add(voterOf(item, i))));
+  items.forEach((item, i) => {
+    voters.set(keyOf(item), (voters.get(keyOf(item)) ?? new Set()).add(voterOf(item, i)));
+  });
   const support = (item: T) => voters.get(keyOf(item))?.size ?? 0;
   let best = items[0] as T;
   for (const item of items) if (support(item) > support(best)) best = item;
