@@ -134,6 +134,39 @@ describe("diagnostics of a research run's entities (pure)", () => {
     expect(cell?.detail).to.contain("the value was refused (quote_not_on_page)");
   });
 
+  it("names the entity, never its row key, in every example: cells, missing cells, checks, overrides kept", () => {
+    const lost = {
+      ...harbour,
+      cells: harbour.cells.map((c) =>
+        c.fieldId === "f-isbn" ? { ...c, value: null, missingReason: "not_found" as const, raw: null } : c,
+      ),
+    };
+    const failed = recording(
+      "failed",
+      evidence({
+        pages: [["art-1", p1]],
+        facts: [lost],
+        plan: {
+          checks: [{ checkId: "required:f-isbn", records: [{ rowKey: key, pageUrl: p1, index: 0 }] }],
+          reconciliation: reconciliation({
+            rowIds: { [key]: "row-1" },
+            overridesKept: [{ rowKey: key, fieldId: "f-title" }],
+          }),
+        },
+      }),
+      { checks: [{ checkId: "required:f-isbn", passed: false, message: "ISBN is missing." }] },
+    );
+    const d = diagnoseRun(failed, { summary: true });
+    decode(d);
+    const names = [
+      ...d.cells.flatMap((c) => c.examples.map((e) => e.entity)),
+      ...(d.summary?.missingCells ?? []).flatMap((c) => c.examples.map((e) => e.entity)),
+      ...d.completion.checks.flatMap((c) => c.records.map((r) => r.entity)),
+      ...(d.reconciliation?.overridesKept.examples ?? []).map((e) => e.entity),
+    ];
+    expect(names).to.deep.equal(Array(4).fill("Harbour & Finch Press"));
+  });
+
   it("shows a conflict on the entity and field: every value with its page and quote, and which was written and why", () => {
     const conflicted = recording(
       "succeeded",
