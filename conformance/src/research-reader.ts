@@ -91,7 +91,13 @@ interface Named {
   readonly keys: string[];
 }
 
-export const readerModel = (options: { readonly slips?: boolean } = {}): LanguageModelService => ({
+export const readerModel = (
+  options: {
+    readonly slips?: boolean;
+    /** Numbers copied as the page writes them ("8.919", "€2.3bn"), as a model that ignores the prompt's plain digits does. */
+    readonly asWritten?: boolean;
+  } = {},
+): LanguageModelService => ({
   provider: "scripted",
   modelId: options.slips ? "company-reader-slips-1" : "company-reader-1",
   generate: (request) => {
@@ -121,6 +127,7 @@ export const readerModel = (options: { readonly slips?: boolean } = {}): Languag
     // What the page says, in page order: sentences credited to the company they name (or else to the
     // last one named), and table rows read under their header.
     const german = /\b(Mitarbeiter|beschäftigt|Unternehmen)\b/.test(text);
+    const number = (phrase: string) => (options.asWritten ? phrase : plainDigits(phrase, german));
     const statements: Array<{ owner: Named; column: string; value: string; quote: string }> = [];
     let last: Named | undefined = named.length === 1 ? named[0] : undefined;
     let header: string[] | null = null;
@@ -140,7 +147,7 @@ export const readerModel = (options: { readonly slips?: boolean } = {}): Languag
           );
           const cell = cells[at]?.trim();
           if (at < 0 || !cell) continue;
-          const value = column.type === "number" ? plainDigits(cell, german) : cell;
+          const value = column.type === "number" ? number(cell) : cell;
           statements.push({ owner, column: column.name, value, quote: line.trim() });
         }
         last = owner;
@@ -156,9 +163,7 @@ export const readerModel = (options: { readonly slips?: boolean } = {}): Languag
           if (!cue?.test(sentence)) continue;
           const value =
             column.type === "number"
-              ? ((phrase) => (phrase === undefined ? null : plainDigits(phrase.trim(), german)))(
-                  numberPhrase.exec(sentence)?.[0],
-                )
+              ? ((phrase) => (phrase === undefined ? null : number(phrase.trim())))(numberPhrase.exec(sentence)?.[0])
               : (/(?:in|\|)\s+([A-ZÄÖÜ][\p{L}-]+)/u.exec(sentence.slice(sentence.search(cue)))?.[1] ?? null);
           if (value !== null) statements.push({ owner: credited, column: column.name, value, quote: sentence.trim() });
         }

@@ -2,6 +2,7 @@ import { expect } from "chai";
 import * as Effect from "effect/Effect";
 import { columnWords, groundCell, groundingText, nameKey } from "../src/engine/research/grounding.js";
 import { entityKey, mergeCandidates } from "../src/engine/research/merge.js";
+import { decimalSignOf } from "../src/engine/research/quantities.js";
 import { validatePage } from "../src/engine/research/validate.js";
 import type { DatasetColumn } from "../src/schema/column.js";
 import type { FieldId } from "../src/schema/ids.js";
@@ -65,6 +66,36 @@ describe("research grounding", () => {
     // A number the quote does not say is still refused, however it is written.
     expect(kept("1.6", "employs 1.6 million people").refusal).to.equal("value_not_in_quote");
     expect(kept("2025000", "Revenue reached €2.3bn in 2025").refusal).to.equal("value_not_in_quote");
+  });
+
+  it("reads 5.000 and 5,5 by the page's language: 5000 and 5.5 in German, 1.500 is 1.5 in English", () => {
+    expect(["de", "fr", "es", "it", "nl", "pt", "ru", "pl", "tr"].map(decimalSignOf)).to.deep.equal(Array(9).fill(","));
+    expect(["en", "en-GB", "ja"].map(decimalSignOf)).to.deep.equal([".", ".", "."]);
+    expect([null, "", "not a language tag"].map(decimalSignOf)).to.deep.equal([null, null, null]);
+    const text = groundingText(
+      "Die Nordwerk AG hat 5.000 Mitarbeiter und wuchs um 5,5 Prozent. A ratio of 1.500 held.",
+    );
+    const read = (value: string, quote: string, lang: string) =>
+      groundCell({ status: "found", value, quote }, "number", text, [], decimalSignOf(lang));
+    expect(read("5000", "hat 5.000 Mitarbeiter", "de").cell.value).to.equal(5000);
+    // The model's own "5.000" on a German page is 5000 too, not 5.
+    expect(read("5.000", "hat 5.000 Mitarbeiter", "de").cell.value).to.equal(5000);
+    expect(read("5", "hat 5.000 Mitarbeiter", "de").refusal).to.equal("value_not_in_quote");
+    expect(read("5.5", "wuchs um 5,5 Prozent", "de").cell.value).to.equal(5.5);
+    expect(read("1.5", "A ratio of 1.500 held", "en").cell.value).to.equal(1.5);
+    expect(read("1500", "A ratio of 1.500 held", "en").refusal).to.equal("value_not_in_quote");
+    // The language reaches grounding through the page's validation.
+    const output: ExtractionOutput = {
+      rows: [
+        {
+          entity: { kind: "company", name: "Nordwerk AG", aliases: [] },
+          cells: [{ column: "titles", status: "found", value: "5.000", quote: "hat 5.000 Mitarbeiter" }],
+        },
+      ],
+    };
+    const kept = (lang: string | null) =>
+      validatePage("http://site/de", text, output, columns, 0, lang).candidates[0]?.cells.get(titles.id)?.cell.value;
+    expect([kept("de"), kept("en")]).to.deep.equal([5000, 5]);
   });
 
   it("reads English number words as numbers", () => {
@@ -253,10 +284,89 @@ describe("research validation and merging", () => {
     ]);
   });
 
-  it("gives the same keys when the same pages are merged again", async () => {
-    const again = await Effect.runPromise(mergeCandidates([...one.candidates, ...two.candidates], [city.id]));
-    const first = await Effect.runPromise(mergeCandidates([...one.candidates, ...two.candidates], [city.id]));
-    expect(again.map((e) => e.identity.key)).to.deep.equal(first.map((e) => e.identity.key));
-    expect(first[0]?.identity.key).to.match(/^entity:[0-9a-f]{64}$/);
+  it("takes no alias the page merely mentions: Oracle competing with IBM is not merged into IBM", async () => {
+    const oracle = validatePage(
+      "http://site/o",
+      "Oracle Corporation competes with IBM in databases.",
+      output([["Oracle Corporation", ["IBM"], null, null]]),
+      columns,
+    ).candidates;
+    expect(oracle[0]?.aliases).to.deep.equal([]);
+    const ibm = validatePage("http://site/i", "IBM announced a chip.", output([["IBM", [], null, null]]), columns);
+    const entities = await Effect.runPromise(mergeCandidates([...oracle, ...ibm.candidates], [city.id]));
+    expect(entities.map((e) => e.identity.aliases)).to.have.deep.members([["Oracle Corporation"], ["IBM"]]);
+  });
+
+  it("takes an alias the page ties to the name: in parentheses after it, short for, known as, trading as", () => {
+    const ibm = "International Business Machines Corporation";
+    const aliasesOn = (text: string, name: string, aliases: string[]) =>
+      validatePage("http://site/t", text, output([[name, aliases, null, null]]), columns).candidates[0]?.aliases;
+    expect(aliasesOn(`${ibm} (IBM) makes mainframes.`, ibm, ["IBM"])).to.deep.equal(["IBM"]);
+    expect(aliasesOn(`IBM, short for ${ibm}, makes mainframes.`, ibm, ["IBM"])).to.deep.equal(["IBM"]);
+    expect(
+      aliasesOn("Harbour & Finch Press, often shortened to H&F Press, is in Bristol.", "H&F Press", [
+        "Harbour & Finch Press",
+      ]),
+    ).to.deep.equal(["Harbour & Finch Press"]);
+    expect(aliasesOn(`IBM, also known as Big Blue, makes mainframes.`, "IBM", ["Big Blue"])).to.deep.equal([
+      "Big Blue",
+    ]);
+    expect(
+      aliasesOn("Kestrel Marine Ltd trading as KM Shipping is in Cork.", "Kestrel Marine", ["KM Shipping"]),
+    ).to.deep.equal(["KM Shipping"]);
+    // A legal-form variant of the name needs no tie; a parenthesis elsewhere on the page is none.
+    expect(aliasesOn("Apple Inc. reported results. Apple opened a store.", "Apple Inc.", ["Apple"])).to.deep.equal([
+      "Apple",
+    ]);
+    expect(aliasesOn(`${ibm} sells servers (IBM is a rival of Oracle).`, ibm, ["IBM"])).to.deep.equal([]);
+  });
+
+  it("gives the same keys when the same pages are merged again in another order", async () => {
+    const three = validatePage(
+      "http://site/3",
+      "Kestrel Books opened a shop.",
+      output([["Kestrel Books", [], null, null]]),
+      columns,
+    );
+    const keysOf = async (pages: ReadonlyArray<typeof one>) =>
+      (
+        await Effect.runPromise(
+          mergeCandidates(
+            pages.flatMap((p) => p.candidates),
+            [city.id],
+          ),
+        )
+      )
+        .map((e) => [e.identity.anchor, e.identity.key])
+        .sort();
+    const first = await keysOf([one, two, three]);
+    // "H&F Press" read first, as a search engine may order the results next time: the same keys.
+    expect(await keysOf([two, three, one])).to.deep.equal(first);
+    expect(await keysOf([three, one, two])).to.deep.equal(first);
+    expect(first.map(([anchor]) => anchor)).to.deep.equal(["Harbour & Finch Press", "Kestrel Books"]);
+    expect(first[0]?.[1]).to.match(/^entity:[0-9a-f]{64}$/);
+  });
+
+  it("writes the value most pages support: a page giving a value twice counts once", async () => {
+    const page = (url: string, value: string, times: number) =>
+      validatePage(
+        url,
+        `Harbour & Finch Press is based in ${value}.`,
+        output(Array.from({ length: times }, () => ["Harbour & Finch Press", [], value, `based in ${value}`])),
+        columns,
+      ).candidates;
+    const candidates = [
+      ...page("http://site/a", "Bath", 3),
+      ...page("http://site/b", "Bristol", 1),
+      ...page("http://site/c", "Bristol", 1),
+    ];
+    const [harbour] = await Effect.runPromise(mergeCandidates(candidates, [city.id]));
+    expect(harbour?.record.cells.get(city.id)?.value).to.equal("Bristol");
+    // Each value is listed once per page that gave it.
+    expect(harbour?.fact.entity?.conflicts[0]?.choices?.map((c) => [c.pageUrl, c.value, c.written])).to.deep.equal([
+      ["http://site/a", "Bath", false],
+      ["http://site/b", "Bristol", true],
+      ["http://site/c", "Bristol", true],
+    ]);
   });
 });

@@ -58,6 +58,15 @@ export const structuredText = (root: Element): string => {
   return out.join("");
 };
 
+/** The language a page declares: `<html lang>`, else its `<meta http-equiv="content-language">` (the first one listed). */
+const languageOf = (document: Document): string | null => {
+  const declared =
+    document.documentElement.getAttribute("lang") ||
+    document.querySelector('meta[http-equiv="content-language" i]')?.getAttribute("content") ||
+    "";
+  return declared.split(",")[0]?.trim() || null;
+};
+
 /**
  * A page's main content for a language model: Mozilla Readability (Firefox Reader View) on jsdom
  * drops scripts, navigation and boilerplate, and the text keeps the page's blocks and table cells
@@ -70,15 +79,20 @@ export const readMainText: MainTextReaderService["read"] = (html, url) =>
       const dom = new JSDOM(html, { url, virtualConsole: new VirtualConsole() });
       try {
         const document = dom.window.document;
+        const lang = languageOf(document);
         const article = new Readability(document.cloneNode(true) as Document, { charThreshold: 0 }).parse();
         if (article?.content && article.textContent?.trim()) {
           const holder = document.createElement("div");
           holder.innerHTML = article.content;
-          return { title: article.title?.trim() || null, text: tidy(structuredText(holder)) };
+          return { title: article.title?.trim() || null, text: tidy(structuredText(holder)), lang };
         }
         for (const el of document.querySelectorAll("script, style, noscript, template, nav, header, footer"))
           el.remove();
-        return { title: document.title.trim() || null, text: tidy(document.body ? structuredText(document.body) : "") };
+        return {
+          title: document.title.trim() || null,
+          text: tidy(document.body ? structuredText(document.body) : ""),
+          lang,
+        };
       } finally {
         dom.window.close();
       }

@@ -52,4 +52,14 @@ describe("@gleaner/jsdom main text (Readability)", () => {
     const main = await Effect.runPromise(readMainText("<p>Only one line here.</p>", "http://127.0.0.1/x"));
     expect(main.text).to.equal("Only one line here.");
   });
+
+  it("says the page's language (html lang, else its content-language), null when it declares none", async () => {
+    const read = (html: string) => Effect.runPromise(readMainText(html, "http://127.0.0.1/x"));
+    expect(
+      (await read(`<html lang="de-DE"><body><p>Die Nordwerk AG hat 5.000 Mitarbeiter.</p></body></html>`)).lang,
+    ).to.equal("de-DE");
+    const meta = `<html><head><meta http-equiv="Content-Language" content="fr, en"></head><body><p>Texte.</p></body></html>`;
+    expect((await read(meta)).lang).to.equal("fr");
+    expect((await read("<p>No language.</p>")).lang).to.equal(null);
+  });
 });

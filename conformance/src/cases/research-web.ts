@@ -147,7 +147,52 @@ export const researchWebCases = (_ctx: SuiteContext, set: AdapterSet): void => {
       expect(strip(replayed)).to.deep.equal(strip(recorded));
     });
   });
+  languageCases(set);
   modelFailureCases(set);
+};
+
+/**
+ * A model that copies numbers as the page writes them: the German page's "8.919 Mitarbeiter" is read
+ * by the page's language (`<html lang="de">`) as 8919, the model's own "8.919" stored as 8919, and a
+ * replay reads it the same way from the cleaned text's recorded language.
+ */
+const languageCases = (set: AdapterSet): void => {
+  describe("numbers read by the page's language", () => {
+    it('stores a German page\'s "8.919", as the model copies it, as 8919, and replays it so', async () => {
+      // Two companies: the directory's sentence naming neither is about neither.
+      const spec = companyWeb(2);
+      const [nordwerk] = spec.companies;
+      const web = await startCompanyWeb(spec);
+      const searxng = await startSearxngStub(web.search);
+      const host = await startResearchHost(set, "research_language", {
+        model: Layer.succeed(LanguageModel, readerModel({ asWritten: true })),
+        search: SearxngLive({ url: searxng.url }),
+      });
+      try {
+        const name = `owner-${globalThis.crypto.randomUUID()}`;
+        const owner = { name, key: "", ...makeClient(host.url, await host.createKey(name, 20)) };
+        const dataset = (await owner.post("/v1/datasets", companiesDataset(web.urls[0] as string))).body.dataset;
+        const started = await owner.post(`/v1/datasets/${dataset.id}/runs`, { kind: "research" });
+        const run = await waitForRun(owner, started.body.runId);
+        expect(run.status, JSON.stringify(run)).to.equal("succeeded");
+        const rows = (await owner.get(`/v1/datasets/${dataset.id}/rows`)).body.data as Body[];
+        const row = rows.find((r) => r.identity.anchor === nordwerk!.name);
+        expect(row?.data[columnId(dataset, "employees")]).to.equal(nordwerk!.facts.employees);
+        const artifacts = (await owner.get(`/v1/runs/${run.id}/artifacts`)).body.artifacts as Body[];
+        const german = artifacts.find((a) => a.kind === "cleaned page text" && a.url.includes("/de/")) as Body;
+        expect(german.contentType).to.equal("text/plain; lang=de");
+        const replayed = (
+          await owner.get(`/v1/runs/${run.id}/diagnostics`, { entity: nordwerk!.name, basis: "replay" })
+        ).body.diagnostics.entity;
+        const employees = replayed.cells.find((c: Body) => c.fieldId === columnId(dataset, "employees"));
+        expect(employees.value).to.equal(nordwerk!.facts.employees);
+      } finally {
+        await host.close();
+        await searxng.close();
+        await web.close();
+      }
+    });
+  });
 };
 
 /** A loopback Chat Completions server that answers every request with `status` and an OpenAI-style error body. */

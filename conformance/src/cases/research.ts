@@ -194,6 +194,15 @@ export const researchCases = (ctx: SuiteContext, set: AdapterSet): void => {
         const cell = facts.find((f) => f.code === "cell_extraction_failed");
         expect(cell?.detail).to.contain("refused (quote_not_on_page)");
         expect(entity.outcome).to.equal("present");
+        // Every example names the entity, never its row key; a rejected candidate by the name the model gave.
+        const titles = columnId(dataset, "titles");
+        const missing = (diagnostics.summary.missingCells as Body[]).find((c) => c.fieldId === titles) as Body;
+        expect(missing.examples.map((e: Body) => e.entity)).to.deep.equal(["Lindqvist Förlag"]);
+        const cells = (diagnostics.cells as Body[]).find((c) => c.fieldId === titles) as Body;
+        expect(cells.examples.map((e: Body) => e.entity)).to.deep.equal(["Lindqvist Förlag"]);
+        const phantom = groups.find((g) => g.code === "entity_not_on_page") as Body;
+        expect(phantom.examples.map((e: Body) => e.entity)).to.deep.equal(["Phantom House"]);
+        expect(JSON.stringify(diagnostics)).to.not.match(/"entity":"entity:/);
       });
 
       it("cites the verbatim quotes as model observations", async () => {
@@ -216,8 +225,8 @@ export const researchCases = (ctx: SuiteContext, set: AdapterSet): void => {
         expect(index.artifacts.map((a: Body) => a.kind)).to.deep.equal([
           "planning output",
           "cleaned page text",
-          "extraction output",
           "cleaned page text",
+          "extraction output",
           "extraction output",
         ]);
         expect(index.artifacts.every((a: Body) => !("body" in a))).to.equal(true);
@@ -269,6 +278,15 @@ export const researchCases = (ctx: SuiteContext, set: AdapterSet): void => {
         const diagnosis = (await owner.get(`/v1/runs/${run.id}/diagnostics`, { entity: "H&F Press" })).body.diagnostics
           .entity;
         expect(diagnosis.matchedNames).to.have.members(["Harbour & Finch Press", "H&F Press"]);
+        // An entity's diagnosis from replay, end to end: the same facts, cells and paths, said as replay.
+        for (const entity of ["H&F Press", "Lindqvist Förlag"]) {
+          const asked = { entity, field: columnId(dataset, "titles") };
+          const kept = (await owner.get(`/v1/runs/${run.id}/diagnostics`, asked)).body.diagnostics.entity;
+          const again = (await owner.get(`/v1/runs/${run.id}/diagnostics`, { ...asked, basis: "replay" })).body
+            .diagnostics.entity;
+          expect([kept.basis, again.basis]).to.deep.equal(["recorded", "replay"]);
+          expect({ ...again, basis: undefined }).to.deep.equal({ ...kept, basis: undefined });
+        }
       });
 
       it("a second run keeps the identity keys and writes no revision; overrides survive it", async () => {
@@ -289,6 +307,9 @@ export const researchCases = (ctx: SuiteContext, set: AdapterSet): void => {
         const after = await rows(owner, dataset.id);
         expect(after.map((r) => r.identity.key).sort()).to.deep.equal(before.map((r) => r.identity.key).sort());
         expect((byAnchor(after, "Harbour & Finch Press") as Body).data[city]).to.equal("Bristol (Harbourside)");
+        const kept = (await owner.get(`/v1/runs/${second.id}/diagnostics`)).body.diagnostics.reconciliation
+          .overridesKept;
+        expect(kept.examples).to.deep.equal([{ entity: "Harbour & Finch Press", rowId: harbour.id, fieldId: city }]);
       });
     });
 
@@ -307,6 +328,10 @@ export const researchCases = (ctx: SuiteContext, set: AdapterSet): void => {
       expect(trace.steps.filter((s: Body) => s.phase === "extract")).to.have.length(0);
       const failed = trace.steps.find((s: Body) => s.phase === "read" && s.status === "failed");
       expect(failed.readFailure).to.deep.include({ reason: "forbidden", status: 403 });
+      // The page read before coverage was lost counts as read, though the model never saw it.
+      const diagnostics = (await owner.get(`/v1/runs/${run.id}/diagnostics`)).body.diagnostics;
+      expect(diagnostics.cost).to.deep.include({ pagesRead: 1, pagesNotRead: 1, pagesCharged: 0 });
+      expect(diagnostics.sources.map((s: Body) => s.outcome)).to.deep.equal(["read", "refused"]);
     });
 
     it("the model failing mid-run on the main host (the set's queue) fails the run: nothing written, nothing charged", async () => {
@@ -379,9 +404,23 @@ export const researchCases = (ctx: SuiteContext, set: AdapterSet): void => {
       const outputs = (await owner.get(`/v1/runs/${run.id}/artifacts`)).body.artifacts.filter(
         (a: Body) => a.kind === "extraction output",
       );
-      expect(outputs.map((a: Body) => a.url)).to.deep.equal(
-        extracts.map((_: Body, i: number) => `${site.url}/long/publishers#part=${i + 1}/${extracts.length}`),
+      const parts = extracts.map(
+        (_: Body, i: number) => `${site.url}/long/publishers#part=${i + 1}/${extracts.length}`,
       );
+      expect(outputs.map((a: Body) => a.url)).to.deep.equal(parts);
+      // Each extract step says its part as its output does.
+      expect(extracts.map((s: Body) => s.sourceUrl)).to.deep.equal(parts);
+      // Replay reads the chunks as the run did: the same diagnostics, every row's entity present.
+      const recorded = (await owner.get(`/v1/runs/${run.id}/diagnostics`, { summary: "true" })).body.diagnostics;
+      const replayed = (await owner.get(`/v1/runs/${run.id}/diagnostics`, { summary: "true", basis: "replay" })).body
+        .diagnostics;
+      const strip = (d: Body) => ({ ...d, basis: undefined, summary: { ...d.summary, basis: undefined } });
+      expect(strip(replayed)).to.deep.equal(strip(recorded));
+      expect(replayed.summary.totals).to.deep.include({ entities: longPageCount, present: longPageCount });
+      const lastOne = `Publisher ${longPageCount} Press`;
+      const entity = (await owner.get(`/v1/runs/${run.id}/diagnostics`, { entity: lastOne, basis: "replay" })).body
+        .diagnostics.entity;
+      expect([entity.basis, entity.outcome]).to.deep.equal(["replay", "present"]);
     });
 
     it("a search result answering 403 is recorded as not read; the run accepts the pages it could read", async () => {
@@ -405,6 +444,26 @@ export const researchCases = (ctx: SuiteContext, set: AdapterSet): void => {
         const failed = trace.steps.find((s: Body) => s.phase === "read" && s.status === "failed");
         expect(failed).to.deep.include({ sourceUrl: forbidden });
         expect(failed.readFailure).to.deep.include({ reason: "forbidden", status: 403 });
+        // Diagnostics count each page once: two read, one not; the search is the source, not the declared URL.
+        const diagnostics = (await owner.get(`/v1/runs/${run.id}/diagnostics`)).body.diagnostics;
+        expect(diagnostics.cost).to.deep.include({ pagesRead: 2, pagesNotRead: 1, pagesCharged: 2 });
+        expect(diagnostics.sources.map((s: Body) => [s.url, s.outcome])).to.deep.equal([
+          [site.page(1), "read"],
+          [site.page(2), "read"],
+          [forbidden, "refused"],
+        ]);
+        expect(diagnostics.observations).to.deep.include({ pagesRead: 2, pagesNotRead: 1 });
+        expect(diagnostics.request.source).to.deep.include({ url: "", pagination: "search", itemSelector: "" });
+        expect(diagnostics.request.search).to.deep.equal({
+          engine: "searxng",
+          queries: ["publishers catalogue titles city"],
+          results: 3,
+          read: 2,
+          notRead: 1,
+        });
+        expect(diagnostics.unknowns).to.include(
+          `${forbidden} was not read (forbidden): the entities on it are unknown; the other search results were read as usual.`,
+        );
       } finally {
         searxng.answer();
       }

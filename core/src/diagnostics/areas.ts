@@ -1,22 +1,41 @@
+import { searchQueries } from "../engine/research/recipe.js";
 import { examplesMax } from "./model.js";
 import type { RunIndex } from "./run-index.js";
 
 /** Reasons that mean the site refused the read (SPEC.md's `blocked`), not a fault of ours. */
 const refusals = new Set(["challenge", "forbidden", "rate_limited", "login_redirect", "empty_body"]);
 
-/** Request and plan: the recipe the run pinned. */
+/**
+ * Request and plan: the recipe the run pinned. A search research run read no declared page: its
+ * source is the search (engine, queries, results read and not), not the dataset's pagination.
+ */
 export const requestArea = (index: RunIndex) => {
   const recipe = index.plan?.recipe ?? null;
   if (recipe === null) return null;
+  const research = index.recording.evidence?.recipe ?? null;
+  const engine = research?.searchEngine ?? null;
+  const reads = (index.recording.evidence?.trace.steps ?? []).filter((s) => s.phase === "read");
   return {
     recipeVersion: recipe.recipeVersion,
     schemaVersion: recipe.schemaVersion,
     source: {
-      url: recipe.url,
-      pagination: recipe.pagination,
-      itemSelector: recipe.itemSelector,
+      url: engine === null ? recipe.url : "",
+      pagination: engine === null ? recipe.pagination : "search",
+      // A research run's entities are the ones the model names, not items a selector matches.
+      itemSelector: research === null ? recipe.itemSelector : "",
       identityFieldIds: recipe.identityFieldIds,
     },
+    ...(research !== null && engine !== null
+      ? {
+          search: {
+            engine,
+            queries: searchQueries(research.plan, research.question),
+            results: reads.length,
+            read: reads.filter((s) => s.status === "succeeded").length,
+            notRead: reads.filter((s) => s.status === "failed").length,
+          },
+        }
+      : {}),
     limits: { maxPages: recipe.maxPages, maxItems: recipe.maxItems, minimumItems: recipe.minimumItems },
     render: recipe.render,
     proxy: recipe.proxy,
@@ -69,7 +88,7 @@ export const cellsArea = (index: RunIndex) =>
       missing: missing.length,
       reasons,
       examples: missing.slice(0, examplesMax).map(({ view, cell }) => ({
-        entity: view.fact.rowKey ?? "",
+        entity: index.nameOf(view.fact.rowKey),
         rowId: view.fact.rowKey === null ? null : index.rowIdOf(view.fact.rowKey),
         reason: cell.missingReason,
         evidenceId: view.evidenceId,
@@ -106,7 +125,7 @@ export const reconciliationArea = (index: RunIndex) => {
     overridesKept: {
       cells: plan.overridesKept.length,
       examples: plan.overridesKept.slice(0, examplesMax).map((o) => ({
-        entity: o.rowKey,
+        entity: index.nameOf(o.rowKey),
         rowId: index.rowIdOf(o.rowKey),
         fieldId: o.fieldId,
       })),
@@ -129,7 +148,7 @@ export const completionArea = (index: RunIndex) => {
         recordsNamed: names.length,
         records: names.slice(0, examplesMax * 4).map((r) => {
           const page = index.pageEvidenceOf(r.pageUrl);
-          return { entity: r.rowKey ?? "", url: r.pageUrl, evidenceId: page ? `${page}#${r.index}` : null };
+          return { entity: index.nameOf(r.rowKey), url: r.pageUrl, evidenceId: page ? `${page}#${r.index}` : null };
         }),
       };
     }),
@@ -180,7 +199,7 @@ export const costArea = (index: RunIndex) => {
   const pages = index.plan?.pagesToCharge ?? null;
   return {
     pagesRead: evidence ? index.pagesRead.size : null,
-    pagesNotRead: evidence ? new Set(index.notRead.map((f) => f.url)).size : null,
+    pagesNotRead: evidence ? index.pagesNotRead.size : null,
     pagesToCharge: pages,
     pagesCharged: index.recording.run.status === "succeeded" ? (index.recording.run.chargedPages ?? 0) : 0,
     reason: costReason(index, pages),

@@ -63,7 +63,7 @@ export const diagnoseRun = (recording: RunRecording, asked: DiagnosticsAsked): R
         ? null
         : {
             pagesRead: index.pagesRead.size,
-            pagesNotRead: index.notRead.length,
+            pagesNotRead: index.pagesNotRead.size,
             records: evidence.facts.length,
             recordsWithoutIdentity: index.unkeyed.length,
             entities: index.entities.size,

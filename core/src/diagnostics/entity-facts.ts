@@ -57,16 +57,21 @@ export const recordFacts = (index: RunIndex, view: RecordView, fieldId: string |
       ),
     );
   }
-  // A research value refused at validation: why, on the cell's own fact.
-  const refusedWhy = (fieldId: string) =>
-    (index.recording.evidence?.failures ?? []).find(
+  // A research value refused at validation on any page of the entity (its own page's first): why, on the cell's fact.
+  const refusedWhy = (fieldId: string) => {
+    const names = record.entity?.aliases ?? [];
+    const pages = record.entity?.pages ?? [record.pageUrl];
+    const refused = (index.recording.evidence?.failures ?? []).filter(
       (f) =>
         f.stage === "validation" &&
-        f.url === record.pageUrl &&
         f.entity !== undefined &&
-        (record.entity?.aliases ?? []).includes(f.entity) &&
+        names.includes(f.entity) &&
+        f.url !== null &&
+        pages.includes(f.url) &&
         f.detail.includes(fieldId),
-    )?.code;
+    );
+    return (refused.find((f) => f.url === record.pageUrl) ?? refused[0])?.code;
+  };
   facts.push(fact("extraction", "record_read", `Read at ${record.pageUrl}, item ${record.index}.`, view.evidenceId));
   for (const cell of record.cells) {
     if (cell.missingReason === null || (fieldId !== null && cell.fieldId !== fieldId)) continue;

@@ -157,8 +157,14 @@ export const unknownsOf = (index: RunIndex): string[] => {
       "This run was recorded before its plan was kept: the pinned recipe, the records each check names, the reconciliation and the pages to charge are not known.",
     );
   }
+  // A search result not read hides only its own entities; a declared page not read, the pages after it too.
+  const searched = (evidence.recipe?.searchEngine ?? null) !== null;
   for (const f of index.notRead) {
-    unknowns.push(`${f.url} was not read (${f.code}): the entities on it, and any pages after it, are unknown.`);
+    unknowns.push(
+      searched
+        ? `${f.url} was not read (${f.code}): the entities on it are unknown; the other search results were read as usual.`
+        : `${f.url} was not read (${f.code}): the entities on it, and any pages after it, are unknown.`,
+    );
   }
   const coverage = run.checks.find((c) => c.checkId === "coverage");
   if (coverage && !coverage.passed && index.notRead.length === 0) {

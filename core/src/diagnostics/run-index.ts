@@ -42,6 +42,8 @@ export interface RunIndex {
   readonly unkeyed: ReadonlyArray<RecordView>;
   /** By rowKey, in the order they were read; gone entities last. */
   readonly entities: ReadonlyMap<string, EntityView>;
+  /** The name examples show for a row key: a research entity's name, else the key ("" for none). */
+  readonly nameOf: (rowKey: string | null) => string;
   /** The id of the row an entity is stored as, when that row exists. */
   readonly rowIdOf: (rowKey: string) => string | null;
   readonly pageEvidenceOf: (url: string) => string | null;
@@ -49,6 +51,8 @@ export interface RunIndex {
   readonly pagesRead: ReadonlyMap<string, string>;
   /** Reads that did not yield a page (stage `retrieval`); research refusals are not among them. */
   readonly notRead: ReadonlyArray<RunEvidence["failures"][number]>;
+  /** The pages not read, once each (a page may fail more than one read). */
+  readonly pagesNotRead: ReadonlySet<string | null>;
   /** The failed checks that name a record, by `<pageUrl>#<index>`. */
   readonly checksNaming: ReadonlyMap<string, ReadonlyArray<string>>;
   /** The reconciliation's key lists as sets (empty when it was not reached). */
@@ -134,6 +138,7 @@ export const indexRun = (recording: RunRecording): RunIndex => {
     if (created.has(rowKey) && !accepted) return null;
     return reconciliation?.rowIds[rowKey] ?? plan?.knownRowIds?.[rowKey] ?? null;
   };
+  const notRead = (evidence?.failures ?? []).filter((f) => f.stage === "retrieval");
   const checksNaming = new Map<string, string[]>();
   for (const check of plan?.checks ?? []) {
     for (const r of check.records) {
@@ -150,9 +155,11 @@ export const indexRun = (recording: RunRecording): RunIndex => {
     unkeyed: records.filter((r) => r.fact.rowKey === null),
     entities,
     rowIdOf,
+    nameOf: (rowKey) => (rowKey === null ? "" : (entities.get(rowKey)?.entity ?? rowKey)),
     pageEvidenceOf: (url) => pageIds.get(url) ?? null,
     pagesRead: pageIds,
-    notRead: (evidence?.failures ?? []).filter((f) => f.stage === "retrieval"),
+    notRead,
+    pagesNotRead: new Set(notRead.map((f) => f.url)),
     keys: { created, changed: new Set(reconciliation?.changedKeys ?? []), returned },
   };
 };

@@ -6,6 +6,8 @@ import type { ParseFailed } from "./document-parser.js";
 export interface MainText {
   readonly title: string | null;
   readonly text: string;
+  /** The page's language (`<html lang>`, else its content-language), when it says one: how it writes numbers. */
+  readonly lang?: string | null;
 }
 
 export interface MainTextReaderService {

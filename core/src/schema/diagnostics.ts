@@ -135,6 +135,16 @@ export const RunDiagnostics = Schema.Struct({
         itemSelector: Schema.String,
         identityFieldIds: Schema.Array(Schema.String),
       }),
+      /** A search research run: what it searched and how many results it read (its source is the search). */
+      search: Schema.optional(
+        Schema.Struct({
+          engine: Schema.String,
+          queries: Schema.Array(Schema.String),
+          results: Count,
+          read: Count,
+          notRead: Count,
+        }),
+      ),
       limits: Schema.Struct({ maxPages: Count, maxItems: Count, minimumItems: Count }),
       render: Schema.String,
       proxy: Schema.String,

@@ -2,7 +2,10 @@ import { expect } from "chai";
 import * as Schema from "effect/Schema";
 import { diagnoseRun, RunDiagnostics } from "../../src/index.js";
 import type { RecordFact } from "../../src/run-domain.js";
-import { book, evidence, p1, p2, passed, reconciliation, recording } from "./fixtures.js";
+import * as Effect from "effect/Effect";
+import { replayFacts } from "../../src/engine/research/replay.js";
+import type { ResearchRecipe } from "../../src/schema/research.js";
+import { artifact, book, evidence, p1, p2, passed, reconciliation, recording } from "./fixtures.js";
 
 const decode = Schema.decodeUnknownSync(RunDiagnostics, { onExcessProperty: "error", errors: "all" });
 const key = `entity:${"a".repeat(64)}`;
@@ -52,13 +55,116 @@ describe("diagnostics of a research run's entities (pure)", () => {
     expect(d.entity?.cells.map((c) => c.rowId)).to.include("row-1");
   });
 
-  it("says which basis it answers from: replay on the payload, the summary and the entity", () => {
-    const d = diagnoseRun(run, { summary: true, basis: "replay", replayUnknowns: ["No output for x."] });
+  it("says which basis it answers from: replay recomputes the entity from the artifacts, and says so", async () => {
+    // The recording keeps no facts; the artifacts hold the page text and the model's answer.
+    const text = "Harbour & Finch Press (H&F Press) is based in Bristol.";
+    const answer = {
+      rows: [
+        {
+          entity: { kind: "company", name: "Harbour & Finch Press", aliases: ["H&F Press"] },
+          cells: [{ column: "title", status: "found", value: "Bristol", quote: "based in Bristol" }],
+        },
+      ],
+    };
+    const researchRecipe: ResearchRecipe = {
+      version: 1,
+      question: "Which presses?",
+      columns: [{ id: "f-title", name: "title", label: "TITLE", type: "string", description: null }],
+      plan: { entityKind: "company", queries: [], entityNaming: "", columnHints: [] },
+      model: { provider: "replay", modelId: "m" },
+      searchEngine: null,
+      promptVersion: "gleaner-research/3",
+      limits: { maxPages: 10, maxItems: 100, maxQueries: 0, maxRowsPerPage: 25 },
+    };
+    const stored = evidence({ pages: [], facts: [], plan: {} });
+    const withArtifacts = {
+      ...stored,
+      recipe: researchRecipe,
+      artifacts: [
+        { ...artifact("art-1", p1), kind: "cleaned page text" as const, contentType: "text/plain", body: text },
+        { ...artifact("art-2", p1), kind: "extraction output" as const, body: JSON.stringify(answer) },
+      ],
+    };
+    const replayed = await Effect.runPromise(replayFacts(withArtifacts, researchRecipe));
+    const asked = { summary: true, entity: "H&F Press" } as const;
+    const recorded = diagnoseRun(recording("succeeded", withArtifacts), asked);
+    const replay = diagnoseRun(recording("succeeded", { ...withArtifacts, ...replayed }), {
+      ...asked,
+      summary: false,
+      basis: "replay",
+      replayUnknowns: replayed.unknowns,
+    });
+    decode(replay);
+    expect([recorded.basis, recorded.entity?.outcome]).to.deep.equal(["recorded", "unknown"]);
+    expect([replay.basis, replay.entity?.basis, replay.entity?.outcome]).to.deep.equal(["replay", "replay", "present"]);
+    expect(replay.entity?.matchedNames).to.have.members(["Harbour & Finch Press", "H&F Press"]);
+    expect(replay.entity?.cells.find((c) => c.fieldId === "f-title")?.value).to.equal("Bristol");
+    expect(diagnoseRun(run, { summary: true, basis: "replay" }).summary?.basis).to.equal("replay");
+  });
+
+  it("says why a cell's value was refused when the refusal was on another page of the entity", () => {
+    const lost = {
+      ...harbour,
+      cells: harbour.cells.map((c) =>
+        c.fieldId === "f-isbn" ? { ...c, value: null, missingReason: "extraction_failed" as const, raw: "99" } : c,
+      ),
+    };
+    const refused = recording(
+      "succeeded",
+      evidence({
+        pages: [
+          ["art-1", p1],
+          ["art-2", p2],
+        ],
+        facts: [lost],
+        failures: [
+          {
+            stage: "validation",
+            code: "quote_not_on_page",
+            detail: "H&F Press: the value of field f-isbn was refused (quote_not_on_page).",
+            url: p2,
+            entity: "H&F Press",
+          },
+        ],
+        plan: { reconciliation: reconciliation({ rowIds: { [key]: "row-1" } }) },
+      }),
+    );
+    const d = diagnoseRun(refused, { summary: false, entity: "Harbour & Finch Press", field: refused.columns[3] });
+    const cell = d.entity?.entityFacts.find((f) => f.code === "cell_extraction_failed");
+    expect(cell?.detail).to.contain("the value was refused (quote_not_on_page)");
+  });
+
+  it("names the entity, never its row key, in every example: cells, missing cells, checks, overrides kept", () => {
+    const lost = {
+      ...harbour,
+      cells: harbour.cells.map((c) =>
+        c.fieldId === "f-isbn" ? { ...c, value: null, missingReason: "not_found" as const, raw: null } : c,
+      ),
+    };
+    const failed = recording(
+      "failed",
+      evidence({
+        pages: [["art-1", p1]],
+        facts: [lost],
+        plan: {
+          checks: [{ checkId: "required:f-isbn", records: [{ rowKey: key, pageUrl: p1, index: 0 }] }],
+          reconciliation: reconciliation({
+            rowIds: { [key]: "row-1" },
+            overridesKept: [{ rowKey: key, fieldId: "f-title" }],
+          }),
+        },
+      }),
+      { checks: [{ checkId: "required:f-isbn", passed: false, message: "ISBN is missing." }] },
+    );
+    const d = diagnoseRun(failed, { summary: true });
     decode(d);
-    expect([d.basis, d.summary?.basis]).to.deep.equal(["replay", "replay"]);
-    expect(d.unknowns).to.include("No output for x.");
-    const e = diagnoseRun(run, { summary: false, entity: "Harbour & Finch Press", basis: "replay" });
-    expect(e.entity?.basis).to.equal("replay");
+    const names = [
+      ...d.cells.flatMap((c) => c.examples.map((e) => e.entity)),
+      ...(d.summary?.missingCells ?? []).flatMap((c) => c.examples.map((e) => e.entity)),
+      ...d.completion.checks.flatMap((c) => c.records.map((r) => r.entity)),
+      ...(d.reconciliation?.overridesKept.examples ?? []).map((e) => e.entity),
+    ];
+    expect(names).to.deep.equal(Array(4).fill("Harbour & Finch Press"));
   });
 
   it("shows a conflict on the entity and field: every value with its page and quote, and which was written and why", () => {

@@ -1212,6 +1212,13 @@ export interface components {
           itemSelector: string;
           identityFieldIds: string[];
         };
+        search?: {
+          engine: string;
+          queries: string[];
+          results: components["schemas"]["Int"];
+          read: components["schemas"]["Int"];
+          notRead: components["schemas"]["Int"];
+        };
         limits: {
           maxPages: components["schemas"]["Int"];
           maxItems: components["schemas"]["Int"];

@@ -2,6 +2,7 @@ import * as Config from "effect/Config";
 import * as Option from "effect/Option";
 import { readTracing, type TracingConfig } from "./tracing.js";
 import { ConfigurationError, gleanerVariables, readFrom, wholeNumberIn } from "./config-errors.js";
+import { researchEnv } from "./research-plugins.js";
 import {
   namesOf,
   type ParserName,
@@ -148,7 +149,8 @@ export const readConfig = (env: Record<string, string | undefined> = process.env
     select(queuePlugins, settings.queue, "GLEANER_QUEUE").config,
     select(parserPlugins, settings.parser, "GLEANER_PARSER").config,
   ];
-  readFrom(Config.all(selected), variables);
+  // Research settings too (GLEANER_MODEL_CONTEXT_TOKENS), so a bad one stops the start naming it.
+  readFrom(Config.all([...selected, researchEnv]), variables);
   const tracing = readTracing(env);
   return { ...settings, variables, ...(tracing ? { tracing } : {}) };
 };

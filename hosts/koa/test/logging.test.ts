@@ -1,8 +1,8 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { Writable } from "node:stream";
-import { makeClient, publishersDataset, type ResearchSite, startResearchSite } from "@gleaner/conformance";
-import { LanguageModel, type LanguageModelService, ModelServerFailed } from "@gleaner/core";
+import { makeClient, publishersDataset, type ResearchSite, scriptFor, startResearchSite } from "@gleaner/conformance";
+import { LanguageModel, type LanguageModelService, ModelServerFailed, ReplayLanguageModelLive } from "@gleaner/core";
 import { MemoryStoreLive } from "@gleaner/memory";
 import * as Effect from "effect/Effect";
 import * as Layer from "effect/Layer";
@@ -96,10 +96,11 @@ describe("logs of a research run", function () {
   this.timeout(60_000);
   let host: RunningHost;
   let site: ResearchSite;
+  let sink: Writable;
   const lines: Array<Record<string, unknown>> = [];
   before(async () => {
     site = await startResearchSite();
-    const sink = new Writable({
+    sink = new Writable({
       write(chunk, _encoding, done) {
         for (const line of String(chunk).split("\n").filter(Boolean)) lines.push(JSON.parse(line));
         done();
@@ -138,5 +139,23 @@ describe("logs of a research run", function () {
     expect(mine.find((line) => line.msg === "run started")).to.deep.include({ kind: "research" });
     expect(String(mine.find((line) => line.msg === "run failed")?.error)).to.contain("model server failed (HTTP 503)");
     expect(JSON.stringify(lines)).to.not.contain(key);
+  });
+
+  it("logs a research run's acceptance with its run, dataset and kind, its counts and credits", async () => {
+    const accepting = await startHost({
+      overrides: { store: MemoryStoreLive, model: ReplayLanguageModelLive(scriptFor(site)) },
+      config: { port: 0, host: "127.0.0.1", allowPrivateTargets: ["127.0.0.1/32"] },
+      logger: pino({ level: "info" }, sink),
+    });
+    try {
+      const client = makeClient(accepting.url, await accepting.createKey("research-accepted", 5));
+      const datasetId = (await client.post("/v1/datasets", publishersDataset(site))).body.dataset.id as string;
+      const runId = (await client.post(`/v1/datasets/${datasetId}/runs`, { kind: "research" })).body.runId as string;
+      const accepted = () => lines.find((line) => line.msg === "run accepted" && line.runId === runId);
+      for (let i = 0; i < 200 && !accepted(); i++) await new Promise((resolve) => setTimeout(resolve, 25));
+      expect(accepted()).to.deep.include({ datasetId, kind: "research", new: 3, pages: 2, creditsCharged: 2 });
+    } finally {
+      await accepting.close();
+    }
   });
 });

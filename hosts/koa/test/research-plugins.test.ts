@@ -1,4 +1,4 @@
-import { LanguageModel, MainTextReader, SearchEngine } from "@gleaner/core";
+import { LanguageModel, MainTextReader, ModelBudget, SearchEngine } from "@gleaner/core";
 import { expect } from "chai";
 import * as ConfigProvider from "effect/ConfigProvider";
 import * as Context from "effect/Context";
@@ -14,6 +14,7 @@ const provided = (env: Record<string, string>) =>
         model: Context.getOption(context, LanguageModel),
         reader: Context.getOption(context, MainTextReader),
         search: Context.getOption(context, SearchEngine),
+        budget: Context.get(context, ModelBudget),
       })),
     ).pipe(Effect.withConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(env))))),
   );
@@ -44,5 +45,11 @@ describe("research adapters from the environment", () => {
       (error: unknown) => String(error),
     );
     expect(failure).to.contain("GLEANER_MODEL_NAME");
+  });
+
+  it("reads the model's context from GLEANER_MODEL_CONTEXT_TOKENS (8192 tokens when unset)", async () => {
+    const model = { GLEANER_MODEL_URL: "http://127.0.0.1:11434/v1", GLEANER_MODEL_NAME: "llama3.1:8b" };
+    expect((await provided(model)).budget.contextTokens).to.equal(8192);
+    expect((await provided({ ...model, GLEANER_MODEL_CONTEXT_TOKENS: "32768" })).budget.contextTokens).to.equal(32768);
   });
 });

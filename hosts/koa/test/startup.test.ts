@@ -50,6 +50,13 @@ describe("host start-up", function () {
     expect(stderr).to.match(/^ {2}GLEANER_STORAGE: .*memory, postgres, mongodb.*oracle/m);
   });
 
+  it("refuses a bad GLEANER_MODEL_CONTEXT_TOKENS at start-up, naming it and its range", async () => {
+    const words = await refusal(["serve"], { GLEANER_MODEL_CONTEXT_TOKENS: "lots" });
+    expect(words).to.match(/^ {2}GLEANER_MODEL_CONTEXT_TOKENS: .*lots/m);
+    const small = await refusal(["serve"], { GLEANER_MODEL_CONTEXT_TOKENS: "100" });
+    expect(small).to.match(/^ {2}GLEANER_MODEL_CONTEXT_TOKENS: must be a whole number from 2048 to 10000000$/m);
+  });
+
   it("names a missing or malformed store URL in one line, never echoing it", async () => {
     expect(await refusal(["keys", "create", "--owner", "a"], { GLEANER_STORAGE: "postgres" })).to.match(
       /^ {2}GLEANER_POSTGRES_URL: must be set$/m,

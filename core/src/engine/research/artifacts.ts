@@ -31,3 +31,14 @@ export const recordArtifact = (
       createdAt: now,
     };
   });
+
+/**
+ * The media type of a page's cleaned text, naming the page's language when it declared one
+ * (`text/plain; lang=de`), so a replay reads the page's numbers as the run did.
+ */
+export const cleanedTextType = (lang: string | null): string =>
+  lang === null ? "text/plain" : `text/plain; lang=${lang.replace(/[^A-Za-z0-9-]/g, "")}`;
+
+/** The language a cleaned text's media type names (`cleanedTextType`), or null. */
+export const langOfCleanedText = (contentType: string): string | null =>
+  /;\s*lang=([A-Za-z0-9-]+)/.exec(contentType)?.[1] ?? null;

@@ -21,20 +21,13 @@ import { failedChecksMessage, rowsKeptChangingMessage } from "../../rules/run-er
 import { acceptPhase } from "../accept.js";
 import { observePages, recordedFailures } from "../evidence.js";
 import { TraceRecorder } from "../trace.js";
-import { recordArtifact } from "./artifacts.js";
+import { cleanedTextType, recordArtifact } from "./artifacts.js";
 import { ask, describeModelFailure } from "./ask.js";
 import { researchChecks } from "./checks.js";
 import { mergeCandidates } from "./merge.js";
-import {
-  extractionMessages,
-  extractionSchema,
-  maxQueries,
-  maxRowsPerPage,
-  planningMessages,
-  planningSchema,
-} from "./prompts.js";
+import { extractionMessages, extractionSchema, maxRowsPerPage, planningMessages, planningSchema } from "./prompts.js";
 import { candidateUrls, type ResearchRead, readResults, readSite } from "./read.js";
-import { pinRecipe } from "./recipe.js";
+import { pinRecipe, searchQueries } from "./recipe.js";
 import { researchTrace } from "./trace.js";
 import {
   type Candidate,
@@ -183,12 +176,7 @@ export const executeResearchRun = Effect.fn("run.research")(function* (job: RunJ
     // configure and pin: limits from the source and the plan, then the recipe the run is held to.
     const queries = yield* recorder.timed(
       "configure",
-      Effect.sync(() => {
-        if (!searching) return [];
-        const plannedQueries = planned.value.queries.map((q) => q.trim()).filter((q) => q !== "");
-        // A plan without queries still searches: the question itself is the query.
-        return plannedQueries.length > 0 ? plannedQueries.slice(0, maxQueries) : [question.slice(0, 300)];
-      }),
+      Effect.sync(() => (searching ? searchQueries(planned.value, question) : [])),
     );
     recorded.recipe = yield* recorder.timed(
       "pin",
@@ -216,6 +204,19 @@ export const executeResearchRun = Effect.fn("run.research")(function* (job: RunJ
       read = yield* readSite(source, dataset.columns, recorder, reader.value);
     }
     recorded.failures.push(...recordedFailures(read.failures));
+    // Every page read is recorded as read, whether or not the run goes on to ask the model about it.
+    for (const page of read.pages) {
+      recorded.artifacts.push(
+        yield* recordArtifact(
+          run.id,
+          "cleaned page text",
+          page.url,
+          page.text,
+          cleanedTextType(page.lang),
+          yield* nowIso,
+        ),
+      );
+    }
     if (
       read.pages.length === 0 &&
       read.failures.length > 0 &&
@@ -250,9 +251,6 @@ export const executeResearchRun = Effect.fn("run.research")(function* (job: RunJ
     const checked: Array<{ url: string; sha256: string; validation: PageValidation }> = [];
     const candidates: Candidate[] = [];
     for (const page of read.pages) {
-      recorded.artifacts.push(
-        yield* recordArtifact(run.id, "cleaned page text", page.url, page.text, "text/plain", yield* nowIso),
-      );
       const chunks = splitIntoChunks(page.text, chunkChars);
       const parts: PageValidation[] = [];
       for (const [i, chunk] of chunks.entries()) {
@@ -284,7 +282,8 @@ export const executeResearchRun = Effect.fn("run.research")(function* (job: RunJ
           Effect.map(Clock.currentTimeMillis, (ended) => ({
             startedAt: iso(started),
             durationMs: Math.max(0, Math.round(ended - started)),
-            sourceUrl: page.url.slice(0, 2048),
+            // A chunk's step names its part as its output does (`#part=k/n`), within the URL's 2048 characters.
+            sourceUrl: subject.length <= 2048 ? subject : page.url.slice(0, 2048),
           }));
         if (extracted._tag === "Left") {
           recorder.add({ phase: "extract", status: "failed", ...(yield* timing()) });
@@ -307,7 +306,7 @@ export const executeResearchRun = Effect.fn("run.research")(function* (job: RunJ
             yield* nowIso,
           ),
         );
-        parts.push(validatePage(page.url, page.text, extracted.right.value, columns, i * maxRowsPerPage));
+        parts.push(validatePage(page.url, page.text, extracted.right.value, columns, i * maxRowsPerPage, page.lang));
       }
       const validationStarted = yield* Clock.currentTimeMillis;
       const validation = combineValidations(parts);
@@ -370,6 +369,8 @@ export const executeResearchRun = Effect.fn("run.research")(function* (job: RunJ
   });
 
   yield* work.pipe(
+    // Every line the run logs (acceptance included) names the run, as a deterministic run's do.
+    Effect.annotateLogs({ runId: run.id, datasetId: run.datasetId, kind: "research" }),
     Effect.annotateSpans(runSpanAttributes(run, "research")),
     Effect.catchAll((error) => {
       if (isModelFailure(error)) {

@@ -1,5 +1,5 @@
 import { type Cell, coerce } from "../coerce.js";
-import { quantitiesAt, quantitiesIn, quantityOf, sameQuantity } from "./quantities.js";
+import { type DecimalSign, quantitiesAt, quantitiesIn, quantityOf, sameQuantity } from "./quantities.js";
 import type { ColumnType } from "../../schema/column.js";
 
 /**
@@ -27,12 +27,12 @@ export const quoteOnPage = (quote: string | null, normalisedPage: string): boole
  * The value is what the quote says: its text occurs in the quote, or for a number column the number
  * it says is one the quote says, both read as people write them (quantities.ts).
  */
-const valueInQuote = (value: string, quote: string, type: ColumnType): boolean => {
+const valueInQuote = (value: string, quote: string, type: ColumnType, sign: DecimalSign): boolean => {
   if (type === "boolean") return true; // yes/no answers are read from the quote, not copied from it.
   const v = groundingText(value).toLowerCase();
   if (type !== "number") return groundingText(quote).toLowerCase().includes(v);
-  const n = quantityOf(value);
-  return n !== null && quantitiesIn(quote).some((q) => sameQuantity(q, n));
+  const n = quantityOf(value, sign);
+  return n !== null && quantitiesIn(quote, sign).some((q) => sameQuantity(q, n));
 };
 
 /** Words too common to tie a number to a column ("number of employees" is about employees). */
@@ -60,10 +60,10 @@ export const columnWords = (column: { readonly name: string; readonly label: str
  * Percentages do not compete with a value that is not one, and a quote without the column's words
  * cannot say which number is meant, so any of them stands.
  */
-const numberAboutColumn = (value: string, quote: string, about: ReadonlyArray<string>): boolean => {
-  const n = quantityOf(value);
+const numberAboutColumn = (value: string, quote: string, about: ReadonlyArray<string>, sign: DecimalSign): boolean => {
+  const n = quantityOf(value, sign);
   const percentValue = /%|percent/i.test(value);
-  const said = quantitiesAt(quote).filter((q) => q.percent === percentValue);
+  const said = quantitiesAt(quote, sign).filter((q) => q.percent === percentValue);
   if (n === null || new Set(said.map((q) => q.value)).size <= 1) return true;
   const words = [...quote.matchAll(/[\p{L}\p{N}][\p{L}\p{N}.,'\u2019-]*/gu)];
   const wordAt = (offset: number) => words.filter((w) => w.index <= offset).length - 1;
@@ -99,6 +99,8 @@ export const groundCell = (
   normalisedPage: string,
   /** The column's words (`columnWords`): which of a quote's numbers is the column's. */
   about: ReadonlyArray<string> = [],
+  /** The page's decimal sign (`decimalSignOf` its language): how its numbers, and the model's, are read. */
+  sign: DecimalSign = null,
 ): GroundedCell => {
   if (answer.status === "not_on_page" || answer.value === null || answer.value.trim() === "") {
     return { cell: { value: null, missingReason: "not_found", raw: null }, refusal: null, quote: null };
@@ -110,10 +112,10 @@ export const groundCell = (
   });
   if (!quoteOnPage(answer.quote, normalisedPage)) return failed("quote_not_on_page");
   const quote = answer.quote as string;
-  if (!valueInQuote(answer.value, quote, type)) return failed("value_not_in_quote");
-  if (type === "number" && !numberAboutColumn(answer.value, quote, about)) return failed("quote_not_about_value");
+  if (!valueInQuote(answer.value, quote, type, sign)) return failed("value_not_in_quote");
+  if (type === "number" && !numberAboutColumn(answer.value, quote, about, sign)) return failed("quote_not_about_value");
   // A number is kept as the quantity it says ("1.6 million" is 1,600,000), not as its digits.
-  const quantity = type === "number" ? quantityOf(answer.value) : null;
+  const quantity = type === "number" ? quantityOf(answer.value, sign) : null;
   const cell =
     quantity === null ? coerce(answer.value, type) : { value: quantity, missingReason: null, raw: answer.value };
   if (cell.missingReason !== null) return failed("not_convertible");
@@ -131,7 +133,7 @@ export const nameKey = (name: string): string =>
     .trim();
 
 /** Legal forms and articles a company's name is written with or without ("Apple Inc.", "Siemens AG"). */
-const legalForms = new Set(
+export const legalFormWords: ReadonlySet<string> = new Set(
   "inc incorporated corp corporation co company ltd limited llc plc ag se gmbh mbh sa sas sarl srl spa bv nv ab oy oyj as asa aps kg kgaa lp llp pty pte lda sl".split(
     " ",
   ),
@@ -144,6 +146,6 @@ const legalForms = new Set(
 export const bareNameKey = (name: string): string => {
   const words = nameKey(name).split(" ");
   if (words[0] === "the") words.shift();
-  while (words.length > 1 && legalForms.has(words[words.length - 1]!)) words.pop();
+  while (words.length > 1 && legalFormWords.has(words[words.length - 1]!)) words.pop();
   return words.join(" ");
 };

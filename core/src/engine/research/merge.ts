@@ -51,12 +51,23 @@ const groupsOf = (candidates: ReadonlyArray<Candidate>): Candidate[][] => {
   return [...groups.values()];
 };
 
-/** The most frequent value, ties going to the first seen (page order), so a rerun picks the same. */
-const mostFrequent = <T>(items: ReadonlyArray<T>, keyOf: (t: T) => string): T => {
-  const counts = new Map<string, number>();
-  for (const item of items) counts.set(keyOf(item), (counts.get(keyOf(item)) ?? 0) + 1);
+/**
+ * The value the most voters give, ties going to the first seen (page order), so a rerun picks the
+ * same. Each item is a voter unless `voterOf` says whose it is (a page counts once, however often it
+ * gives the value).
+ */
+const mostFrequent = <T>(
+  items: ReadonlyArray<T>,
+  keyOf: (t: T) => string,
+  voterOf: (t: T, i: number) => string = (_t, i) => String(i),
+): T => {
+  const voters = new Map<string, Set<string>>();
+  items.forEach((item, i) => {
+    voters.set(keyOf(item), (voters.get(keyOf(item)) ?? new Set()).add(voterOf(item, i)));
+  });
+  const support = (item: T) => voters.get(keyOf(item))?.size ?? 0;
   let best = items[0] as T;
-  for (const item of items) if ((counts.get(keyOf(item)) ?? 0) > (counts.get(keyOf(best)) ?? 0)) best = item;
+  for (const item of items) if (support(item) > support(best)) best = item;
   return best;
 };
 
@@ -70,7 +81,8 @@ interface CellChoice {
 }
 
 /** The written rule for pages that disagree on a cell (diagnostics quote it). */
-export const conflictRule = "the value most pages support is written; a tie goes to the page read first";
+export const conflictRule =
+  "the value most pages support is written (a page counts once, however often it gives the value); a tie goes to the page read first";
 
 /**
  * One cell of a merged entity: the best-supported grounded value (`conflictRule`); a disagreement
@@ -83,8 +95,14 @@ const chooseCell = (group: ReadonlyArray<Candidate>, fieldId: string): CellChoic
       ? [{ cell: cell.cell, quote: cell.quote, source: { pageUrl: c.pageUrl, entryId: cell.entryId } }]
       : [];
   });
+  const sameValue = (a: (typeof kept)[number], b: (typeof kept)[number]) =>
+    JSON.stringify(a.cell.value) === JSON.stringify(b.cell.value);
   if (kept.length > 0) {
-    const { quote: _quote, ...best } = mostFrequent(kept, (k) => JSON.stringify(k.cell.value));
+    const { quote: _quote, ...best } = mostFrequent(
+      kept,
+      (k) => JSON.stringify(k.cell.value),
+      (k) => k.source.pageUrl,
+    );
     const written = JSON.stringify(best.cell.value);
     const distinct = [...new Set(kept.map((k) => JSON.stringify(k.cell.value)))];
     if (distinct.length <= 1) return { ...best, conflict: null };
@@ -92,12 +110,15 @@ const chooseCell = (group: ReadonlyArray<Candidate>, fieldId: string): CellChoic
       ...best,
       conflict: {
         values: distinct.map((v) => String(JSON.parse(v))),
-        choices: kept.map((k) => ({
-          value: String(k.cell.value),
-          pageUrl: k.source.pageUrl,
-          quote: k.quote,
-          written: JSON.stringify(k.cell.value) === written,
-        })),
+        // Each value once per page that gave it, with the first quote the page gave for it.
+        choices: kept
+          .filter((k, i) => kept.findIndex((o) => o.source.pageUrl === k.source.pageUrl && sameValue(o, k)) === i)
+          .map((k) => ({
+            value: String(k.cell.value),
+            pageUrl: k.source.pageUrl,
+            quote: k.quote,
+            written: JSON.stringify(k.cell.value) === written,
+          })),
       },
     };
   }
@@ -121,8 +142,16 @@ export const mergeCandidates = (candidates: ReadonlyArray<Candidate>, fieldIds: 
   Effect.forEach(groupsOf(candidates), (group) =>
     Effect.gen(function* () {
       const first = group[0] as Candidate;
-      const kind = mostFrequent(group, (c) => c.kind).kind;
-      const anchor = mostFrequent(group, (c) => nameKey(c.name)).name;
+      // The identity must not depend on the order pages were read in (search results come in any
+      // order): ties go to the fuller name, then the first in alphabetical order.
+      const byName = [...group].sort(
+        (a, b) => b.name.length - a.name.length || nameKey(a.name).localeCompare(nameKey(b.name)),
+      );
+      const kind = mostFrequent(
+        [...group].sort((a, b) => a.kind.localeCompare(b.kind)),
+        (c) => c.kind,
+      ).kind;
+      const anchor = mostFrequent(byName, (c) => nameKey(c.name)).name;
       const aliases = new Map<string, string>();
       for (const name of [anchor, ...group.flatMap((c) => [c.name, ...c.aliases])]) {
         const key = nameKey(name);

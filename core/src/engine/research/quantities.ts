@@ -53,6 +53,35 @@ const wordsValue = (phrase: string): number => {
   return total + current;
 };
 
+/**
+ * How a page's language writes a number's decimal sign: "," (de, fr, es, it, nl, pt, ru, pl, tr, …:
+ * dots, spaces and the like group thousands), "." (en, …: commas group), or null when the language
+ * is unknown or writes neither. Learned from Intl's number format for the language, not a hand list.
+ */
+export type DecimalSign = "," | "." | null;
+const decimalSigns = new Map<string, DecimalSign>();
+export const decimalSignOf = (lang: string | null | undefined): DecimalSign => {
+  const tag = lang?.trim() ?? "";
+  if (tag === "") return null;
+  let sign = decimalSigns.get(tag);
+  if (sign === undefined) {
+    try {
+      // An unsupported tag would fall back to the host's own locale: unknown instead.
+      const known = Intl.NumberFormat.supportedLocalesOf(tag).length > 0;
+      const part = known ? new Intl.NumberFormat(tag).formatToParts(1000.5).find((p) => p.type === "decimal") : null;
+      sign = part?.value === "," || part?.value === "." ? part.value : null;
+    } catch {
+      sign = null; // not a language tag
+    }
+    if (decimalSigns.size < 1000) decimalSigns.set(tag, sign);
+  }
+  return sign;
+};
+
+/** Digits read by the decimal sign: a decimal comma reads as the coercion reads a decimal point, the signs swapped. */
+const readDigits = (digits: string, sign: "," | "."): number | null =>
+  parseNumber(sign === "." ? digits : digits.replace(/[.,]/g, (c) => (c === "." ? "," : ".")));
+
 /** A number a text says, where it says it (a character offset), and whether it is a percentage. */
 export interface Quantity {
   readonly value: number;
@@ -61,27 +90,27 @@ export interface Quantity {
 }
 
 /**
- * Every number a text says, read as people write them (issue 34): "5,000" and "5.000" (a single dot
- * before three digits is a thousands separator in much of Europe, so both readings count), a scale
- * word after the number multiplies it ("1.6 million", "€2.3bn", "40k"), and English number words
- * ("forty-two", "twelve thousand") are numbers too. Currency signs and words around it are ignored,
- * as the deterministic coercion ignores them.
+ * Every number a text says, read as people write them (issue 34): "5,000" and "5.000" by the page's
+ * decimal sign (`decimalSignOf`: "5.000" is 5000 on a German page and 5 on an English one; with no
+ * language known both readings count), a scale word after the number multiplies it ("1.6 million",
+ * "€2.3bn", "40k"), and English number words ("forty-two", "twelve thousand") are numbers too.
+ * Currency signs and words around it are ignored, as the deterministic coercion ignores them.
  */
-export const quantitiesAt = (text: string): Quantity[] => {
+export const quantitiesAt = (text: string, sign: DecimalSign = null): Quantity[] => {
   const found: Quantity[] = [];
   const taken: Array<readonly [number, number]> = [];
   for (const match of text.matchAll(digitQuantity)) {
     const digits = match[0].replace(/\s?%$/, "").replace(/\s?[a-z]+$/iu, "");
-    const base = parseNumber(digits);
+    const base = readDigits(digits, sign ?? ".");
     if (base === null) continue;
     const factor = scaleOf(match[1]);
     const at = match.index;
     const percent = match[2] !== undefined || /^per ?cent$/i.test(match[1] ?? "");
     taken.push([at, at + match[0].length]);
     found.push({ value: base * factor, at, percent });
-    // "5.000": 5 by the coercion's reading, 5000 by a German, French or Spanish page's.
-    if (/^[-\u2212]?\d{1,3}\.\d{3}$/.test(digits))
-      found.push({ value: Number(digits.replace(".", "").replace("\u2212", "-")) * factor, at, percent });
+    // "5.000" on a page of unknown language: 5 by the coercion's reading, 5000 by a German one's.
+    if (sign === null && /^[-\u2212]?\d{1,3}\.\d{3}$/.test(digits))
+      found.push({ value: (readDigits(digits, ",") ?? base) * factor, at, percent });
   }
   for (const match of text.matchAll(wordQuantity)) {
     if (taken.some(([start, end]) => match.index < end && match.index + match[0].length > start)) continue;
@@ -92,12 +121,16 @@ export const quantitiesAt = (text: string): Quantity[] => {
 };
 
 /** The numbers a text says (`quantitiesAt` without where). */
-export const quantitiesIn = (text: string): number[] => quantitiesAt(text).map((q) => q.value);
+export const quantitiesIn = (text: string, sign: DecimalSign = null): number[] =>
+  quantitiesAt(text, sign).map((q) => q.value);
 
-/** The number a value says ("1.6 million" is 1,600,000), or null when it says none or several. */
-export const quantityOf = (value: string): number | null => {
-  const found = quantitiesIn(value);
-  return found.length >= 1 && found.length <= 2 ? found[0]! : null;
+/**
+ * The number a value says ("1.6 million" is 1,600,000), or null when it says none or several. Read by
+ * the page's decimal sign ("5.000" on a German page is 5000); with none known, the coercion's reading.
+ */
+export const quantityOf = (value: string, sign: DecimalSign = null): number | null => {
+  const found = quantitiesAt(value, sign);
+  return found.length >= 1 && found.every((q) => q.at === found[0]!.at) ? found[0]!.value : null;
 };
 
 /** Two quantities are the same number (a scale factor's floating-point error aside). */

@@ -20,6 +20,8 @@ export interface ResearchPage {
   readonly text: string;
   /** Hex SHA-256 of the page body as read: the observation's content digest. */
   readonly sha256: string;
+  /** The page's language as it declares it, or null: grounding reads its numbers by it. */
+  readonly lang: string | null;
 }
 
 export interface ResearchRead {
@@ -30,12 +32,13 @@ export interface ResearchRead {
 
 const cleaned = (reader: MainTextReaderService, body: string, url: string, sha256: string) =>
   Effect.map(
-    Effect.orElseSucceed(reader.read(body, url), () => ({ title: null, text: "" })),
+    Effect.orElseSucceed(reader.read(body, url), () => ({ title: null, text: "", lang: null })),
     (main): ResearchPage => ({
       url,
       title: main.title === null ? null : wellFormedText(main.title),
       text: wellFormedText(main.text),
       sha256,
+      lang: main.lang?.trim().slice(0, 35) || null,
     }),
   );
 

@@ -32,3 +32,9 @@ export const pinRecipe = (input: {
     maxRowsPerPage,
   },
 });
+
+/** The queries a search research run sends: its plan's (at most `maxQueries`), else the question itself. */
+export const searchQueries = (plan: ResearchPlan, question: string): string[] => {
+  const planned = plan.queries.map((q) => q.trim()).filter((q) => q !== "");
+  return planned.length > 0 ? planned.slice(0, maxQueries) : [question.slice(0, 300)];
+};

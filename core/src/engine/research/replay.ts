@@ -13,6 +13,7 @@ import type { RecordFact, RunArtifact, RunEvidence } from "../../run-domain.js";
 import type { DatasetColumn } from "../../schema/column.js";
 import type { FieldId } from "../../schema/ids.js";
 import { ExtractionOutput, type ResearchRecipe } from "../../schema/research.js";
+import { langOfCleanedText } from "./artifacts.js";
 import { ask } from "./ask.js";
 import { parseChunkSubject } from "./chunks.js";
 import { maxRowsPerPage } from "./prompts.js";
@@ -99,7 +100,12 @@ export const replayFacts = (evidence: RunEvidence, recipe: ResearchRecipe) =>
         continue;
       }
       const parts = subjects.filter((subject) => parseChunkSubject(subject).url === page.url);
-      if (parts.length === 0) parts.push(page.url);
+      if (parts.length === 0) {
+        unknowns.push(
+          `No extraction output was recorded for ${page.url} (the run stopped before it): what it says is unknown.`,
+        );
+        continue;
+      }
       for (const subject of parts) {
         const answer = yield* Effect.either(
           ask(model, { task: "extraction", subject, system: "", user: "", schema: {} }, ExtractionOutput),
@@ -109,7 +115,8 @@ export const replayFacts = (evidence: RunEvidence, recipe: ResearchRecipe) =>
           continue;
         }
         const firstIndex = (parseChunkSubject(subject).part - 1) * maxRowsPerPage;
-        const validation = validatePage(page.url, page.body, answer.right.value, columns, firstIndex);
+        const lang = langOfCleanedText(page.contentType);
+        const validation = validatePage(page.url, page.body, answer.right.value, columns, firstIndex, lang);
         candidates.push(...validation.candidates);
         failed.push(...validationFailures(page.url, validation));
       }

@@ -5,6 +5,8 @@ import type { ObservationEntry } from "../../schema/row.js";
 import { utf8Excerpt } from "../../reading/excerpt.js";
 import { columnWords, type GroundedCell, groundCell, groundingText, type Refusal } from "./grounding.js";
 import { maxRowsPerPage } from "./prompts.js";
+import { decimalSignOf } from "./quantities.js";
+import { tiedAliases } from "./ties.js";
 
 /** A candidate row that survived validation: its entity name occurs on the page. */
 export interface Candidate {
@@ -12,7 +14,7 @@ export interface Candidate {
   readonly index: number;
   readonly kind: EntityKind;
   readonly name: string;
-  /** Other names the page gives it (each found on the page). */
+  /** Other names the page ties to it (`tiedAliases`: a legal-form variant, "(IBM)", "short for"). */
   readonly aliases: ReadonlyArray<string>;
   /** Collected cells by Field id, with the evidence entry of each kept value. */
   readonly cells: ReadonlyMap<string, GroundedCell & { readonly entryId: string | null }>;
@@ -25,6 +27,8 @@ export interface PageValidation {
   /** Candidates the model returned (at most 25 are considered). */
   readonly candidateRows: number;
   readonly rejectedRows: number;
+  /** The names of the rejected candidates, as the model gave them. */
+  readonly rejectedNames: ReadonlyArray<string>;
   /** The page's observation entries: entity names and the quotes of kept values. */
   readonly entries: ReadonlyArray<ObservationEntry>;
   readonly refusals: ReadonlyArray<{
@@ -54,7 +58,10 @@ export const validatePage = (
   columns: ReadonlyArray<DatasetColumn>,
   /** Where this answer's rows start among the page's (a page read in chunks numbers them on). */
   firstIndex = 0,
+  /** The page's language (`<html lang>`): how its numbers are written ("5.000" is 5000 in German). */
+  lang: string | null = null,
 ): PageValidation => {
+  const sign = decimalSignOf(lang);
   const page = groundingText(cleanedText);
   const pageLower = page.toLowerCase();
   // The page's blocks (paragraphs, list items, table rows: the cleaned text keeps each on a line).
@@ -73,6 +80,7 @@ export const validatePage = (
   const candidates: Candidate[] = [];
   const entries: ObservationEntry[] = [];
   const refusals: Array<PageValidation["refusals"][number]> = [];
+  const rejectedNames: string[] = [];
   const entry = (id: string, text: string) => {
     const excerpt = utf8Excerpt(text);
     entries.push({ id, excerpt: excerpt.text, truncated: excerpt.truncated });
@@ -81,8 +89,13 @@ export const validatePage = (
   rows.forEach((row, position) => {
     const index = firstIndex + position;
     const name = row.entity.name.trim();
-    if (!mentions(pageLower, name)) return;
+    if (!mentions(pageLower, name)) {
+      rejectedNames.push(name);
+      return;
+    }
     const cells = new Map<string, GroundedCell & { entryId: string | null }>();
+    const aliases = tiedAliases(page, name, row.entity.aliases).filter((a) => a !== name);
+    const names = [name, ...aliases];
     const nameEntryId = entry(`${index}:entity`, name);
     for (const column of columns) {
       const answer = row.cells.find((c) => c.column === column.name) ?? {
@@ -90,8 +103,7 @@ export const validatePage = (
         value: null,
         quote: null,
       };
-      const onPage = groundCell(answer, column.type, page, columnWords(column));
-      const names = [name, ...row.entity.aliases.filter((a) => mentions(pageLower, a.trim()))];
+      const onPage = groundCell(answer, column.type, page, columnWords(column), sign);
       const grounded =
         onPage.quote !== null && !aboutEntity(onPage.quote, names)
           ? {
@@ -112,13 +124,13 @@ export const validatePage = (
       const entryId = grounded.quote === null ? null : entry(`${index}:${column.name}`, grounded.quote);
       cells.set(column.id, { ...grounded, entryId });
     }
-    const aliases = row.entity.aliases.map((a) => a.trim()).filter((a) => a !== name && mentions(pageLower, a));
     candidates.push({ pageUrl, index, kind: row.entity.kind, name, aliases, cells, nameEntryId });
   });
   return {
     candidates,
     candidateRows: rows.length,
     rejectedRows: rows.length - candidates.length,
+    rejectedNames,
     entries,
     refusals,
   };
@@ -129,6 +141,7 @@ export const combineValidations = (parts: ReadonlyArray<PageValidation>): PageVa
   candidates: parts.flatMap((p) => p.candidates),
   candidateRows: parts.reduce((n, p) => n + p.candidateRows, 0),
   rejectedRows: parts.reduce((n, p) => n + p.rejectedRows, 0),
+  rejectedNames: parts.flatMap((p) => p.rejectedNames),
   entries: parts.flatMap((p) => p.entries),
   refusals: parts.flatMap((p) => p.refusals),
 });
@@ -145,10 +158,11 @@ export const validationFailures = (url: string, v: PageValidation): Array<RunEvi
     url,
     entity: r.entity,
   })),
-  ...Array.from({ length: v.rejectedRows }, () => ({
+  ...v.rejectedNames.map((entity) => ({
     stage: "validation",
     code: "entity_not_on_page",
-    detail: "A candidate row named an entity the page does not mention; it was rejected.",
+    detail: `${entity.slice(0, 200) || "A candidate row"}: the model named an entity the page does not mention; it was rejected.`,
     url,
+    entity,
   })),
 ];
