@@ -1,7 +1,8 @@
 import { readFileSync } from "node:fs";
 import { expect } from "chai";
+import { parquetReadObjects } from "hyparquet";
 import { after, before, describe, it } from "mocha";
-import type { Book } from "@gleaner/conformance";
+import { type Book, startWebhookReceiver } from "@gleaner/conformance";
 import type { BrowserContext, Page } from "playwright-core";
 import {
   chromiumAvailable,
@@ -338,6 +339,72 @@ describe("@gleaner/console in Chromium", function () {
     expect(await page.getByRole("alert").textContent()).to.include("changed this row since you opened it");
   });
 
+  it("downloads JSON Lines and Parquet of the rows now, and the rows as of an earlier change", async () => {
+    const headers = { authorization: `Bearer ${stage.apiKey}`, "content-type": "application/json" };
+    const datasetUrl = `${stage.host.url}/v1/datasets/${datasetId}`;
+    const { through: asOf } = await (await fetch(`${datasetUrl}/changes?limit=1`, { headers })).json();
+    const notesId = (await (await fetch(datasetUrl, { headers })).json()).dataset.columns.find(
+      (column: { name: string }) => column.name === "notes",
+    ).id;
+    const then = await (await fetch(`${datasetUrl}/rows/${rowId}`, { headers })).json();
+    // A change after #asOf: the rows now have it, the rows as of #asOf do not.
+    const edit = await fetch(`${datasetUrl}/rows/${rowId}`, {
+      method: "PATCH",
+      headers,
+      body: JSON.stringify({
+        expectedRevisionId: then.revisionId,
+        requestId: `after-${asOf}`,
+        values: { [notesId]: `noted after change #${asOf}` },
+      }),
+    });
+    expect(edit.status).to.equal(200);
+    await page.goto(`${stage.host.url}/#/datasets/${datasetId}`);
+    await page.getByRole("columnheader", { name: "Price (£)" }).waitFor();
+    const download = async (format: string, sequence = "") => {
+      await page.getByLabel("Export rows as").selectOption(format);
+      await page.getByLabel("as of change #").fill(sequence);
+      const [file] = await Promise.all([
+        page.waitForEvent("download"),
+        page.getByRole("button", { name: "Download" }).click(),
+      ]);
+      return { name: file.suggestedFilename(), bytes: readFileSync((await file.path())!) };
+    };
+    const lines = (bytes: Buffer) =>
+      bytes
+        .toString("utf8")
+        .split("\n")
+        .filter((line) => line !== "")
+        .map((line) => JSON.parse(line));
+
+    const jsonl = await download("jsonl");
+    expect(jsonl.name).to.equal("Books to Scrape.jsonl");
+    const now = new Map(lines(jsonl.bytes).map((record) => [record._rowKey, record]));
+    expect(now.size).to.equal(60);
+    expect(now.get(then.rowKey).notes).to.equal(`noted after change #${asOf}`);
+    expect([...now.values()].every((record) => typeof record.price === "number")).to.equal(true);
+
+    const parquet = await download("parquet");
+    expect(parquet.name).to.equal("Books to Scrape.parquet");
+    const { bytes } = parquet;
+    const records = await parquetReadObjects({
+      file: bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer,
+    });
+    expect(records).to.have.length(60);
+    for (const record of records) {
+      const same = now.get(record._rowKey as string);
+      expect(same, `row ${record._rowKey} in both files`).to.not.equal(undefined);
+      expect([record.title, record.price, record.notes]).to.deep.equal([same.title, same.price, same.notes]);
+    }
+
+    const past = await download("jsonl", String(asOf));
+    expect(past.name).to.equal(`Books to Scrape-as-of-${asOf}.jsonl`);
+    const asOfThen = new Map(lines(past.bytes).map((record) => [record._rowKey, record]));
+    expect(asOfThen.size).to.equal(60);
+    expect(asOfThen.get(then.rowKey).notes).to.equal(then.data[notesId]);
+    expect(then.data[notesId]).to.equal("edited elsewhere");
+    await page.getByLabel("as of change #").fill("");
+  });
+
   it("shows a failed run's checks, failed ones first with their message", async () => {
     stage.site.driftSelectors(true);
     try {
@@ -351,6 +418,25 @@ describe("@gleaner/console in Chromium", function () {
     expect(await checks.first().getAttribute("class")).to.equal("failed");
     expect(await checks.first().locator("code").textContent()).to.equal("present: Price (£)");
     expect((await checks.first().textContent())?.length ?? 0).to.be.greaterThan("✗ failed ".length + 5);
+    // The diagnostics read as findings and figures under column names; no field id anywhere, raw JSON included.
+    const diagnostics = page.getByTestId("diagnostics");
+    await diagnostics.waitFor();
+    expect(await diagnostics.getByRole("list", { name: "Findings" }).textContent()).to.contain("Price (£)");
+    expect(await diagnostics.getByRole("table", { name: "Figures" }).textContent()).to.contain("Pages read");
+    await diagnostics.getByText("Raw diagnostics (columns by name)").click();
+    expect(await diagnostics.locator("pre").textContent()).to.match(/"identityFieldIds": \[\s*"Link"/);
+    const fieldIds = (
+      await (
+        await fetch(`${stage.host.url}/v1/datasets/${datasetId}`, {
+          headers: { authorization: `Bearer ${stage.apiKey}` },
+        })
+      ).json()
+    ).dataset.columns.map((column: { id: string }) => column.id);
+    const anyFieldId = new RegExp(fieldIds.join("|"));
+    // What a person reads, and the text of everything closed or hidden as well.
+    // biome-ignore lint/performance/useDomNodeTextContent: the rendered text is what a person reads.
+    expect(await page.locator("body").innerText()).to.not.match(anyFieldId);
+    expect(await page.locator("body").textContent()).to.not.match(anyFieldId);
     await screenshot(page, "run-failed");
   });
 
@@ -462,6 +548,50 @@ describe("@gleaner/console in Chromium", function () {
     await screenshot(page, "webhooks");
     await item.getByRole("button", { name: "Delete" }).click();
     await page.getByText("No webhooks.").waitFor();
+  });
+
+  it("shows a webhook's failed attempt and its retry as they happen, without a reload", async () => {
+    const receiver = await startWebhookReceiver();
+    try {
+      const address = `${receiver.url}/console`;
+      await page.getByLabel("Address (https)").fill(address);
+      await page.getByLabel("For", { exact: true }).selectOption({ label: "Books to Scrape" });
+      await page.getByRole("button", { name: "Register" }).click();
+      const secret = (await page.getByTestId("webhook-secret").textContent()) ?? "";
+      // The receiver fails the first attempt, then takes the retry.
+      receiver.expect("/console", secret, (attempt) => (attempt === 1 ? 500 : 200));
+      const item = page.getByRole("article", { name: `Webhook ${address}` });
+      await item.getByText("No deliveries yet.").waitFor();
+      const started = await fetch(`${stage.host.url}/v1/datasets/${datasetId}/runs`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${stage.apiKey}`, "content-type": "application/json" },
+        body: "{}",
+      });
+      expect(started.status).to.equal(202);
+      const attempts = item.getByRole("table", { name: `Deliveries to ${address}` }).locator("tbody tr");
+      await attempts.nth(1).waitFor({ timeout: 60_000 });
+      const cells = async (row: number) => attempts.nth(row).locator("td").allTextContents();
+      // Newest first: the retry that was taken, then the attempt that failed with its retry time.
+      const [, event, attempt, outcome, answer, nextRetry] = await cells(0);
+      expect([event, attempt, outcome, answer, nextRetry]).to.deep.equal([
+        "run.finished",
+        "2",
+        "delivered",
+        "HTTP 200",
+        "—",
+      ]);
+      const failed = await cells(1);
+      expect(failed.slice(1, 5)).to.deep.equal(["run.finished", "1", "retrying", "HTTP 500"]);
+      expect(failed[5]).to.not.equal("—");
+      const received = receiver.at("/console");
+      expect(received).to.have.length(2);
+      expect(received.every((delivery) => delivery.verified?.type === "run.finished")).to.equal(true);
+      await screenshot(page, "webhook-deliveries");
+      await item.getByRole("button", { name: "Delete" }).click();
+      await page.getByText("No webhooks.").waitFor();
+    } finally {
+      await receiver.close();
+    }
   });
 
   it("lists the keys by their first and last characters, creates one shown once, and revokes it", async () => {

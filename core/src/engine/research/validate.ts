@@ -30,6 +30,8 @@ export interface PageValidation {
   readonly refusals: ReadonlyArray<{
     readonly entity: string;
     readonly fieldId: string;
+    /** The column's label, so the diagnosis a person reads names the column, not its id. */
+    readonly column: string;
     readonly code: Refusal;
     /** What the model answered, so a diagnosis can show the value and quote it refused. */
     readonly value: string | null;
@@ -104,6 +106,7 @@ export const validatePage = (
         refusals.push({
           entity: name,
           fieldId: column.id,
+          column: column.label,
           code: grounded.refusal,
           value: answer.value,
           quote: answer.quote,
@@ -139,7 +142,7 @@ export const validationFailures = (url: string, v: PageValidation): Array<RunEvi
     stage: "validation",
     code: r.code ?? "refused",
     detail:
-      `${r.entity}: the value of field ${r.fieldId} was refused (${r.code})` +
+      `${r.entity}: the value of ${r.column} was refused (${r.code})` +
       `${r.value === null ? "" : `: ${JSON.stringify(r.value.slice(0, 100))}`}` +
       `${r.quote === null ? "" : ` quoting ${JSON.stringify(r.quote.slice(0, 200))}`}.`,
     url,
