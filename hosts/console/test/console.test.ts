@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { expect } from "chai";
 import { parquetReadObjects } from "hyparquet";
 import { after, before, describe, it } from "mocha";
-import { type Book, startWebhookReceiver } from "@gleaner/conformance";
+import { type Book, shortTitle, startWebhookReceiver } from "@gleaner/conformance";
 import type { BrowserContext, Page } from "playwright-core";
 import {
   chromiumAvailable,
@@ -337,6 +337,41 @@ describe("@gleaner/console in Chromium", function () {
     await page.getByLabel("New value for Notes").fill("edited here");
     await page.getByRole("button", { name: "Save Notes" }).click();
     expect(await page.getByRole("alert").textContent()).to.include("changed this row since you opened it");
+  });
+
+  it("marks a value read from an attribute (a link's address, a title) in its excerpt, as the page wrote it", async () => {
+    const headers = { authorization: `Bearer ${stage.apiKey}` };
+    const datasetUrl = `${stage.host.url}/v1/datasets/${datasetId}`;
+    const columns: Array<{ id: string; name: string }> = (await (await fetch(datasetUrl, { headers })).json()).dataset
+      .columns;
+    const idOf = (name: string) => columns.find((column) => column.name === name)?.id ?? "";
+    const { data: rows } = await (await fetch(`${datasetUrl}/rows?limit=100`, { headers })).json();
+    // A book whose link text is cut short ("… ..."): its full title is only in the link's title attribute.
+    const row = rows.find((candidate: { data: Record<string, unknown> }) => {
+      const title = String(candidate.data[idOf("title")]);
+      return title !== shortTitle(title) && !/[&<>"']/.test(title);
+    });
+    expect(row, "a row with a shortened link text").to.not.equal(undefined);
+    await page.goto(`${stage.host.url}/#/datasets/${datasetId}/rows/${row.id}`);
+    const cell = (label: string) =>
+      page.locator("article.cell", { has: page.getByRole("heading", { name: new RegExp(`^${label}`) }) });
+    const title = cell("Title");
+    await title.getByText(/Evidence/).click();
+    // The title is marked in the title attribute (and wherever else the excerpt's markup carries it).
+    const fullTitle = row.data[idOf("title")];
+    expect(await title.locator("blockquote").textContent()).to.contain(`title="${fullTitle}"`);
+    const titleMarks = await title.locator("blockquote mark").allTextContents();
+    expect(titleMarks).to.include(fullTitle);
+    expect(titleMarks.every((mark) => mark === fullTitle)).to.equal(true);
+    // The link is marked in the href as the page wrote it (relative), which resolves to the stored address.
+    const link = cell("Link");
+    await link.getByText(/Evidence/).click();
+    const written = await link.locator("blockquote mark").allTextContents();
+    expect(written.length).to.be.greaterThan(0);
+    expect(await link.locator("blockquote").textContent()).to.contain(`href="${written[0]}"`);
+    const pageUrl = (await link.locator("figcaption a").getAttribute("href")) ?? "";
+    for (const address of written) expect(new URL(address, pageUrl).href).to.equal(row.data[idOf("link")]);
+    await screenshot(page, "row-evidence-attribute");
   });
 
   it("downloads JSON Lines and Parquet of the rows now, and the rows as of an earlier change", async () => {

@@ -1,3 +1,5 @@
+import type { ComponentChildren } from "preact";
+
 /** Collapses whitespace as a reader sees it. */
 const spaced = (text: string) => text.replace(/\s+/g, " ");
 
@@ -27,33 +29,53 @@ const inAttribute = (written: string, value: unknown, sourceUrl: string | undefi
   }
 };
 
-/** The first attribute in the excerpt that holds the value, with the element that carries it. */
-const attributeHolding = (body: HTMLElement, value: unknown, sourceUrl: string | undefined) => {
-  for (const element of body.querySelectorAll("*")) {
-    for (const attribute of element.attributes) {
-      const found = inAttribute(attribute.value, value, sourceUrl);
-      if (found) return { element, attribute, found };
-    }
-  }
-  return undefined;
-};
+/** An attribute as the page wrote it, `name="value"`, with the cell's value marked in it. */
+const MarkedAttribute = ({ attribute, found }: { attribute: Attr; found: { s: string; at: number } }) => (
+  <span class="attribute">
+    {attribute.name}="{attribute.value.slice(0, found.at)}
+    <mark>{found.s}</mark>
+    {attribute.value.slice(found.at + found.s.length)}"
+  </span>
+);
 
-/** The text of `body` before and from `element`, as a reader sees it. */
-const textAround = (body: HTMLElement, element: Element) => {
-  const range = body.ownerDocument.createRange();
-  range.selectNodeContents(body);
-  range.setEndBefore(element);
-  const before = spaced(range.toString()).trimStart();
-  range.selectNodeContents(body);
-  range.setStartBefore(element);
-  return { before, after: spaced(range.toString()).trimEnd() };
+/**
+ * The excerpt's text in document order with, where an element starts, each of its attributes that
+ * holds the value; empty when no attribute does.
+ */
+const withAttributes = (body: HTMLElement, value: unknown, sourceUrl: string | undefined): ComponentChildren[] => {
+  const pieces: ComponentChildren[] = [];
+  let text = "";
+  let marked = 0;
+  const flush = () => {
+    if (text !== "") pieces.push(spaced(text));
+    text = "";
+  };
+  const walk = (node: Node) => {
+    if (node.nodeType === Node.TEXT_NODE) text += node.textContent ?? "";
+    if (node instanceof Element) {
+      for (const attribute of node.attributes) {
+        const found = inAttribute(attribute.value, value, sourceUrl);
+        if (!found) continue;
+        flush();
+        pieces.push(<MarkedAttribute key={marked++} attribute={attribute} found={found} />, " ");
+      }
+    }
+    node.childNodes.forEach(walk);
+  };
+  walk(body);
+  flush();
+  if (marked === 0) return [];
+  const [first, last] = [pieces[0], pieces.at(-1)];
+  if (typeof first === "string") pieces[0] = first.trimStart();
+  if (typeof last === "string") pieces[pieces.length - 1] = last.trimEnd();
+  return pieces;
 };
 
 /**
  * An excerpt as a person reads it: the recorded markup's text (parsed inert, never rendered as
  * markup), with the cell's value marked where it occurs. A value read from an attribute (a link's
- * address, a title) is not in the text, so the attribute is shown where its element starts, as the
- * page wrote it, with the value marked in it.
+ * address, a title) is not in the text, so each attribute holding it is shown where its element
+ * starts, as the page wrote it, with the value marked in it.
  */
 export const Excerpt = ({ html, value, sourceUrl }: { html: string; value: unknown; sourceUrl?: string }) => {
   const body = new DOMParser().parseFromString(html, "text/html").body;
@@ -68,19 +90,6 @@ export const Excerpt = ({ html, value, sourceUrl }: { html: string; value: unkno
       </>
     );
   }
-  const held = attributeHolding(body, value, sourceUrl);
-  if (!held) return <>{text}</>;
-  const { before, after } = textAround(body, held.element);
-  const written = held.attribute.value;
-  return (
-    <>
-      {before}
-      <span class="attribute">
-        {held.attribute.name}="{written.slice(0, held.found.at)}
-        <mark>{held.found.s}</mark>
-        {written.slice(held.found.at + held.found.s.length)}"
-      </span>{" "}
-      {after}
-    </>
-  );
+  const pieces = withAttributes(body, value, sourceUrl);
+  return pieces.length === 0 ? <>{text}</> : <>{pieces}</>;
 };
