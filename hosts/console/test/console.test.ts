@@ -196,7 +196,7 @@ describe("@gleaner/console in Chromium", function () {
     const hostile = page.getByRole("cell", { name: HOSTILE_TITLE, exact: true });
     const onFirstPage = (await hostile.count()) > 0;
     expect(await page.locator("main img").count(), "no img element from a scraped title").to.equal(0);
-    if (onFirstPage) await screenshot(page, "rows");
+    await screenshot(page, "rows");
     await page.getByRole("button", { name: "Next page" }).click();
     // The first page's rows stay until the second page arrives: wait for the page to change.
     await page.waitForFunction(() => document.querySelectorAll("tbody tr").length === 10);
@@ -219,6 +219,8 @@ describe("@gleaner/console in Chromium", function () {
       await page.locator("tbody tr").evaluateAll((rows, t) => rows.every((r) => r.textContent?.includes(t)), title),
     ).to.equal(true);
     expect(await page.getByRole("status").textContent()).to.match(/^\d+ of 60 rows\.$/);
+    await page.getByLabel("Export rows as").selectOption("parquet");
+    await screenshot(page, "rows-search-export");
     await page.getByLabel("Search rows").fill("");
     await page.getByRole("button", { name: "Price (£)" }).click();
     await page.waitForFunction(() => document.querySelectorAll("tbody tr").length === 60);
