@@ -3,7 +3,7 @@ import * as Effect from "effect/Effect";
 import { columnWords, groundCell, groundingText, nameKey } from "../src/engine/research/grounding.js";
 import { entityKey, mergeCandidates } from "../src/engine/research/merge.js";
 import { decimalSignOf } from "../src/engine/research/quantities.js";
-import { validatePage } from "../src/engine/research/validate.js";
+import { validatePage, validationFailures } from "../src/engine/research/validate.js";
 import type { DatasetColumn } from "../src/schema/column.js";
 import type { FieldId } from "../src/schema/ids.js";
 import type { ExtractionOutput } from "../src/schema/research.js";
@@ -186,6 +186,7 @@ describe("research validation and merging", () => {
       {
         entity: "Kestrel Books",
         fieldId: city.id,
+        column: "city",
         code: "quote_not_on_page",
         value: "York",
         quote: "Kestrel Books is in York",
@@ -247,12 +248,19 @@ describe("research validation and merging", () => {
         {
           entity: "SAP SE",
           fieldId: titles.id,
+          column: "titles",
           code: "quote_not_about_entity",
           value: "5000",
           quote: "hosts 5,000 of the company's 86,000 employees",
         },
       ],
     });
+    // The diagnosis a person reads names the column, never its field id.
+    const [refused] = validationFailures(
+      "http://site/sap",
+      validatePage("http://site/sap", text, answer("5000", "hosts 5,000 of the company's 86,000 employees"), columns),
+    );
+    expect(refused?.detail).to.contain("SAP SE: the value of titles was refused").and.not.contain(titles.id);
     // In the same table row as the name: kept.
     expect(about("107000", "107,000").kept).to.equal(107_000);
   });

@@ -94,16 +94,17 @@ export const changeCases = (ctx: SuiteContext): void => {
       return answer.body;
     };
     const rowPath = (rowId: string) => `/v1/datasets/${dataset.id}/rows/${rowId}`;
-    const editNotes = async (row: Body, text: string): Promise<Body> => {
+    const editCell = async (row: Body, fieldId: string, value: string | number): Promise<Body> => {
       const current = (await owner.get(rowPath(row.id))).body;
       const answer = await owner.patch(rowPath(row.id), {
         expectedRevisionId: current.revisionId,
         requestId: requestId(),
-        values: { [notes]: text },
+        values: { [fieldId]: value },
       });
       expect(answer.status, JSON.stringify(answer.body)).to.equal(200);
       return answer.body;
     };
+    const editNotes = (row: Body, text: string) => editCell(row, notes, text);
 
     it("numbers every revision with a gapless sequence and pages a fixed window with after=nextAfter", async () => {
       const first = await changes({ limit: 7 });
@@ -217,6 +218,36 @@ export const changeCases = (ctx: SuiteContext): void => {
       const rest = await changes({ rowId: row.id, limit: 2, after: paged.nextAfter, through: paged.through });
       expect([...paged.data, ...rest.data].map((r: Body) => r.id)).to.deep.equal(timeline.data.map((r: Body) => r.id));
       expect(rest.nextAfter).to.equal(null);
+    });
+
+    it("selects the revisions that changed one column across rows with changedFieldId, paged like the feed", async () => {
+      const rows = await allRows(owner, dataset.id);
+      const [one, two] = [rowOf(rows, site.books[6]!.slug), rowOf(rows, site.books[7]!.slug)];
+      const { through: before } = await changes({ limit: 1 });
+      await editNotes(one, "column 1");
+      await editNotes(two, "column 2");
+      const { through } = await changes({ limit: 1 });
+      const feed = await changes({ after: before, limit: 100 });
+      expect(feed.data).to.have.length(2);
+      // A price edit in between: the notes column's changes skip it.
+      await editCell(one, price, 5);
+      await editNotes(one, "column 3");
+      const column = await changes({ changedFieldId: notes, after: before, limit: 100 });
+      expect(column.data.map((r: Body) => r.data[notes])).to.deep.equal(["column 1", "column 2", "column 3"]);
+      expect(column.data.every((r: Body) => r.changedFieldIds.includes(notes))).to.equal(true);
+      // Paged: nextAfter is the last sequence shown, and the window is the feed's.
+      const first = await changes({ changedFieldId: notes, after: before, limit: 2 });
+      expect(first.nextAfter).to.equal(first.data[1].sequence);
+      const rest = await changes({ changedFieldId: notes, after: first.nextAfter, through: first.through, limit: 2 });
+      expect(rest.data.map((r: Body) => r.data[notes])).to.deep.equal(["column 3"]);
+      expect(rest.nextAfter).to.equal(null);
+      expect((await changes({ changedFieldId: price, after: through, limit: 100 })).data).to.have.length(1);
+      // One field at a time, and a field of this dataset.
+      const both = await owner.get(changesPath(), { rowId: one.id, fieldId: notes, changedFieldId: notes });
+      expect(both.status).to.equal(400);
+      const unknown = await owner.get(changesPath(), { changedFieldId: globalThis.crypto.randomUUID() });
+      expect(unknown.status).to.equal(422);
+      expect(unknown.body.error.details[0].path).to.equal("changedFieldId");
     });
 
     it("refuses malformed parameters with 400 and inconsistent windows with 422", async () => {

@@ -1,4 +1,5 @@
 import { conflictRule } from "../engine/research/merge.js";
+import { refusalIsAbout } from "../engine/research/validate.js";
 import { type EntityFact, type Stage, stages } from "./model.js";
 import type { EntityView, RecordView, RunIndex } from "./run-index.js";
 
@@ -13,8 +14,10 @@ const fact = (stage: Stage, code: string, detail: string, evidenceId: string, fa
 /** Missing reasons that lose a value; `not_applicable` says the value does not exist, not that it was lost. */
 const losses = new Set(["unknown", "not_found", "extraction_failed"]);
 
-const labelOf = (index: RunIndex, fieldId: string) =>
-  index.recording.columns.find((c) => c.id === fieldId)?.label ?? fieldId;
+const columnOf = (index: RunIndex, fieldId: string) =>
+  index.recording.columns.find((c) => c.id === fieldId) ?? { id: fieldId, label: fieldId };
+
+const labelOf = (index: RunIndex, fieldId: string) => columnOf(index, fieldId).label;
 
 /** Stage by stage, what was recorded about one record; `fieldId` keeps only that field's cell facts. */
 export const recordFacts = (index: RunIndex, view: RecordView, fieldId: string | null): EntityFact[] => {
@@ -68,7 +71,7 @@ export const recordFacts = (index: RunIndex, view: RecordView, fieldId: string |
         names.includes(f.entity) &&
         f.url !== null &&
         pages.includes(f.url) &&
-        f.detail.includes(fieldId),
+        refusalIsAbout(f.detail, columnOf(index, fieldId)),
     );
     return (refused.find((f) => f.url === record.pageUrl) ?? refused[0])?.code;
   };
@@ -169,10 +172,10 @@ const refusedValues = (index: RunIndex, entity: EntityView, fieldId: string | nu
         f.entity !== undefined &&
         entity.names.includes(f.entity) &&
         f.url !== null &&
-        (fieldId === null || f.detail.includes(fieldId)),
+        (fieldId === null || refusalIsAbout(f.detail, columnOf(index, fieldId))),
     )
     .map((f) => {
-      const column = index.recording.columns.find((c) => f.detail.includes(c.id));
+      const column = index.recording.columns.find((c) => refusalIsAbout(f.detail, c));
       const detail = `${column ? `${column.label}: ` : ""}${f.url}: ${f.detail}`;
       const url = f.url as string;
       return fact("validation", f.code, detail.slice(0, 1000), index.pageEvidenceOf(url) ?? url);

@@ -14,13 +14,20 @@ export type RowListQuery = typeof RowListQuery.Type;
 
 const Sequence = QueryInt(0);
 
-/** Endpoint 8 query. The rules between parameters (after <= through, fieldId needs rowId) live in the use case. */
+/** Endpoint 8 query. The rules between parameters (after <= through, fieldId needs rowId, changedFieldId not with fieldId) live in the use case. */
 export const ChangeQuery = Schema.Struct({
   after: Schema.optional(Sequence),
   through: Schema.optional(Sequence),
   limit: Schema.optionalWith(QueryInt(1, 100), { default: () => 50 }),
   rowId: Schema.optional(Schema.UUID),
   fieldId: Schema.optional(Schema.UUID),
+  changedFieldId: Schema.optional(
+    Schema.UUID.annotations({
+      description:
+        "An extension of SPEC.md: only the revisions that changed this field, across every row (the feed filtered " +
+        "by one column), paged like the feed. Not with `fieldId`.",
+    }),
+  ),
 });
 export type ChangeQuery = typeof ChangeQuery.Type;
 

@@ -41,6 +41,17 @@ export const listChanges = (ownerId: OwnerId, datasetId: string, params: ChangeQ
         }),
       );
     }
+    if (params.changedFieldId !== undefined && params.fieldId !== undefined) {
+      return yield* Effect.fail(
+        new BadRequest({
+          message: 'Query parameters "changedFieldId" and "fieldId" both select a field: send one.',
+          details: [{ path: "changedFieldId", message: "not with fieldId" }],
+        }),
+      );
+    }
+    // One field's changes: a cell's (fieldId, with rowId) or the whole feed's (changedFieldId).
+    const field = params.fieldId ?? params.changedFieldId;
+    const fieldPath = params.fieldId !== undefined ? "fieldId" : "changedFieldId";
     const dataset = yield* findDataset(ownerId, datasetId);
     const id = dataset.record.id as DatasetId;
     const storage = yield* Storage;
@@ -54,9 +65,9 @@ export const listChanges = (ownerId: OwnerId, datasetId: string, params: ChangeQ
       return yield* Effect.fail(inconsistent("through", `is beyond the last sequence of this dataset (${last})`));
     }
     if (after > through) return yield* Effect.fail(inconsistent("after", `must not exceed through (${through})`));
-    if (params.fieldId !== undefined) {
-      const known = dataset.record.schemas.some((s) => s.fields.some((f) => f.id === params.fieldId));
-      if (!known) return yield* Effect.fail(inconsistent("fieldId", "is not a field of this dataset"));
+    if (field !== undefined) {
+      const known = dataset.record.schemas.some((s) => s.fields.some((f) => f.id === field));
+      if (!known) return yield* Effect.fail(inconsistent(fieldPath, "is not a field of this dataset"));
     }
     if (params.rowId !== undefined) {
       const row = yield* storage.getRow(id, params.rowId as RowId);
@@ -68,7 +79,7 @@ export const listChanges = (ownerId: OwnerId, datasetId: string, params: ChangeQ
       through,
       limit: params.limit + 1,
       rowId: (params.rowId as RowId | undefined) ?? null,
-      fieldId: params.fieldId ?? null,
+      fieldId: field ?? null,
     });
     const data = page.slice(0, params.limit);
     const nextAfter = page.length > params.limit ? (data[data.length - 1]?.sequence ?? null) : null;

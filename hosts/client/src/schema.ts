@@ -229,7 +229,7 @@ export interface paths {
     };
     /**
      * Read the change feed
-     * @description Row revisions in ascending sequence, each with its before values. A first page without `after`/`through` fixes a window whose upper bound comes back as `through`; read the rest of the window with that `through` and `after` = `nextAfter`; when it is drained, poll again with the previous `through` as `after`. `rowId` selects a row's timeline, `rowId` with `fieldId` a cell's. 400 for malformed parameters or `fieldId` without `rowId`; 422 for a window the feed cannot have (after > through, beyond the last sequence, an unknown field).
+     * @description Row revisions in ascending sequence, each with its before values. A first page without `after`/`through` fixes a window whose upper bound comes back as `through`; read the rest of the window with that `through` and `after` = `nextAfter`; when it is drained, poll again with the previous `through` as `after`. `rowId` selects a row's timeline, `rowId` with `fieldId` a cell's; `changedFieldId` (an extension) the revisions that changed one field across every row. 400 for malformed parameters, `fieldId` without `rowId` or with `changedFieldId`; 422 for a window the feed cannot have (after > through, beyond the last sequence, an unknown field).
      */
     get: operations["listChanges"];
     put?: never;
@@ -3205,6 +3205,8 @@ export interface operations {
         limit?: number;
         rowId?: components["schemas"]["UUID"];
         fieldId?: components["schemas"]["UUID"];
+        /** @description An extension of SPEC.md: only the revisions that changed this field, across every row (the feed filtered by one column), paged like the feed. Not with `fieldId`. */
+        changedFieldId?: string;
       };
       header?: never;
       path: {

@@ -41,3 +41,7 @@ export const parseCell = (column: Column, text: string): string | number | boole
 
 export const labelOf = (columns: ReadonlyArray<Column>, fieldId: string): string =>
   columns.find((column) => column.id === fieldId)?.label ?? fieldId;
+
+/** The text with each column's field id replaced by its label: what a person reads names columns, never ids. */
+export const namingColumns = (text: string, columns: ReadonlyArray<Column>): string =>
+  columns.reduce((named, column) => named.replaceAll(column.id, column.label), text);

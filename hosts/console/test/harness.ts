@@ -47,7 +47,14 @@ export const startStage = async (): Promise<Stage> => {
   // change from running to succeeded in place.
   const site = await startBooksSite({ books, delayMs: 450 });
   const host = await startHost({
-    config: { port: 0, host: "127.0.0.1", logLevel: "silent", allowPrivateTargets: ["127.0.0.1/32"] },
+    config: {
+      port: 0,
+      host: "127.0.0.1",
+      logLevel: "silent",
+      allowPrivateTargets: ["127.0.0.1/32"],
+      // A failed delivery is retried within a second or two, so the webhooks page shows the retry while a test waits.
+      webhooks: { timeoutMs: 5_000, pollMs: 1_000, retryBaseMs: 1_000 },
+    },
     logger: pino({ level: "silent" }),
   });
   const apiKey = await host.createKey(`console-${crypto.randomUUID()}`, 100);

@@ -34,6 +34,8 @@ export interface PageValidation {
   readonly refusals: ReadonlyArray<{
     readonly entity: string;
     readonly fieldId: string;
+    /** The column's label, so the diagnosis a person reads names the column, not its id. */
+    readonly column: string;
     readonly code: Refusal;
     /** What the model answered, so a diagnosis can show the value and quote it refused. */
     readonly value: string | null;
@@ -116,6 +118,7 @@ export const validatePage = (
         refusals.push({
           entity: name,
           fieldId: column.id,
+          column: column.label,
           code: grounded.refusal,
           value: answer.value,
           quote: answer.quote,
@@ -146,13 +149,20 @@ export const combineValidations = (parts: ReadonlyArray<PageValidation>): PageVa
   refusals: parts.flatMap((p) => p.refusals),
 });
 
+/** How a refusal's recorded detail names its column (by label, for the person reading a diagnosis). */
+export const refusedValueOf = (label: string) => `the value of ${label} was refused`;
+
+/** Whether a recorded refusal is about `column`: by label, or by id as refusals recorded before named it. */
+export const refusalIsAbout = (detail: string, column: { readonly id: string; readonly label: string }) =>
+  detail.includes(`${refusedValueOf(column.label)} (`) || detail.includes(column.id);
+
 /** Validation failures and refused values as recorded facts, for diagnostics. */
 export const validationFailures = (url: string, v: PageValidation): Array<RunEvidence["failures"][number]> => [
   ...v.refusals.map((r) => ({
     stage: "validation",
     code: r.code ?? "refused",
     detail:
-      `${r.entity}: the value of field ${r.fieldId} was refused (${r.code})` +
+      `${r.entity}: ${refusedValueOf(r.column)} (${r.code})` +
       `${r.value === null ? "" : `: ${JSON.stringify(r.value.slice(0, 100))}`}` +
       `${r.quote === null ? "" : ` quoting ${JSON.stringify(r.quote.slice(0, 200))}`}.`,
     url,

@@ -18,20 +18,21 @@ interface Props {
  * The change feed as a timeline, each revision with before → after per changed cell. The dataset's
  * feed reads newest first: sequences are per dataset and a window is `after < sequence <= through`,
  * so the newest page is (last - 100, last] and each older one the 100 sequences below. A row's or a
- * cell's timeline (sparse sequences) reads oldest first with the API's own window paging.
+ * cell's timeline, and the feed filtered by one column (sparse sequences), read oldest first with
+ * the API's own window paging.
  */
 export const Changes = ({ client, dataset, query }: Props) => {
   const rowId = query.get("row") ?? undefined;
   const fieldId = rowId ? (query.get("field") ?? undefined) : undefined;
-  const newestFirst = rowId === undefined;
+  // The dataset's feed shown for one column: filtered by the API (every change, not only those loaded).
+  const [column, setColumn] = useState("");
+  const newestFirst = rowId === undefined && column === "";
   const [revisions, setRevisions] = useState<ReadonlyArray<Revision>>([]);
   const [schemas, setSchemas] = useState<ChangePage["schemas"]>([]);
   // What "Load more" asks for next; null when everything is shown.
   const [more, setMore] = useState<{ after: number; through: number } | null>(null);
   const [loaded, setLoaded] = useState(false);
   const [error, setError] = useState<string | null>(null);
-  // The dataset's feed shown for one column: the changes loaded that touched it.
-  const [column, setColumn] = useState("");
 
   const fetchPage = (span: { after?: number; through?: number; limit?: number }) =>
     unwrap(
@@ -44,6 +45,7 @@ export const Changes = ({ client, dataset, query }: Props) => {
             ...(span.through !== undefined ? { through: span.through } : {}),
             ...(rowId ? { rowId } : {}),
             ...(fieldId ? { fieldId } : {}),
+            ...(column ? { changedFieldId: column } : {}),
           },
         },
       }),
@@ -75,7 +77,7 @@ export const Changes = ({ client, dataset, query }: Props) => {
   useEffect(() => {
     setLoaded(false);
     void load();
-  }, [client, dataset.id, rowId, fieldId]);
+  }, [client, dataset.id, rowId, fieldId, column]);
 
   const columnsFor = (revision: Revision): ReadonlyArray<Column> =>
     schemas.find((schema) => schema.version === revision.schemaVersion)?.fields ?? dataset.columns;
@@ -100,10 +102,12 @@ export const Changes = ({ client, dataset, query }: Props) => {
           {error}
         </p>
       )}
-      {loaded && revisions.length === 0 && <p class="muted">No changes yet.</p>}
-      {newestFirst && revisions.length > 0 && (
+      {loaded && revisions.length === 0 && (
+        <p class="muted">{column ? "No changes to this column." : "No changes yet."}</p>
+      )}
+      {rowId === undefined && (
         <p class="muted">
-          Newest first. <label for="changes-column">Only changes to</label>{" "}
+          {column ? "Oldest first." : "Newest first."} <label for="changes-column">Only changes to</label>{" "}
           <select id="changes-column" value={column} onChange={(e) => setColumn(e.currentTarget.value)}>
             <option value="">any column</option>
             {dataset.columns.map((c) => (
@@ -115,18 +119,16 @@ export const Changes = ({ client, dataset, query }: Props) => {
         </p>
       )}
       <ol class="timeline changes">
-        {revisions
-          .filter((revision) => !column || revision.changedFieldIds.includes(column))
-          .map((revision) => (
-            <li key={revision.id} class={`revision origin-${revision.origin}`}>
-              <p>
-                <strong>#{revision.sequence}</strong> {revision.kind} by{" "}
-                {revision.origin === "user" ? "a person" : revision.origin} · {when(revision.createdAt)} ·{" "}
-                <a href={`#/datasets/${dataset.id}/rows/${revision.rowId}`}>row</a>
-              </p>
-              <Diff revision={revision} columns={columnsFor(revision)} onlyField={fieldId ?? (column || undefined)} />
-            </li>
-          ))}
+        {revisions.map((revision) => (
+          <li key={revision.id} class={`revision origin-${revision.origin}`}>
+            <p>
+              <strong>#{revision.sequence}</strong> {revision.kind} by{" "}
+              {revision.origin === "user" ? "a person" : revision.origin} · {when(revision.createdAt)} ·{" "}
+              <a href={`#/datasets/${dataset.id}/rows/${revision.rowId}`}>row</a>
+            </p>
+            <Diff revision={revision} columns={columnsFor(revision)} onlyField={fieldId ?? (column || undefined)} />
+          </li>
+        ))}
       </ol>
       {more && (
         <button type="button" class="secondary" onClick={() => load(more)}>

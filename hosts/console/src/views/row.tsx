@@ -3,6 +3,7 @@ import { useState } from "preact/hooks";
 import { ApiError, type Column, type Dataset, messageOf, type Schemas, unwrap } from "../api.js";
 import { cellText, parseCell, safeHref, when } from "../format.js";
 import { useLoad } from "../use-load.js";
+import { Excerpt } from "./excerpt.js";
 import { Awaiting, Status } from "./shared.js";
 
 type RowDetail = Schemas["RowDetail"];
@@ -163,37 +164,6 @@ const CellCard = ({ client, dataset, row, column, onEdited }: CellProps) => {
   );
 };
 
-/**
- * An excerpt as a person reads it: the recorded markup's text (parsed inert, never rendered as
- * markup), with the cell's value marked where it occurs.
- */
-const Excerpt = ({ html, value }: { html: string; value: unknown }) => {
-  const text = (new DOMParser().parseFromString(html, "text/html").body.textContent ?? "").replace(/\s+/g, " ").trim();
-  const found = typeof value === "number" ? numberIn(text, value) : textIn(text, value);
-  if (!found) return <>{text}</>;
-  return (
-    <>
-      {text.slice(0, found.at)}
-      <mark>{found.s}</mark>
-      {text.slice(found.at + found.s.length)}
-    </>
-  );
-};
-
-/** Where the page wrote the number `value`, as written ("50.10", "1,234.5"), if it did. */
-const numberIn = (text: string, value: number) => {
-  for (const match of text.matchAll(/\d[\d,]*(?:\.\d+)?/g)) {
-    if (Number(match[0].replaceAll(",", "")) === value) return { s: match[0], at: match.index };
-  }
-  return textIn(text, value);
-};
-
-const textIn = (text: string, value: unknown) => {
-  const s = value === null || value === undefined ? "" : String(value);
-  const at = s === "" ? -1 : text.indexOf(s);
-  return at >= 0 ? { s, at } : undefined;
-};
-
 /** The excerpts each cell was read from, looked up in the row's observations. */
 const Evidence = ({ row, fieldId }: { row: RowDetail; fieldId: string }) => {
   const pointers = row.evidence[fieldId] ?? [];
@@ -207,7 +177,11 @@ const Evidence = ({ row, fieldId }: { row: RowDetail; fieldId: string }) => {
         return (
           <figure key={`${pointer.observationId}:${pointer.entryId}`} class="evidence">
             <blockquote>
-              {entry ? <Excerpt html={entry.excerpt} value={row.data[fieldId]} /> : "(excerpt not recorded)"}
+              {entry ? (
+                <Excerpt html={entry.excerpt} value={row.data[fieldId]} sourceUrl={observation?.sourceUrl} />
+              ) : (
+                "(excerpt not recorded)"
+              )}
               {entry?.truncated && " …"}
             </blockquote>
             {observation && (

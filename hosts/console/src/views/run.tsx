@@ -1,8 +1,9 @@
 import type { GleanerClient, Run, RunTrace } from "@gleaner/client";
 import { useEffect, useState } from "preact/hooks";
-import { type Column, messageOf, type Schemas, unwrap } from "../api.js";
-import { labelOf, safeHref, when } from "../format.js";
+import { type Column, type Schemas, unwrap } from "../api.js";
+import { labelOf, namingColumns, safeHref, when } from "../format.js";
 import { useLoad } from "../use-load.js";
+import { Diagnostics } from "./diagnostics.js";
 import { HeldRun } from "./held-run.js";
 import { Awaiting, Problem, Status } from "./shared.js";
 
@@ -102,7 +103,7 @@ export const RunPage = ({ client, runId }: { client: GleanerClient; runId: strin
       </dl>
       {run.error && (
         <p class="error" role="alert">
-          {run.error}
+          {namingColumns(run.error, named ?? [])}
         </p>
       )}
       {named && run.status === "held" && (
@@ -111,7 +112,7 @@ export const RunPage = ({ client, runId }: { client: GleanerClient; runId: strin
       {named && <Checks checks={run.checks} columns={named} />}
       {trace && <Timeline trace={trace} />}
       {finished && <Artifacts client={client} runId={run.id} />}
-      {finished && <Diagnostics client={client} runId={run.id} />}
+      {finished && named && <Diagnostics client={client} runId={run.id} columns={named} />}
     </section>
   );
 };
@@ -136,7 +137,7 @@ const Checks = ({
         {ordered.map((check) => (
           <li key={check.checkId} class={check.passed ? "passed" : "failed"}>
             <strong>{check.passed ? "✓ passed" : "✗ failed"}</strong> <code>{checkName(check.checkId, columns)}</code>
-            {check.message && <span> — {check.message}</span>}
+            {check.message && <span> — {namingColumns(check.message, columns)}</span>}
           </li>
         ))}
       </ul>
@@ -200,34 +201,6 @@ const Artifacts = ({ client, runId }: { client: GleanerClient; runId: string }) 
           )
         }
       </Awaiting>
-    </section>
-  );
-};
-
-const Diagnostics = ({ client, runId }: { client: GleanerClient; runId: string }) => {
-  const summary = useLoad(
-    () =>
-      unwrap(client.GET("/v1/runs/{runId}/diagnostics", { params: { path: { runId }, query: { summary: "true" } } })),
-    [client, runId],
-  );
-  return (
-    <section aria-labelledby="diagnostics-title">
-      <h2 id="diagnostics-title">Diagnostics summary</h2>
-      {summary.error !== undefined ? (
-        <p class="muted">{messageOf(summary.error)}</p>
-      ) : (
-        <Awaiting loaded={summary}>
-          {({ diagnostics }) => (
-            <details>
-              <summary>
-                Basis {diagnostics.basis}
-                {diagnostics.attemptId ? ` · attempt ${diagnostics.attemptId.slice(0, 8)}` : ""}
-              </summary>
-              <pre class="code">{JSON.stringify(diagnostics, null, 2)}</pre>
-            </details>
-          )}
-        </Awaiting>
-      )}
     </section>
   );
 };

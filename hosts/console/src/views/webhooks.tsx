@@ -1,5 +1,5 @@
 import type { GleanerClient } from "@gleaner/client";
-import { useState } from "preact/hooks";
+import { useEffect, useState } from "preact/hooks";
 import { messageOf, type Schemas, unwrap } from "../api.js";
 import { when } from "../format.js";
 import { useLoad } from "../use-load.js";
@@ -7,6 +7,8 @@ import { Awaiting } from "./shared.js";
 
 type Webhook = Schemas["Webhook"];
 const EVENTS = ["run.finished", "rows.changed", "run.held"] as const;
+/** How often an open webhooks page reads each webhook's deliveries again, so attempts and retries show as they happen. */
+const DELIVERIES_POLL_MS = 3_000;
 
 /** Webhooks: register one (its signing secret shown once), see each one's deliveries and retries, delete it. */
 export const Webhooks = ({ client }: { client: GleanerClient }) => {
@@ -127,6 +129,12 @@ const WebhookItem = ({
     () => unwrap(client.GET("/v1/webhooks/{webhookId}/deliveries", { params: { path: { webhookId: webhook.id } } })),
     [client, webhook.id],
   );
+  // Read again while the page is open; leaving the page (or deleting the webhook) stops it.
+  const { reload } = deliveries;
+  useEffect(() => {
+    const timer = setInterval(reload, DELIVERIES_POLL_MS);
+    return () => clearInterval(timer);
+  }, [reload]);
   const remove = async () => {
     await client.DELETE("/v1/webhooks/{webhookId}", { params: { path: { webhookId: webhook.id } } });
     onDeleted();
@@ -163,7 +171,7 @@ const WebhookItem = ({
                       <td>{d.eventType}</td>
                       <td>{d.attempt}</td>
                       <td>{d.status}</td>
-                      <td>{d.responseStatus ?? d.error ?? "—"}</td>
+                      <td>{d.responseStatus !== null ? `HTTP ${d.responseStatus}` : (d.error ?? "—")}</td>
                       <td>{when(d.nextRetryAt)}</td>
                     </tr>
                   ))}

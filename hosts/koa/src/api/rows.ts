@@ -86,8 +86,9 @@ export const rowRoutes: ReadonlyArray<Route> = [
       "Row revisions in ascending sequence, each with its before values. A first page without `after`/`through` " +
       "fixes a window whose upper bound comes back as `through`; read the rest of the window with that `through` " +
       "and `after` = `nextAfter`; when it is drained, poll again with the previous `through` as `after`. `rowId` " +
-      "selects a row's timeline, `rowId` with `fieldId` a cell's. 400 for malformed parameters or `fieldId` without " +
-      "`rowId`; 422 for a window the feed cannot have (after > through, beyond the last sequence, an unknown field).",
+      "selects a row's timeline, `rowId` with `fieldId` a cell's; `changedFieldId` (an extension) the revisions " +
+      "that changed one field across every row. 400 for malformed parameters, `fieldId` without `rowId` or with " +
+      "`changedFieldId`; 422 for a window the feed cannot have (after > through, beyond the last sequence, an unknown field).",
     auth: true,
     pathParams: datasetIdParam,
     query: ChangeQuery,
