@@ -10,7 +10,7 @@ import {
 import * as Clock from "effect/Clock";
 import * as Effect from "effect/Effect";
 import type { Db, Sql } from "./db.js";
-import { sendEvidence } from "./evidence.js";
+import { encodeEvidence, sendBodies, sendEvidence } from "./evidence.js";
 import { dropHeldOutcome, writeHeldOutcome } from "./held-outcomes.js";
 import { sendPageReads } from "./page-reads.js";
 import { toRun } from "./records.js";
@@ -31,9 +31,9 @@ import { writeOutbox } from "./webhooks.js";
  *    already charged (the unique charge per run id) and the balance kept on the owner (migration 0014);
  * 4. then, as decided: the held run, its evidence, its outcome and webhook messages; or the charge,
  *    revisions, observations, rows (those the run saw unchanged only as its sighting), page reads,
- *    then the run and its evidence stamped (`stampAcceptance`) once the rows are written, and its
- *    webhook messages (outbox). The writes are sent one after another without waiting (`Sql.send`):
- *    the server runs one while the host encodes the next, in the order sent.
+ *    page bodies, then the run and its evidence stamped (`stampAcceptance`) once those are written,
+ *    and its webhook messages (outbox). The writes are sent one after another without waiting
+ *    (`Sql.send`, the connection pipelining): the server runs one while the host encodes the next.
  */
 export const acceptRun = (db: Db, acceptance: RunAcceptance): Effect.Effect<AcceptanceOutcome, StorageFailure> =>
   db.transaction((tx) =>
@@ -41,12 +41,17 @@ export const acceptRun = (db: Db, acceptance: RunAcceptance): Effect.Effect<Acce
       const decision = decideAcceptance(acceptance, yield* readFacts(tx, acceptance));
       const { run, bodiesStored } = acceptance;
       if (decision._tag === "Held") {
+        const bodies = yield* sendBodies(tx, acceptance.heldEvidence.artifacts, bodiesStored ?? []);
         const stamped = stampAcceptance(acceptance, yield* Clock.currentTimeMillis);
         const held = acceptance.heldOutcome();
         const ran = yield* sendRun(tx, stamped.heldRun);
-        const evidenced = yield* sendEvidence(tx, run.id, stamped.heldEvidence, bodiesStored);
-        yield* ran;
-        yield* evidenced;
+        const evidenced = yield* sendEvidence(
+          tx,
+          run.id,
+          encodeEvidence(acceptance.heldEvidence),
+          stamped.heldEvidence.trace,
+        );
+        yield* Effect.all([bodies, ran, evidenced], { discard: true });
         yield* writeHeldOutcome(tx, held);
         yield* writeOutbox(tx, stamped.heldRun, null, held.reason);
         return { _tag: "Held", run: stamped.heldRun } as const;
@@ -78,12 +83,15 @@ export const acceptRun = (db: Db, acceptance: RunAcceptance): Effect.Effect<Acce
         tx,
         acceptance.rows.filter((r) => !r.seenOnly).map(({ row }) => row),
       );
-      yield* writeSighting(tx, acceptance);
+      const sighted = yield* sendSighting(tx, acceptance);
       const pagesRead = yield* sendPageReads(tx, acceptance);
-      yield* Effect.all([written, observed, rowsWritten, pagesRead], { discard: true });
+      const bodies = yield* sendBodies(tx, acceptance.evidence.artifacts, bodiesStored ?? []);
+      // Encoded while the server writes the rest: only the trace waits for the stamp.
+      const evidence = encodeEvidence(acceptance.evidence);
+      yield* Effect.all([written, observed, rowsWritten, sighted, pagesRead, bodies], { discard: true });
       const stamped = stampAcceptance(acceptance, yield* Clock.currentTimeMillis);
       const ran = yield* sendRun(tx, stamped.run);
-      const evidenced = yield* sendEvidence(tx, run.id, stamped.evidence, bodiesStored);
+      const evidenced = yield* sendEvidence(tx, run.id, evidence, stamped.evidence.trace);
       yield* ran;
       yield* evidenced;
       // The events carry the run as stored (stamped), like every reader after this transaction.
@@ -135,8 +143,8 @@ const readFacts = (
  * the rows it did not rewrite read with its seen-markers. A run that saw rows unchanged gives them
  * all one `observedAt` (core's acceptance time): that is the sighting's.
  */
-const writeSighting = (tx: Sql, { run, rows }: RunAcceptance) =>
-  tx.query(
+const sendSighting = (tx: Sql, { run, rows }: RunAcceptance) =>
+  tx.send(
     `insert into row_sightings (dataset_id, run_id, observed_at) values ($1, $2, $3)
      on conflict (dataset_id) do update set run_id = excluded.run_id, observed_at = excluded.observed_at`,
     [run.datasetId, run.id, rows.find((r) => r.seenOnly)?.row.observedAt ?? run.completedAt ?? run.startedAt],

@@ -97,28 +97,23 @@ const noting =
     return failure;
   };
 
-/** A transaction's statements in flight: the last one sent, and whether it has answered. */
+/** A transaction's statements in flight: the last one sent. */
 interface Queue {
   last: Promise<unknown>;
-  idle: boolean;
 }
 
 /**
- * SQL on the pool, or on one connection (`queue` given): a connection's statements are handed to
- * pg one at a time, at once when none is in flight, else once the one before it succeeded, so several
- * can be sent ahead (pg 8 would queue them itself, but pg 9 will not). After a failure nothing more
- * is dispatched: what was sent behind it fails with it.
+ * SQL on the pool, or on one connection (`queue` given). The pool's connections pipeline (pg's
+ * `pipeline`): a statement goes out when it is sent, without waiting for the ones before it, and
+ * the server runs them in order, so it writes one while the host encodes the next. In a transaction
+ * a failed statement fails those sent behind it (the transaction is aborted), and ROLLBACK ends it.
  */
 const sqlOf = (client: pg.Pool | pg.PoolClient, onUnavailable: () => void, queue?: Queue): Sql => {
   const start = <R extends pg.QueryResultRow>(text: string, values?: ReadonlyArray<unknown>) => {
-    const run = () => client.query<R>(prepared(text, values));
-    if (queue === undefined) return run();
-    const sent = queue.idle ? run() : queue.last.then(run);
-    queue.idle = false;
-    queue.last = sent;
-    sent.then(() => {
-      if (queue.last === sent) queue.idle = true;
-    }, ignoreDropped);
+    const sent = client.query<R>(prepared(text, values));
+    // Handled here too: a statement failing behind a failed one may never be awaited.
+    sent.catch(ignoreDropped);
+    if (queue !== undefined) queue.last = sent;
     return sent;
   };
   const awaiting = <R extends pg.QueryResultRow>(text: string, sent: Promise<pg.QueryResult<R>>) =>
@@ -143,7 +138,7 @@ export const makeDb = (pool: pg.Pool, onUnavailable: () => void = () => {}): Db 
           // client (the pool listens only while it is idle); unheard, that ends the process. The
           // next statement then fails and the release below discards the connection.
           client.on("error", ignoreDropped);
-          return { client, queue: { last: Promise.resolve() as Promise<unknown>, idle: true } };
+          return { client, queue: { last: Promise.resolve() as Promise<unknown> } };
         },
         catch: noting(storageFailure("connect"), onUnavailable),
       }),
@@ -237,11 +232,13 @@ export const allDecoded =
   (rows: ReadonlyArray<R>): Effect.Effect<ReadonlyArray<A>, StorageFailure> =>
     Effect.forEach(rows, decode);
 
+/** JSON a batch statement carries, about: the server writes one batch while the host encodes the next. */
+const batchBytes = 256 * 1024;
+
 /**
  * A table's columns, each with its SQL type and how a record fills it, written once: a bulk write's
  * column list, its parameter and the parameter's expansion all come from it, so a new column is one
- * line here (and one in its read). The records go as one JSON array expanded by `json_to_recordset`:
- * one round trip for any number of records.
+ * line here (and one in its read). Records go as JSON arrays expanded by `json_to_recordset`.
  */
 export const tableMapping = <T>(
   columns: Readonly<Record<string, readonly [type: string, value: (record: T) => unknown]>>,
@@ -254,17 +251,27 @@ export const tableMapping = <T>(
   const textSelect = entries
     .map(([name, [type]]) => (isJson(type) ? `p.${name}::${type} as ${name}` : `p.${name}`))
     .join(", ");
-  const encode = (records: ReadonlyArray<T>, asText: boolean): string =>
-    JSON.stringify(
-      records.map((record) => {
-        const row: Record<string, unknown> = {};
-        for (const [name, [type, value]] of entries) {
-          const v = value(record);
-          row[name] = asText && isJson(type) && v !== null && v !== undefined ? JSON.stringify(v) : v;
-        }
-        return row;
-      }),
-    );
+  const rowOf = (record: T, asText: boolean) => {
+    const row: Record<string, unknown> = {};
+    for (const [name, [type, value]] of entries) {
+      const v = value(record);
+      row[name] = asText && isJson(type) && v !== null && v !== undefined ? JSON.stringify(v) : v;
+    }
+    return row;
+  };
+  /**
+   * A json column's value is nested in the array as it is, encoded once. PostgreSQL's JSON parser
+   * refuses the escape `\u0000` anywhere in a document it expands, though a json value may hold it:
+   * a batch holding one sends each json value as a string of its JSON text instead, cast back in the
+   * select (the server then de-escapes only the outer string).
+   */
+  const batchOf = (nested: string, records: ReadonlyArray<T>, param: string): Batch => {
+    const asText = nested.includes("\\u0000");
+    return {
+      value: asText ? JSON.stringify(records.map((record) => rowOf(record, true))) : nested,
+      select: `select ${asText ? textSelect : nestedSelect} from ${expand(param, asText)}`,
+    };
+  };
   return {
     names: entries.map(([name]) => name),
     /** The columns, comma-separated: `insert into t (${list}) ${batch.select}`. */
@@ -275,23 +282,60 @@ export const tableMapping = <T>(
         .filter(([name]) => !keep.includes(name))
         .map(([name]) => `${name} = excluded.${name}`)
         .join(", "),
-    /**
-     * `records` as the parameter `param` (its `value`) and the `select` reading them back as rows.
-     * A json column's value is nested in the array as it is, encoded once. PostgreSQL's JSON parser
-     * refuses the escape `\u0000` anywhere in a document it expands, though a json value may hold
-     * it: a batch holding one sends each json value as a string of its JSON text instead, cast back
-     * in the select (the server then de-escapes only the outer string).
-     */
-    batch: (records: ReadonlyArray<T>, param: string) => {
-      const nested = encode(records, false);
-      const asText = nested.includes("\\u0000");
-      return {
-        value: asText ? encode(records, true) : nested,
-        select: `select ${asText ? textSelect : nestedSelect} from ${expand(param, asText)}`,
-      };
+    /** `records` as the parameter `param` (the batch's `value`) and the `select` reading them back as rows. */
+    batch: (records: ReadonlyArray<T>, param: string): Batch =>
+      batchOf(JSON.stringify(records.map((record) => rowOf(record, false))), records, param),
+    /** `records` as batches of about `batchBytes` of JSON each, in order, each encoded when it is asked for. */
+    *batches(records: ReadonlyArray<T>, param: string): Generator<Batch> {
+      let parts: string[] = [];
+      let size = 0;
+      let from = 0;
+      for (let i = 0; i < records.length; i++) {
+        const part = JSON.stringify(rowOf(records[i]!, false));
+        parts.push(part);
+        size += part.length;
+        if (size >= batchBytes || i === records.length - 1) {
+          yield batchOf(`[${parts.join(",")}]`, records.slice(from, i + 1), param);
+          parts = [];
+          size = 0;
+          from = i + 1;
+        }
+      }
     },
   };
 };
+
+/** Records as a JSON parameter and the select reading them back (`tableMapping`). */
+export interface Batch {
+  readonly value: string;
+  readonly select: string;
+}
+
+/** Lets the connection's replies in: the next statement goes out while the host encodes. */
+const letIoIn = Effect.async<void>((resume) => {
+  const timer = setImmediate(() => resume(Effect.void));
+  return Effect.sync(() => clearImmediate(timer));
+});
+
+/**
+ * Sends `batches` one statement each (`statement` around the batch's select, the batch as $1
+ * before `values`), each as soon as it is encoded, so the server writes one while the host encodes
+ * the next. Answers the Effect awaiting them all.
+ */
+export const sendBatches = (
+  tx: Sql,
+  batches: Iterable<Batch>,
+  statement: (select: string) => string,
+  values: ReadonlyArray<unknown> = [],
+): Effect.Effect<Effect.Effect<void, StorageFailure>> =>
+  Effect.gen(function* () {
+    const sent: Array<Effect.Effect<unknown, StorageFailure>> = [];
+    for (const batch of batches) {
+      if (sent.length > 0) yield* letIoIn;
+      sent.push(yield* tx.send(statement(batch.select), [batch.value, ...values]));
+    }
+    return Effect.all(sent, { discard: true });
+  });
 
 /** Records as one JSON array parameter, for a `json_to_recordset` whose columns are written in its statement. */
 export const recordset = (records: ReadonlyArray<object>): string => JSON.stringify(records);

@@ -26,7 +26,7 @@ const bodiesPerStatement = 500;
  * cycle. A statement's bodies travel as one bytea parameter (their UTF-8 end to end, which the server
  * cuts at the offsets sent beside it): a body may hold NUL bytes, which no text parameter can carry.
  */
-const sendBodies = (tx: Sql, artifacts: RunEvidence["artifacts"], stored: ReadonlyArray<string>) =>
+export const sendBodies = (tx: Sql, artifacts: RunEvidence["artifacts"], stored: ReadonlyArray<string>) =>
   Effect.gen(function* () {
     const sent: Array<Effect.Effect<unknown, StorageFailure>> = [];
     const skip = new Set(stored);
@@ -56,15 +56,22 @@ const sendBodies = (tx: Sql, artifacts: RunEvidence["artifacts"], stored: Readon
     return Effect.all(sent, { discard: true });
   });
 
-/**
- * Replaces a run's evidence whole (memory keeps one RunEvidence per run and overwrites it): one
- * statement for run_evidence and the artifacts (each position written over, positions past the new
- * artifacts deleted, the in-flight trace ended), then the bodies. `bodiesStored`: digests the store
- * already has (those it served the run: an acceptance's `bodiesStored`). Sent (`Sql.send`).
- */
-export const sendEvidence = (tx: Sql, runId: RunId, evidence: RunEvidence, bodiesStored: ReadonlyArray<string> = []) =>
-  Effect.gen(function* () {
-    const artifacts = evidence.artifacts.map((a, position) => ({
+/** A run's evidence as its statement's parameters, all but the trace (an acceptance stamps it last). */
+export interface EncodedEvidence {
+  readonly facts: string;
+  readonly failures: string;
+  readonly plan: string;
+  readonly recipe: string | null;
+  readonly artifacts: string;
+}
+
+export const encodeEvidence = (evidence: RunEvidence): EncodedEvidence => ({
+  facts: JSON.stringify(evidence.facts),
+  failures: JSON.stringify(evidence.failures),
+  plan: JSON.stringify(evidence.plan ?? null),
+  recipe: evidence.recipe ? JSON.stringify(evidence.recipe) : null,
+  artifacts: recordset(
+    evidence.artifacts.map((a, position) => ({
       position,
       id: a.id,
       kind: a.kind,
@@ -74,8 +81,18 @@ export const sendEvidence = (tx: Sql, runId: RunId, evidence: RunEvidence, bodie
       size: a.size,
       truncated: a.truncated,
       created_at: a.createdAt,
-    }));
-    const written = yield* tx.send(
+    })),
+  ),
+});
+
+/**
+ * Replaces a run's evidence whole (memory keeps one RunEvidence per run and overwrites it): one
+ * statement for run_evidence and the artifacts (each position written over, positions past the new
+ * artifacts deleted, the in-flight trace ended). Their bodies go apart (`sendBodies`). Sent (`Sql.send`).
+ */
+export const sendEvidence = (tx: Sql, runId: RunId, encoded: EncodedEvidence, trace: RunEvidence["trace"]) =>
+  tx
+    .send(
       `with evidence as (
          insert into run_evidence (run_id, trace, facts, failures, plan, recipe) values ($1, $2, $3, $4, $5, $6)
          on conflict (run_id) do update
@@ -95,22 +112,17 @@ export const sendEvidence = (tx: Sql, runId: RunId, evidence: RunEvidence, bodie
        set id = excluded.id, kind = excluded.kind, url = excluded.url, content_type = excluded.content_type,
            sha256 = excluded.sha256, size = excluded.size, truncated = excluded.truncated, body = null,
            created_at = excluded.created_at`,
-      [
-        runId,
-        JSON.stringify(evidence.trace),
-        JSON.stringify(evidence.facts),
-        JSON.stringify(evidence.failures),
-        JSON.stringify(evidence.plan ?? null),
-        evidence.recipe ? JSON.stringify(evidence.recipe) : null,
-        recordset(artifacts),
-      ],
-    );
-    const bodies = yield* sendBodies(tx, evidence.artifacts, bodiesStored);
-    return Effect.zipRight(written, bodies);
-  });
+      [runId, JSON.stringify(trace), encoded.facts, encoded.failures, encoded.plan, encoded.recipe, encoded.artifacts],
+    )
+    .pipe(Effect.map(Effect.asVoid));
 
+/** A run's evidence and its artifacts' bodies, written now. */
 export const writeEvidence = (tx: Sql, runId: RunId, evidence: RunEvidence) =>
-  Effect.flatten(sendEvidence(tx, runId, evidence));
+  Effect.gen(function* () {
+    const bodies = yield* sendBodies(tx, evidence.artifacts, []);
+    const written = yield* sendEvidence(tx, runId, encodeEvidence(evidence), evidence.trace);
+    yield* Effect.all([bodies, written], { discard: true });
+  });
 
 export interface ArtifactRow {
   readonly run_id: string;

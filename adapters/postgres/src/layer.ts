@@ -73,6 +73,8 @@ export const PostgresStoreLive = (config: PostgresConfig): Layer.Layer<Storage |
               // Every connection resolves unqualified names in our schema: the SQL never names it.
               options: `-c search_path=${schema} -c idle_in_transaction_session_timeout=60000`,
               application_name: "gleaner",
+              // Statements go out as they are sent (db.ts): a transaction's writes overlap its encoding.
+              pipeline: true,
             }),
         ),
         (pool) => Effect.promise(() => pool.end()),

@@ -8,7 +8,7 @@ import {
 } from "@gleaner/core";
 import * as Effect from "effect/Effect";
 import * as Either from "effect/Either";
-import { type Db, isUuid, type Sql, tableMapping } from "./db.js";
+import { type Db, isUuid, type Sql, sendBatches, tableMapping } from "./db.js";
 
 // page_reads (migration 0011): the page reads of each dataset's newest accepted run,
 // with each page's extraction whole; their bodies are page_bodies', by digest.
@@ -61,27 +61,33 @@ export const acceptedReads = (db: Db, datasetId: string): Effect.Effect<Readonly
       );
 
 /**
- * Replaces the dataset's page reads with the accepted run's, in one statement that also deletes the
- * reads of URLs the run did not read. A reused page sends no extraction (its row keeps the stored
+ * Replaces the dataset's page reads with the accepted run's, after deleting the reads of URLs the
+ * run did not read. A reused page sends no extraction (its row keeps the stored
  * one), so an unchanged re-run writes only each page's run id and validators. Sent (`Sql.send`).
  */
-export const sendPageReads = (tx: Sql, { run, pageReads }: RunAcceptance) => {
-  if (pageReads === undefined) return Effect.succeed(Effect.void);
-  const batch = pageReadTable.batch(pageReads.pages, "$1");
-  return tx
-    .send(
-      `with gone as (delete from page_reads where dataset_id = $2 and url <> all($5::text[]))
-       insert into page_reads (dataset_id, run_id, recipe, ${pageReadTable.list})
-       select $2, $3, $4, p.* from (${batch.select}) p
-       on conflict (dataset_id, url) do update
-       set run_id = excluded.run_id, recipe = excluded.recipe, final_url = excluded.final_url,
-           sha256 = excluded.sha256, content_type = excluded.content_type, etag = excluded.etag,
-           last_modified = excluded.last_modified,
-           extraction = coalesce(excluded.extraction, page_reads.extraction)`,
-      [batch.value, run.datasetId, run.id, pageReads.recipe, pageReads.pages.map((p) => p.url)],
-    )
-    .pipe(Effect.map(Effect.asVoid));
-};
+export const sendPageReads = (tx: Sql, { run, pageReads }: RunAcceptance) =>
+  pageReads === undefined
+    ? Effect.succeed(Effect.void)
+    : Effect.gen(function* () {
+        const gone = yield* tx.send("delete from page_reads where dataset_id = $1 and url <> all($2::text[])", [
+          run.datasetId,
+          pageReads.pages.map((p) => p.url),
+        ]);
+        const written = yield* sendBatches(
+          tx,
+          pageReadTable.batches(pageReads.pages, "$1"),
+          (select) =>
+            `insert into page_reads (dataset_id, run_id, recipe, ${pageReadTable.list})
+             select $2, $3, $4, p.* from (${select}) p
+             on conflict (dataset_id, url) do update
+             set run_id = excluded.run_id, recipe = excluded.recipe, final_url = excluded.final_url,
+                 sha256 = excluded.sha256, content_type = excluded.content_type, etag = excluded.etag,
+                 last_modified = excluded.last_modified,
+                 extraction = coalesce(excluded.extraction, page_reads.extraction)`,
+          [run.datasetId, run.id, pageReads.recipe],
+        );
+        return Effect.zipRight(gone, written);
+      });
 
 /** A page read's columns; a reused page sends no extraction (its row keeps the stored one). */
 const pageReadTable = tableMapping<PageReadToKeep>({

@@ -18,6 +18,7 @@ import {
   firstDecoded,
   isUuid,
   recordset,
+  sendBatches,
   type Sql,
   staleRevision,
 } from "./db.js";
@@ -34,15 +35,12 @@ export const sendRows = (
   const last = [...new Map(rows.map((row) => [row.id, row])).values()];
   return last.length === 0
     ? Effect.succeed(Effect.void)
-    : Effect.gen(function* () {
-        const batch = rowTable.batch(last, "$1");
-        const sent = yield* tx.send(
-          `insert into rows (${rowTable.list}) ${batch.select}
-           on conflict (id) do update set ${rowTable.updates(["id"])}`,
-          [batch.value],
-        );
-        return Effect.asVoid(sent);
-      });
+    : sendBatches(
+        tx,
+        rowTable.batches(last, "$1"),
+        (select) =>
+          `insert into rows (${rowTable.list}) ${select} on conflict (id) do update set ${rowTable.updates(["id"])}`,
+      );
 };
 
 /**
@@ -63,12 +61,15 @@ export const sendRevisions = (tx: Sql, datasetId: string, revisions: ReadonlyArr
       });
     }
     const first = Number(allocated.last_sequence) - revisions.length + 1;
-    const batch = revisionTable.batch(
-      revisions.map((revision, i) => ({ ...revision, sequence: first + i })),
-      "$1",
+    const written = yield* sendBatches(
+      tx,
+      revisionTable.batches(
+        revisions.map((revision, i) => ({ ...revision, sequence: first + i })),
+        "$1",
+      ),
+      (select) => `insert into revisions (${revisionTable.list}) ${select}`,
     );
-    const written = yield* tx.send(`insert into revisions (${revisionTable.list}) ${batch.select}`, [batch.value]);
-    return { first, written: Effect.asVoid(written) };
+    return { first, written };
   });
 
 /** Inserts observations, each new; the document is kept whole as its JSON text (migration 0017). */
