@@ -311,7 +311,7 @@ export interface Batch {
   readonly select: string;
 }
 
-/** Lets the connection's replies in: the next statement goes out while the host encodes. */
+/** Lets the event loop turn between batches: a socket whose buffer filled drains while the host encodes. */
 const letIoIn = Effect.async<void>((resume) => {
   const timer = setImmediate(() => resume(Effect.void));
   return Effect.sync(() => clearImmediate(timer));
