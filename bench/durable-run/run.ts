@@ -5,8 +5,9 @@
  * PostgreSQL gets a fresh database per round (migrations and Agenda's table created at start-up,
  * outside the span). Each round runs both configurations, in an order that alternates, on one books
  * site (50 pages × 20 books): a first run (1000 new rows) and an unchanged re-run, each timed from
- * POST /v1/datasets/{id}/runs to halfway between the last poll that saw it unfinished and the first
- * that saw it `succeeded` (FinishedRun.settledMs). Polls come every `--poll` ms (50): the host
+ * POST /v1/datasets/{id}/runs to its `completedAt` (FinishedRun.acceptedMs; the floors) and to halfway
+ * between the last poll that saw it unfinished and the first that saw it `succeeded`
+ * (FinishedRun.settledMs). Polls come every `--poll` ms (50): the host
  * answering a poll every 5 ms spent ~200 ms of a PostgreSQL run's CPU on them (three statements
  * each) against next to nothing in memory, so the bench was measuring its own load (decision 0042).
  * Each run's CPU is read too, from before its POST to the poll that saw it succeed: the host child's
@@ -161,14 +162,15 @@ for (const [label, pick] of figures) {
     `${label.padEnd(36)} ${m.toFixed(0).padStart(10)} ${p.toFixed(0).padStart(13)} ${ratio.padStart(6)}  ${rounds}`,
   );
 }
-const ratio = med("postgres", (s) => s.first.settledMs) / med("memory", (s) => s.first.settledMs);
-console.log(
-  `\nFloor: PostgreSQL + Agenda first run ≤ 1.6× the memory run: ${ratio.toFixed(2)}× — ${ratio <= 1.6 ? "HELD" : "NOT HELD"}`,
-);
+// The floor is judged on POST → completedAt: the host stamps completedAt after the acceptance's
+// writes (PostgreSQL commits 10–15 ms later, with the evidence), and no poll blurs it. The poll-based
+// span moves by up to ±25 ms a sample on each side, and PostgreSQL's polls answer slower.
 const exact = med("postgres", (s) => s.first.acceptedMs) / med("memory", (s) => s.first.acceptedMs);
 console.log(
-  `Floor: the same, POST → completedAt (no poll in the span): ${exact.toFixed(2)}× — ${exact <= 1.6 ? "HELD" : "NOT HELD"}`,
+  `\nFloor: PostgreSQL + Agenda first run ≤ 1.6× the memory run (POST → completedAt): ${exact.toFixed(2)}× — ${exact <= 1.6 ? "HELD" : "NOT HELD"}`,
 );
+const polled = med("postgres", (s) => s.first.settledMs) / med("memory", (s) => s.first.settledMs);
+console.log(`  the same, POST → succeeded as polls saw it (every ${pollMs} ms): ${polled.toFixed(2)}×`);
 // A re-run (~100 ms) is shorter than two polls: its span is POST → completedAt (the host stamps it
 // after its write; one machine clock), which no poll blurs. The first run's is taken the same way.
 const rerun = (config: Config) => med(config, (s) => s.again.acceptedMs) / med(config, (s) => s.first.acceptedMs);
