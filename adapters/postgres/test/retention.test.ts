@@ -3,7 +3,7 @@ import { Storage } from "@gleaner/core";
 import { expect } from "chai";
 import * as Effect from "effect/Effect";
 import * as Option from "effect/Option";
-import { aClaimedRun, aStoreAndClientOnItsOwnSchema, whenPostgresReachable } from "./support.js";
+import { aClaimedRun, aStoreAndClientOnItsOwnSchema, twoStoresOnOneSchema, whenPostgresReachable } from "./support.js";
 
 // A prune deletes the page bodies nothing holds; an acceptance that finds its body already stored
 // takes no lock on it. The prune must not delete a body an acceptance in flight is about to hold.
@@ -52,6 +52,39 @@ await whenPostgresReachable("postgres store: a prune beside an acceptance in fli
       );
       expect(await storage((s) => s.pruneRunRecords(new Date().toISOString(), 100))).to.equal(1);
       expect(await bodies()).to.equal(0);
+    });
+  });
+
+  describe("postgres store: two processes pruning at once", () => {
+    const { schema, first, second, client } = twoStoresOnOneSchema(url);
+
+    it("removes each record once, neither prune failing on the other's locks", async () => {
+      const { dataset } = await first.runPromise(seedOwnerWithDataset(10));
+      const runs = [];
+      for (let n = 0; n < 30; n++) {
+        const running = await first.runPromise(aClaimedRun(dataset));
+        await first.runPromise(
+          Effect.flatMap(Storage, (s) =>
+            s.finishRun({ ...running, status: "failed", completedAt: running.startedAt }, evidenceOf(running)),
+          ),
+        );
+        runs.push(running);
+      }
+      const cutoff = new Date(Date.now() + 60_000).toISOString();
+      const prune = (store: typeof first) =>
+        store.runPromise(Effect.flatMap(Storage, (s) => s.pruneRunRecords(cutoff, 7)));
+      // Each prunes batches of 7 until it finds none left; the two run side by side.
+      const drain = async (store: typeof first) => {
+        let total = 0;
+        for (let removed = await prune(store); removed > 0; removed = await prune(store)) total += removed;
+        return total;
+      };
+      const [a, b] = await Promise.all([drain(first), drain(second)]);
+      expect(a + b).to.equal(runs.length);
+      const left = await client.query(`select count(*)::int as n from "${schema}".run_evidence`);
+      expect(left.rows[0].n).to.equal(0);
+      const bodies = await client.query(`select count(*)::int as n from "${schema}".page_bodies`);
+      expect(bodies.rows[0].n).to.equal(0);
     });
   });
 });
