@@ -87,16 +87,17 @@ export const deliverWebhooks = (
       }
       gate.take(receiver);
       let settled: DeliveryOutcome | null = null;
-      const outcome = yield* sender
-        .send({ url: webhook.url, secret: webhook.secret, id: message.id, payload: message.payload })
-        .pipe(
-          Effect.tap((answer) => {
-            settled = answer;
-          }),
-          Effect.ensuring(
-            Effect.flatMap(Clock.currentTimeMillis, (at) => Effect.sync(() => gate.settle(receiver, settled, at))),
-          ),
-        );
+      // The one wait a closing process does not sit out: the message stays leased and goes again.
+      const outcome = yield* Effect.interruptible(
+        sender.send({ url: webhook.url, secret: webhook.secret, id: message.id, payload: message.payload }),
+      ).pipe(
+        Effect.tap((answer) => {
+          settled = answer;
+        }),
+        Effect.ensuring(
+          Effect.flatMap(Clock.currentTimeMillis, (at) => Effect.sync(() => gate.settle(receiver, settled, at))),
+        ),
+      );
       const attempt = message.attempts + 1;
       const delay = isRetryable(outcome) ? nextRetryDelayMs(attempt, Math.random, options.retry ?? webhookRetry) : null;
       const sentAt = yield* Clock.currentTimeMillis;

@@ -13,7 +13,8 @@ export interface WebhookSendRequest {
 
 /**
  * Sends one signed delivery (Standard Webhooks) and says what came of it; never fails: a network
- * error or timeout is an outcome, which core's rules then retry or not. The Koa host provides it
+ * error or timeout is an outcome, which core's rules then retry or not. Interrupted (its process
+ * closing), it stops waiting on the receiver at once; the message stays leased and goes again. The Koa host provides it
  * (hosts/koa/src/webhooks/sender.ts), SSRF-guarded like source reads.
  */
 export interface WebhookSenderService {

@@ -29,7 +29,9 @@ export const WebhookSenderLive = (config: HostConfig): Layer.Layer<WebhookSender
         ),
         (sender) => Effect.promise(() => sender.close()),
       ),
-      (sender) => ({ send: (request) => Effect.promise(() => sender.send(request.url, request.secret, request)) }),
+      (sender) => ({
+        send: (request) => Effect.promise((stop) => sender.send(request.url, request.secret, request, stop)),
+      }),
     ),
   );
 

@@ -47,14 +47,25 @@ export const makeWebhookSender = (config: WebhookSenderConfig) => {
     headersTimeout: config.timeoutMs,
     bodyTimeout: config.timeoutMs,
   });
-  const send = async (url: string, secret: string, message: WebhookMessage): Promise<DeliveryOutcome> => {
+  /** `stop` (a closing process) ends the wait on the receiver at once, as the timeout does at its deadline. */
+  const send = async (
+    url: string,
+    secret: string,
+    message: WebhookMessage,
+    stop?: AbortSignal,
+  ): Promise<DeliveryOutcome> => {
     const started = performance.now();
     const elapsed = () => Math.round(performance.now() - started);
     const verdict = checkUrl(url, config.allow);
     if (!verdict.allowed) return { kind: "failed", reason: "unsafe_target", detail: verdict.why, durationMs: 0 };
     const body = JSON.stringify(message.payload);
     const timestamp = new Date();
-    const signal = AbortSignal.timeout(config.timeoutMs);
+    const timeout = AbortSignal.timeout(config.timeoutMs);
+    const aborted = new AbortController();
+    const abort = () => aborted.abort();
+    timeout.addEventListener("abort", abort, { once: true });
+    stop?.addEventListener("abort", abort, { once: true });
+    const signal = aborted.signal;
     try {
       const answer = await request(url, {
         method: "POST",
@@ -75,9 +86,12 @@ export const makeWebhookSender = (config: WebhookSenderConfig) => {
     } catch (error) {
       const detail = error instanceof Error ? error.message : String(error);
       if (isUnsafe(error)) return { kind: "failed", reason: "unsafe_target", detail, durationMs: elapsed() };
-      if (isTimeout(error) || signal.aborted)
+      if (isTimeout(error) || timeout.aborted)
         return { kind: "failed", reason: "timeout", detail, durationMs: elapsed() };
       return { kind: "failed", reason: "network", detail, durationMs: elapsed() };
+    } finally {
+      timeout.removeEventListener("abort", abort);
+      stop?.removeEventListener("abort", abort);
     }
   };
   return { send, close: () => agent.close() };
