@@ -21,7 +21,7 @@ export {
   splitIntoChunks,
 } from "../engine/research/chunks.js";
 export { bareNameKey, groundingText, nameKey } from "../engine/research/grounding.js";
-export { quantityOf } from "../engine/research/quantities.js";
+export { type DecimalSign, quantityOf } from "../engine/research/quantities.js";
 export {
   answersFromArtifacts,
   type RecordedAnswer,
