@@ -193,43 +193,26 @@ export const gleanerMcpServer = (client: GleanerClient, version: string): McpSer
       if (!found?.columns) return failed("Reading the dataset", found);
       const fieldId = column ? columnOf(found, column)?.id : undefined;
       if (column && !fieldId) return failed("Filtering", { error: { code: "unknown_column", message: column } });
-      // The API filters by column only within a row (a cell timeline); across rows the feed's pages
-      // are filtered here, up to ten of them, so an answer stays bounded.
-      const filtered = fieldId !== undefined && rowId === undefined;
-      const kept: Schemas["ChangePage"]["data"] = [];
-      let from = after;
-      let through: number | undefined;
-      let more = false;
-      for (let page = 0; page < (filtered ? 10 : 1); page++) {
-        const answer = await client.GET("/v1/datasets/{datasetId}/changes", {
-          params: {
-            path: { datasetId },
-            query: {
-              after: from,
-              through,
-              limit: filtered ? 100 : limit,
-              rowId,
-              fieldId: filtered ? undefined : fieldId,
-            },
+      // With a row, the column narrows its timeline to a cell's (fieldId); across rows the feed
+      // selects the revisions that changed it (changedFieldId).
+      const answer = await client.GET("/v1/datasets/{datasetId}/changes", {
+        params: {
+          path: { datasetId },
+          query: {
+            after,
+            limit,
+            rowId,
+            ...(rowId === undefined ? { changedFieldId: fieldId } : { fieldId }),
           },
-        });
-        const data = answer.data;
-        if (!data) return failed("Reading changes", refusal(answer));
-        through = data.through;
-        const last = data.data.at(-1)?.sequence ?? from;
-        for (const change of data.data) {
-          if (kept.length === limit) break;
-          from = change.sequence;
-          if (!filtered || change.changedFieldIds.includes(fieldId)) kept.push(change);
-        }
-        more = data.nextAfter !== null || from < last;
-        if (!more || kept.length === limit) break;
-      }
+        },
+      });
+      const data = answer.data;
+      if (!data) return failed("Reading changes", refusal(answer));
       const name = (id: string) => found.columns.find((c: Dataset["columns"][number]) => c.id === id)?.name ?? id;
       const rename = (values: Record<string, unknown> | null | undefined) =>
         values ? Object.fromEntries(Object.entries(values).map(([id, v]) => [name(id), v])) : values;
       return text({
-        changes: kept.map((change) => ({
+        changes: data.data.map((change) => ({
           sequence: change.sequence,
           rowId: change.rowId,
           kind: change.kind,
@@ -240,8 +223,8 @@ export const gleanerMcpServer = (client: GleanerClient, version: string): McpSer
           runId: change.runId,
           at: change.createdAt,
         })),
-        through,
-        nextAfter: more ? from : null,
+        through: data.through,
+        nextAfter: data.nextAfter,
       });
     },
   );
