@@ -15,19 +15,27 @@ import { type PricedList, startPricedList } from "./support/priced-list.js";
 const bin = fileURLToPath(new URL("../bin/gleaner.js", import.meta.url));
 const run = promisify(execFile);
 
-describe("gleaner help", () => {
+describe("gleaner help", function () {
+  // Fourteen processes started: side by side, and with room for a busy machine.
+  this.timeout(60_000);
   it("prints usage and exits 0 for --help, help, and COMMAND --help", async () => {
-    for (const args of [["--help"], ["help"], ["-h"], []]) {
-      const { stdout } = await run(process.execPath, [bin, ...args]);
-      expect(stdout, args.join(" ")).to.match(/^Usage: gleaner <command>/);
-      expect(stdout).to.contain("runs watch RUN_ID");
-    }
-    for (const command of ["serve", "worker", "keys", "credits", "runs"]) {
-      const { stdout } = await run(process.execPath, [bin, command, "--help"]);
-      expect(stdout, command).to.match(new RegExp(`^gleaner ${command}`));
-      const help = await run(process.execPath, [bin, "help", command]);
-      expect(help.stdout).to.equal(stdout);
-    }
+    await Promise.all(
+      [["--help"], ["help"], ["-h"], []].map(async (args) => {
+        const { stdout } = await run(process.execPath, [bin, ...args]);
+        expect(stdout, args.join(" ")).to.match(/^Usage: gleaner <command>/);
+        expect(stdout).to.contain("runs watch RUN_ID");
+      }),
+    );
+    await Promise.all(
+      ["serve", "worker", "keys", "credits", "runs"].map(async (command) => {
+        const [{ stdout }, help] = await Promise.all([
+          run(process.execPath, [bin, command, "--help"]),
+          run(process.execPath, [bin, "help", command]),
+        ]);
+        expect(stdout, command).to.match(new RegExp(`^gleaner ${command}`));
+        expect(help.stdout).to.equal(stdout);
+      }),
+    );
   });
 
   it("stops with a hint, not a crash, when started by a Node older than 24", function () {

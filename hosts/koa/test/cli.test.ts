@@ -40,21 +40,25 @@ describe("gleaner CLI", () => {
     expect(stderr).to.contain("GLEANER_STORAGE=memory");
   });
 
-  it("refuses bad arguments with a message and exit code 1", async () => {
-    for (const args of [
+  it("refuses bad arguments with a message and exit code 1", async function () {
+    this.timeout(60_000);
+    const refusals = [
       ["keys", "create"],
       ["credits", "grant", "--owner", "x", "--amount=-3"],
       ["credits", "grant", "--owner", "x", "--amount", "0"],
       ["frobnicate"],
-    ]) {
-      const error = await run(process.execPath, [cli, ...args], { env }).then(
-        () => null,
-        (e: { code: number; stderr: string }) => e,
-      );
-      expect(error, args.join(" ")).to.not.equal(null);
-      expect(error?.code).to.equal(1);
-      expect(error?.stderr).to.match(/needs --owner|must be|Unknown command/);
-    }
+    ];
+    await Promise.all(
+      refusals.map(async (args) => {
+        const error = await run(process.execPath, [cli, ...args], { env }).then(
+          () => null,
+          (e: { code: number; stderr: string }) => e,
+        );
+        expect(error, args.join(" ")).to.not.equal(null);
+        expect(error?.code).to.equal(1);
+        expect(error?.stderr).to.match(/needs --owner|must be|Unknown command/);
+      }),
+    );
   });
 
   it("refuses a configuration it cannot honour, naming the variable", async () => {
