@@ -317,24 +317,29 @@ const letIoIn = Effect.async<void>((resume) => {
   return Effect.sync(() => clearImmediate(timer));
 });
 
+/** Batch statements of one write waiting on the server at most: a statement's timeout counts from its send. */
+const batchesAhead = 2;
+
 /**
  * Sends `batches` one statement each (`statement` around the batch's select, the batch as $1
  * before `values`), each as soon as it is encoded, so the server writes one while the host encodes
- * the next. Answers the Effect awaiting them all.
+ * the next; at most `batchesAhead` wait their turn, so no statement waits behind a whole table.
+ * Answers the Effect awaiting them all.
  */
 export const sendBatches = (
   tx: Sql,
   batches: Iterable<Batch>,
   statement: (select: string) => string,
   values: ReadonlyArray<unknown> = [],
-): Effect.Effect<Effect.Effect<void, StorageFailure>> =>
+): Effect.Effect<Effect.Effect<void, StorageFailure>, StorageFailure> =>
   Effect.gen(function* () {
     const sent: Array<Effect.Effect<unknown, StorageFailure>> = [];
     for (const batch of batches) {
-      if (sent.length > 0) yield* letIoIn;
+      if (sent.length >= batchesAhead) yield* sent[sent.length - batchesAhead]!;
+      else if (sent.length > 0) yield* letIoIn;
       sent.push(yield* tx.send(statement(batch.select), [batch.value, ...values]));
     }
-    return Effect.all(sent, { discard: true });
+    return Effect.all(sent.slice(-batchesAhead), { discard: true });
   });
 
 /** Records as one JSON array parameter, for a `json_to_recordset` whose columns are written in its statement. */

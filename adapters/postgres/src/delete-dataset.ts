@@ -24,7 +24,7 @@ const byDataset = [
 /**
  * Storage.deleteDataset in one transaction: the dataset row is locked first, so a run accepting
  * into it finishes before, or finds its run gone after. The ledger keeps its entries; the page
- * bodies only the dataset's reads held go after it, as a prune takes them.
+ * bodies only the dataset's reads held go after it, as a prune takes them (or the next prune).
  */
 export const makeDeleteDataset = (db: Db): Pick<DatasetStorage, "deleteDataset"> => ({
   deleteDataset: (ownerId, id) =>

@@ -31,7 +31,7 @@ import { revisionTable, rowsSeen, rowsSeenColumns, rowTable, seenStatus, toRevis
 export const sendRows = (
   tx: Sql,
   rows: ReadonlyArray<RowRecord>,
-): Effect.Effect<Effect.Effect<void, StorageFailure>> => {
+): Effect.Effect<Effect.Effect<void, StorageFailure>, StorageFailure> => {
   const last = [...new Map(rows.map((row) => [row.id, row])).values()];
   return last.length === 0
     ? Effect.succeed(Effect.void)

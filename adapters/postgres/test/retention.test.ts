@@ -55,6 +55,35 @@ await whenPostgresReachable("postgres store: a prune beside an acceptance in fli
     });
   });
 
+  describe("postgres store: a prune while acceptances hold page_bodies", () => {
+    const { schema, run, client } = aStoreAndClientOnItsOwnSchema(url);
+    const storage = <A, E>(use: (s: Storage["Type"]) => Effect.Effect<A, E>) => run(Effect.flatMap(Storage, use));
+
+    it("waits a second at most for the bodies' lock, removes the records, and leaves the bodies to the next prune", async () => {
+      const { dataset } = await run(seedOwnerWithDataset(10));
+      const old = await run(aClaimedRun(dataset));
+      const evidence = evidenceOf(old);
+      await storage((s) => s.finishRun({ ...old, status: "failed", completedAt: old.startedAt }, evidence));
+      const bodies = async () =>
+        (await client.query(`select count(*)::int as n from "${schema}".page_bodies`)).rows[0].n as number;
+      expect(await bodies()).to.equal(1);
+      // A transaction writing a body, held open past the prune's wait.
+      await client.query("begin");
+      await client.query(
+        `insert into "${schema}".page_bodies (sha256, body) values ($1, 'x') on conflict (sha256) do nothing`,
+        ["f".repeat(64)],
+      );
+      const started = performance.now();
+      const cutoff = new Date(Date.now() + 60_000).toISOString();
+      expect(await storage((s) => s.pruneRunRecords(cutoff, 100))).to.equal(1);
+      expect(performance.now() - started, "the prune's wait, in ms").to.be.below(5_000);
+      await client.query("rollback");
+      expect(await bodies(), "left for the next prune").to.equal(1);
+      expect(await storage((s) => s.pruneRunRecords(cutoff, 100))).to.equal(0);
+      expect(await bodies()).to.equal(0);
+    });
+  });
+
   describe("postgres store: two processes pruning at once", () => {
     const { schema, first, second, client } = twoStoresOnOneSchema(url);
 

@@ -1,5 +1,5 @@
 import type { GleanerClient } from "@gleaner/client";
-import { useEffect, useState } from "preact/hooks";
+import { useEffect, useRef, useState } from "preact/hooks";
 import { type Column, type Dataset, messageOf, type Schemas, unwrap } from "../api.js";
 import { cellText, labelOf, when } from "../format.js";
 
@@ -51,7 +51,10 @@ export const Changes = ({ client, dataset, query }: Props) => {
       }),
     );
 
+  // Bumped when the filter changes: an answer for an earlier filter, arriving late, is dropped.
+  const filterNumber = useRef(0);
   const load = async (next?: { after: number; through: number }) => {
+    const asked = filterNumber.current;
     setError(null);
     try {
       let range = next;
@@ -60,6 +63,7 @@ export const Changes = ({ client, dataset, query }: Props) => {
         range = { after: Math.max(0, through - PAGE_SIZE), through };
       }
       const page = await fetchPage(range ?? {});
+      if (asked !== filterNumber.current) return;
       const fresh = newestFirst ? [...page.data].reverse() : page.data;
       setRevisions((previous) => (next === undefined ? fresh : [...previous, ...fresh]));
       setSchemas((previous) => [...previous, ...page.schemas]);
@@ -70,11 +74,12 @@ export const Changes = ({ client, dataset, query }: Props) => {
       }
       setLoaded(true);
     } catch (thrown) {
-      setError(messageOf(thrown));
+      if (asked === filterNumber.current) setError(messageOf(thrown));
     }
   };
   // A new filter starts a new window.
   useEffect(() => {
+    filterNumber.current++;
     setLoaded(false);
     void load();
   }, [client, dataset.id, rowId, fieldId, column]);
