@@ -29,7 +29,7 @@ export const requestArea = (index: RunIndex) => {
       ? {
           search: {
             engine,
-            queries: searchQueries(research.plan, research.question),
+            queries: searchQueries(research.plan, research.question, research.limits.maxQueries),
             results: reads.length,
             read: reads.filter((s) => s.status === "succeeded").length,
             notRead: reads.filter((s) => s.status === "failed").length,

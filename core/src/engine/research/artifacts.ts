@@ -37,7 +37,11 @@ export const recordArtifact = (
  * (`text/plain; lang=de`), so a replay reads the page's numbers as the run did.
  */
 export const cleanedTextType = (lang: string | null): string =>
-  lang === null ? "text/plain" : `text/plain; lang=${lang.replace(/[^A-Za-z0-9-]/g, "")}`;
+  lang === null ? "text/plain" : `text/plain; lang=${lang}`;
+
+/** A language tag as a page declares it, kept to what a media type parameter holds (the run and its replay read the same). */
+export const pageLanguage = (declared: string | null | undefined): string | null =>
+  declared?.replace(/[^A-Za-z0-9-]/g, "").slice(0, 35) || null;
 
 /** The language a cleaned text's media type names (`cleanedTextType`), or null. */
 export const langOfCleanedText = (contentType: string): string | null =>

@@ -25,7 +25,14 @@ import { cleanedTextType, recordArtifact } from "./artifacts.js";
 import { ask, describeModelFailure } from "./ask.js";
 import { researchChecks } from "./checks.js";
 import { mergeCandidates } from "./merge.js";
-import { extractionMessages, extractionSchema, maxRowsPerPage, planningMessages, planningSchema } from "./prompts.js";
+import {
+  extractionMessages,
+  extractionSchema,
+  maxQueries,
+  maxRowsPerPage,
+  planningMessages,
+  planningSchema,
+} from "./prompts.js";
 import { candidateUrls, type ResearchRead, readResults, readSite } from "./read.js";
 import { pinRecipe, searchQueries } from "./recipe.js";
 import { researchTrace } from "./trace.js";
@@ -176,7 +183,7 @@ export const executeResearchRun = Effect.fn("run.research")(function* (job: RunJ
     // configure and pin: limits from the source and the plan, then the recipe the run is held to.
     const queries = yield* recorder.timed(
       "configure",
-      Effect.sync(() => (searching ? searchQueries(planned.value, question) : [])),
+      Effect.sync(() => (searching ? searchQueries(planned.value, question, maxQueries) : [])),
     );
     recorded.recipe = yield* recorder.timed(
       "pin",

@@ -1,5 +1,6 @@
 import * as Clock from "effect/Clock";
 import * as Effect from "effect/Effect";
+import { pageLanguage } from "./artifacts.js";
 import { Fetcher } from "../../ports/fetcher.js";
 import type { MainTextReaderService } from "../../ports/main-text.js";
 import type { DatasetColumn } from "../../schema/column.js";
@@ -38,7 +39,7 @@ const cleaned = (reader: MainTextReaderService, body: string, url: string, sha25
       title: main.title === null ? null : wellFormedText(main.title),
       text: wellFormedText(main.text),
       sha256,
-      lang: main.lang?.trim().slice(0, 35) || null,
+      lang: pageLanguage(main.lang),
     }),
   );
 

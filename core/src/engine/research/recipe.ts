@@ -33,8 +33,8 @@ export const pinRecipe = (input: {
   },
 });
 
-/** The queries a search research run sends: its plan's (at most `maxQueries`), else the question itself. */
-export const searchQueries = (plan: ResearchPlan, question: string): string[] => {
+/** The queries a search research run sends: its plan's (at most its pinned `limit`), else the question itself. */
+export const searchQueries = (plan: ResearchPlan, question: string, limit: number): string[] => {
   const planned = plan.queries.map((q) => q.trim()).filter((q) => q !== "");
-  return planned.length > 0 ? planned.slice(0, maxQueries) : [question.slice(0, 300)];
+  return planned.length > 0 ? planned.slice(0, limit) : [question.slice(0, 300)];
 };

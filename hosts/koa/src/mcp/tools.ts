@@ -103,14 +103,17 @@ export const gleanerMcpServer = (client: GleanerClient, version: string): McpSer
     async ({ datasetId }) => {
       const found = await dataset(datasetId).catch((error) => error);
       if (!found?.columns) return failed("Reading the dataset", found);
-      const source = await client.GET("/v1/datasets/{datasetId}/source", { params: { path: { datasetId } } });
-      if (!source.data) return failed("Reading the source", refusal(source));
+      // A server without the source route (older than this one) answers the rest all the same.
+      const source = await client.GET("/v1/datasets/{datasetId}/source", { params: { path: { datasetId } } }).then(
+        (answer) => answer.data?.source ?? null,
+        () => null,
+      );
       return text({
         id: found.id,
         name: found.name,
         question: found.question,
-        sourceUrl: source.data.source.url,
-        pagination: source.data.source.pagination.kind,
+        sourceUrl: source?.url ?? null,
+        pagination: source?.pagination.kind ?? null,
         columns: found.columns.map((c: Dataset["columns"][number]) => ({
           name: c.name,
           label: c.label,
