@@ -145,17 +145,25 @@ export const makeDb = (pool: pg.Pool, onUnavailable: () => void = () => {}): Db 
       ({ client, queue }) => {
         // Statements sent behind a failed one fail with it: the transaction counts as one failure.
         let counted = false;
-        const tx = sqlOf(
-          client,
-          () => {
-            if (!counted) onUnavailable();
-            counted = true;
-          },
-          queue,
+        const once = () => {
+          if (!counted) onUnavailable();
+          counted = true;
+        };
+        const tx = sqlOf(client, once, queue);
+        // The server answers COMMIT of a transaction a statement aborted with ROLLBACK, not an error:
+        // with statements sent ahead, that is a failure to report, never a success.
+        const commit = Effect.tryPromise({
+          try: () => client.query("commit"),
+          catch: noting(storageFailure("commit"), once),
+        }).pipe(
+          Effect.filterOrFail(
+            (result) => result.command !== "ROLLBACK",
+            () => new StorageFailure({ message: "PostgreSQL: the transaction was rolled back at commit." }),
+          ),
         );
         return tx.query("begin").pipe(
           Effect.zipRight(work(tx)),
-          Effect.tap(() => tx.query("commit")),
+          Effect.tap(() => commit),
         );
       },
       ({ client, queue }, exit) =>

@@ -51,5 +51,22 @@ await whenPostgresReachable("postgres store: statements sent ahead in one transa
       expect(Exit.isSuccess(committed)).to.equal(true);
       expect(await count()).to.equal(3);
     });
+
+    it("fails a transaction whose statement failed unawaited: COMMIT then rolls back, and that is no success", async () => {
+      const db = makeDb(pool);
+      const insert = `insert into "${schema}".sent_probe (n) values ($1)`;
+      await pool.query(`delete from "${schema}".sent_probe`);
+      const exit = await Effect.runPromiseExit(
+        db.transaction((tx) =>
+          Effect.gen(function* () {
+            yield* tx.query(insert, [7]);
+            // Sent and never awaited: a caller's slip the commit must still catch.
+            yield* tx.send(insert, [7]);
+          }),
+        ),
+      );
+      expect(Exit.isFailure(exit), "the transaction answers failure").to.equal(true);
+      expect(await count()).to.equal(0);
+    });
   });
 });
