@@ -1,17 +1,10 @@
-import {
-  newId,
-  type ObservationId,
-  type OwnerId,
-  type RunAcceptance,
-  type RunRecord,
-  type SourceObservation,
-} from "@gleaner/core";
+import { newId, type ObservationId, type OwnerId, type RunRecord, type SourceObservation } from "@gleaner/core";
 import { expect } from "chai";
 import * as Effect from "effect/Effect";
 import * as Option from "effect/Option";
 import { it } from "../runner.js";
 import type { StoreHarness } from "./harness.js";
-import { anAcceptance, aQueuedRun } from "./fixtures.js";
+import { anAcceptance, aQueuedRun, withPageRead } from "./fixtures.js";
 
 const anObservation = (running: RunRecord): SourceObservation => ({
   id: newId<ObservationId>(),
@@ -40,28 +33,7 @@ export const deleteStoreCases = ({ run, runningRun, credits: creditsOf }: StoreH
     };
     await run((s) => s.insertWebhook(webhook));
     const observation = anObservation(running);
-    const accepted = anAcceptance(running, 2, ["a", "b"]);
-    const [page] = accepted.evidence.artifacts;
-    const acceptance: RunAcceptance = {
-      ...accepted,
-      observations: [observation],
-      pageReads: {
-        recipe: "recipe-1",
-        pages: [
-          {
-            url: page!.url,
-            finalUrl: page!.url,
-            sha256: page!.sha256,
-            contentType: page!.contentType,
-            etag: null,
-            lastModified: null,
-            extraction: { records: [], entries: [], next: null },
-            reused: false,
-            body: page!.body!,
-          },
-        ],
-      },
-    };
+    const acceptance = { ...withPageRead(anAcceptance(running, 2, ["a", "b"])), observations: [observation] };
     expect((await run((s) => s.acceptRun(acceptance)))._tag).to.equal("Accepted");
     const stored = Option.getOrThrow(await run((s) => s.getDataset(ownerId, dataset.id as never))).record;
     // A second run held for credits (9 pages, 8 left): its outcome is kept for the dataset.

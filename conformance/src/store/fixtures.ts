@@ -174,6 +174,30 @@ export const anAcceptance = (running: RunRecord, pages: number, rowKeys: Readonl
   };
 };
 
+/** `acceptance` keeping a read of its first page (its artifact's body), as a run a later run may reuse. */
+export const withPageRead = (acceptance: RunAcceptance): RunAcceptance => {
+  const [page] = acceptance.evidence.artifacts;
+  return {
+    ...acceptance,
+    pageReads: {
+      recipe: "recipe-1",
+      pages: [
+        {
+          url: page!.url,
+          finalUrl: page!.url,
+          sha256: page!.sha256,
+          contentType: page!.contentType,
+          etag: null,
+          lastModified: null,
+          extraction: { records: [], entries: [], next: null },
+          reused: false,
+          body: page!.body!,
+        },
+      ],
+    },
+  };
+};
+
 /** A user edit of `row` (its head is the expected revision), with its own request id. */
 export const anEdit = (row: RowRecord, requestId: string): { row: RowRecord; revision: NewRevision } => {
   const revisionId = newId<RevisionId>();

@@ -1,4 +1,4 @@
-import { pruneRunRecords, type RunAcceptance, Storage } from "@gleaner/core";
+import { pruneRunRecords, Storage } from "@gleaner/core";
 import { expect } from "chai";
 import * as Effect from "effect/Effect";
 import * as Option from "effect/Option";
@@ -6,7 +6,7 @@ import * as TestClock from "effect/TestClock";
 import * as TestContext from "effect/TestContext";
 import { it } from "../runner.js";
 import type { StoreHarness } from "./harness.js";
-import { anAcceptance } from "./fixtures.js";
+import { anAcceptance, withPageRead } from "./fixtures.js";
 
 const dayMs = 24 * 60 * 60 * 1000;
 
@@ -26,27 +26,8 @@ export const retentionStoreCases = ({ run, runningRun }: StoreHarness): void => 
 
   it("removes a run's record once past retention, keeping the run, its rows, page reads and a held run's record", async () => {
     const { ownerId, dataset, running } = await runningRun(10);
-    const base = anAcceptance(running, 1, ["a"]);
-    const [page] = base.evidence.artifacts;
-    const acceptance: RunAcceptance = {
-      ...base,
-      pageReads: {
-        recipe: "recipe-1",
-        pages: [
-          {
-            url: page!.url,
-            finalUrl: page!.url,
-            sha256: page!.sha256,
-            contentType: page!.contentType,
-            etag: null,
-            lastModified: null,
-            extraction: { records: [], entries: [], next: null },
-            reused: false,
-            body: page!.body!,
-          },
-        ],
-      },
-    };
+    const acceptance = withPageRead(anAcceptance(running, 1, ["a"]));
+    const [page] = acceptance.evidence.artifacts;
     expect((await run((s) => s.acceptRun(acceptance)))._tag).to.equal("Accepted");
     const finished = Date.parse(Option.getOrThrow(await run((s) => s.getRun(ownerId, running.id))).completedAt!);
     const held = await runningRun(0);

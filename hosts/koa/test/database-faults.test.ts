@@ -1,7 +1,7 @@
 import { type BooksSite, booksDataset, type Client, makeClient, startBooksSite } from "@gleaner/conformance";
 import { type RunningHost, startHost } from "@gleaner/koa";
 import { expect } from "chai";
-import { admin, adminUrl } from "./support/postgres-admin.js";
+import { admin, ownDatabase } from "./support/postgres-admin.js";
 import { pino } from "pino";
 
 /**
@@ -22,7 +22,7 @@ describe("database faults: dropped connections and a database that goes away", f
   const database = `gleaner_faults_${globalThis.crypto.randomUUID().replaceAll("-", "").slice(0, 10)}`;
   const terminateAll = () =>
     admin(`select pg_terminate_backend(pid) from pg_stat_activity where datname = '${database}'`);
-  let reachable = true;
+  let reachable = false;
   let site: BooksSite;
   let host: RunningHost;
   let client: Client;
@@ -30,18 +30,11 @@ describe("database faults: dropped connections and a database that goes away", f
   const previousProcessEvery = process.env.GLEANER_AGENDA_PROCESS_EVERY_MS;
 
   before(async function () {
-    try {
-      await admin("select 1");
-    } catch (error) {
-      reachable = false;
-      console.log(`      NOT RUN: PostgreSQL at ${adminUrl} is not reachable (${(error as Error).message}).`);
-      this.skip();
-    }
-    await admin(`create database ${database}`);
+    const ownUrl = await ownDatabase(this, database);
+    reachable = true;
     site = await startBooksSite({ delayMs: 20, pageSize: 100 });
     process.env.GLEANER_AGENDA_PROCESS_EVERY_MS = "500";
-    const url = new URL(adminUrl);
-    url.pathname = `/${database}`;
+    const url = ownUrl;
     host = await startHost({
       config: {
         port: 0,

@@ -3,7 +3,7 @@ import type { AddressInfo } from "node:net";
 import { type BooksSite, booksDataset, type Client, makeClient, startBooksSite } from "@gleaner/conformance";
 import { type RunningHost, startHost } from "@gleaner/koa";
 import { expect } from "chai";
-import { admin, adminUrl } from "./support/postgres-admin.js";
+import { admin, adminUrl, ownDatabase } from "./support/postgres-admin.js";
 import { pino } from "pino";
 
 /**
@@ -67,7 +67,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 describe("a network partition between the host and PostgreSQL", function () {
   this.timeout(240_000);
   const database = `gleaner_partition_${globalThis.crypto.randomUUID().replaceAll("-", "").slice(0, 10)}`;
-  let reachable = true;
+  let reachable = false;
   let relay: Awaited<ReturnType<typeof startRelay>>;
   let site: BooksSite;
   let host: RunningHost;
@@ -75,21 +75,13 @@ describe("a network partition between the host and PostgreSQL", function () {
   let key: string;
 
   before(async function () {
-    try {
-      await admin("select 1");
-    } catch (error) {
-      reachable = false;
-      if (process.env.CI === "true") throw error;
-      console.log(`      NOT RUN: PostgreSQL at ${adminUrl} is not reachable (${(error as Error).message}).`);
-      this.skip();
-    }
-    await admin(`create database ${database}`);
+    const ownUrl = await ownDatabase(this, database);
+    reachable = true;
     const target = new URL(adminUrl);
     relay = await startRelay({ host: target.hostname, port: Number(target.port || 5432) });
     site = await startBooksSite({ delayMs: 200, pageSize: 100 });
-    const url = new URL(adminUrl);
+    const url = ownUrl;
     url.host = `127.0.0.1:${relay.port}`;
-    url.pathname = `/${database}`;
     host = await startHost({
       config: {
         port: 0,

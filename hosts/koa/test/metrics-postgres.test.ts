@@ -2,7 +2,7 @@ import { makeClient } from "@gleaner/conformance";
 import { type RunningHost, startHost } from "@gleaner/koa";
 import { PostgresStoreLive } from "@gleaner/postgres";
 import { expect } from "chai";
-import { admin, adminUrl } from "./support/postgres-admin.js";
+import { admin, ownDatabase } from "./support/postgres-admin.js";
 import { pino } from "pino";
 import { freePort } from "./support/free-port.js";
 
@@ -18,7 +18,7 @@ describe("Prometheus metrics: the PostgreSQL store's connection pool", function 
   const database = `gleaner_pool_${globalThis.crypto.randomUUID().replaceAll("-", "").slice(0, 10)}`;
   let host: RunningHost | undefined;
   let metricsUrl = "";
-  let reachable = true;
+  let reachable = false;
   const scrape = async (): Promise<Map<string, number>> => {
     const text = await (await fetch(metricsUrl)).text();
     return new Map(
@@ -30,17 +30,9 @@ describe("Prometheus metrics: the PostgreSQL store's connection pool", function 
   };
 
   before(async function () {
-    try {
-      await admin("select 1");
-    } catch (error) {
-      if (process.env.GLEANER_REQUIRE_POSTGRES === "1") throw error;
-      reachable = false;
-      console.log(`      NOT RUN: PostgreSQL at ${adminUrl} is not reachable (${(error as Error).message}).`);
-      this.skip();
-    }
-    await admin(`create database ${database}`);
-    const url = new URL(adminUrl);
-    url.pathname = `/${database}`;
+    const ownUrl = await ownDatabase(this, database);
+    reachable = true;
+    const url = ownUrl;
     const port = await freePort();
     metricsUrl = `http://127.0.0.1:${port}/metrics`;
     host = await startHost({

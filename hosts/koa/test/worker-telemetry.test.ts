@@ -5,7 +5,7 @@ import { expect } from "chai";
 import { pino } from "pino";
 import { freePort } from "./support/free-port.js";
 import { spansOf, startOtlpReceiver, until } from "./support/otlp-receiver.js";
-import { admin, adminUrl } from "./support/postgres-admin.js";
+import { admin, ownDatabase } from "./support/postgres-admin.js";
 import { startPricedList } from "./support/priced-list.js";
 import { parseExposition } from "./support/prometheus-text.js";
 import { type Spawned, spawnUntil, stopChild } from "./support/spawn-until.js";
@@ -19,7 +19,7 @@ const bin = fileURLToPath(new URL("../bin/gleaner.js", import.meta.url));
 describe("gleaner worker: its metrics and traces for the runs it works", function () {
   this.timeout(90_000);
   const database = `gleaner_worker_${globalThis.crypto.randomUUID().replaceAll("-", "").slice(0, 10)}`;
-  let reachable = true;
+  let reachable = false;
   let api: RunningHost | undefined;
   let worker: Spawned | undefined;
   let receiver: Awaited<ReturnType<typeof startOtlpReceiver>>;
@@ -27,17 +27,9 @@ describe("gleaner worker: its metrics and traces for the runs it works", functio
   let metricsUrl = "";
 
   before(async function () {
-    try {
-      await admin("select 1");
-    } catch (error) {
-      if (process.env.GLEANER_REQUIRE_POSTGRES === "1") throw error;
-      reachable = false;
-      console.log(`      NOT RUN: PostgreSQL at ${adminUrl} is not reachable (${(error as Error).message}).`);
-      this.skip();
-    }
-    await admin(`create database ${database}`);
-    const url = new URL(adminUrl);
-    url.pathname = `/${database}`;
+    const ownUrl = await ownDatabase(this, database);
+    reachable = true;
+    const url = ownUrl;
     const variables = {
       GLEANER_STORAGE: "postgres",
       GLEANER_QUEUE: "agenda",
