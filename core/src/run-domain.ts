@@ -122,6 +122,8 @@ export const RecordedFailure = Schema.Struct({
   status: Schema.optional(Schema.NullOr(Schema.Int)),
   /** A research value refused (stage `validation`): the entity it was about. */
   entity: Schema.optional(Schema.String),
+  /** A research value refused: the field it was refused for. Absent on older records (their detail names it). */
+  fieldId: Schema.optional(Schema.String),
 });
 export type RecordedFailure = typeof RecordedFailure.Type;
 

@@ -179,7 +179,7 @@ describe("research validation and merging", () => {
 
   it("rejects a candidate whose name is not on the page, and drops aliases the page does not give", () => {
     expect(one.candidateRows).to.equal(3);
-    expect(one.rejectedRows).to.equal(1);
+    expect(one.rejectedNames).to.have.length(1);
     expect(one.candidates.map((c) => c.name)).to.deep.equal(["Harbour & Finch Press", "Kestrel Books"]);
     expect(one.candidates[0]?.aliases).to.deep.equal(["H&F Press"]);
     expect(one.refusals).to.deep.equal([

@@ -319,12 +319,6 @@ export interface Batch {
   readonly select: string;
 }
 
-/** Lets the event loop turn between batches: a socket whose buffer filled drains while the host encodes. */
-const letIoIn = Effect.async<void>((resume) => {
-  const timer = setImmediate(() => resume(Effect.void));
-  return Effect.sync(() => clearImmediate(timer));
-});
-
 /** Batch statements of one write waiting on the server at most: a statement's timeout counts from its send. */
 const batchesAhead = 2;
 
@@ -344,7 +338,6 @@ export const sendBatches = (
     const sent: Array<Effect.Effect<unknown, StorageFailure>> = [];
     for (const batch of batches) {
       if (sent.length >= batchesAhead) yield* sent[sent.length - batchesAhead]!;
-      else if (sent.length > 0) yield* letIoIn;
       sent.push(yield* tx.send(statement(batch.select), [batch.value, ...values]));
     }
     return Effect.all(sent.slice(-batchesAhead), { discard: true });

@@ -14,10 +14,8 @@ const fact = (stage: Stage, code: string, detail: string, evidenceId: string, fa
 /** Missing reasons that lose a value; `not_applicable` says the value does not exist, not that it was lost. */
 const losses = new Set(["unknown", "not_found", "extraction_failed"]);
 
-const columnOf = (index: RunIndex, fieldId: string) =>
-  index.recording.columns.find((c) => c.id === fieldId) ?? { id: fieldId, label: fieldId };
-
-const labelOf = (index: RunIndex, fieldId: string) => columnOf(index, fieldId).label;
+const labelOf = (index: RunIndex, fieldId: string) =>
+  index.recording.columns.find((c) => c.id === fieldId)?.label ?? fieldId;
 
 /** Stage by stage, what was recorded about one record; `fieldId` keeps only that field's cell facts. */
 export const recordFacts = (index: RunIndex, view: RecordView, fieldId: string | null): EntityFact[] => {
@@ -71,7 +69,7 @@ export const recordFacts = (index: RunIndex, view: RecordView, fieldId: string |
         names.includes(f.entity) &&
         f.url !== null &&
         pages.includes(f.url) &&
-        refusalIsAbout(f.detail, columnOf(index, fieldId)),
+        refusalIsAbout(f, { id: fieldId }),
     );
     return (refused.find((f) => f.url === record.pageUrl) ?? refused[0])?.code;
   };
@@ -172,10 +170,10 @@ const refusedValues = (index: RunIndex, entity: EntityView, fieldId: string | nu
         f.entity !== undefined &&
         entity.names.includes(f.entity) &&
         f.url !== null &&
-        (fieldId === null || refusalIsAbout(f.detail, columnOf(index, fieldId))),
+        (fieldId === null || refusalIsAbout(f, { id: fieldId })),
     )
     .map((f) => {
-      const column = index.recording.columns.find((c) => refusalIsAbout(f.detail, c));
+      const column = index.recording.columns.find((c) => refusalIsAbout(f, c));
       const detail = `${column ? `${column.label}: ` : ""}${f.url}: ${f.detail}`;
       const url = f.url as string;
       return fact("validation", f.code, detail.slice(0, 1000), index.pageEvidenceOf(url) ?? url);

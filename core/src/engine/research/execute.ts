@@ -324,7 +324,7 @@ export const executeResearchRun = Effect.fn("run.research")(function* (job: RunJ
         durationMs: Math.max(0, Math.round((yield* Clock.currentTimeMillis) - validationStarted)),
         sourceUrl: page.url.slice(0, 2048),
         candidateRows: Math.min(25, validation.candidateRows),
-        rejectedRows: Math.min(25, validation.rejectedRows),
+        rejectedRows: Math.min(25, validation.rejectedNames.length),
         matchedRows: Math.min(25, validation.candidates.length),
       });
       recorded.failures.push(...validationFailures(page.url, validation));

@@ -95,30 +95,30 @@ const chooseCell = (group: ReadonlyArray<Candidate>, fieldId: string): CellChoic
       ? [{ cell: cell.cell, quote: cell.quote, source: { pageUrl: c.pageUrl, entryId: cell.entryId } }]
       : [];
   });
-  const sameValue = (a: (typeof kept)[number], b: (typeof kept)[number]) =>
-    JSON.stringify(a.cell.value) === JSON.stringify(b.cell.value);
+  const valueKey = (k: { readonly cell: Cell }) => JSON.stringify(k.cell.value);
   if (kept.length > 0) {
-    const { quote: _quote, ...best } = mostFrequent(
-      kept,
-      (k) => JSON.stringify(k.cell.value),
-      (k) => k.source.pageUrl,
-    );
-    const written = JSON.stringify(best.cell.value);
-    const distinct = [...new Set(kept.map((k) => JSON.stringify(k.cell.value)))];
+    const { quote: _quote, ...best } = mostFrequent(kept, valueKey, (k) => k.source.pageUrl);
+    const written = valueKey(best);
+    const distinct = [...new Set(kept.map(valueKey))];
     if (distinct.length <= 1) return { ...best, conflict: null };
+    // Each value once per page that gave it, with the first quote the page gave for it.
+    const seen = new Set<string>();
+    const perPage = kept.filter((k) => {
+      const key = `${k.source.pageUrl}\n${valueKey(k)}`;
+      if (seen.has(key)) return false;
+      seen.add(key);
+      return true;
+    });
     return {
       ...best,
       conflict: {
         values: distinct.map((v) => String(JSON.parse(v))),
-        // Each value once per page that gave it, with the first quote the page gave for it.
-        choices: kept
-          .filter((k, i) => kept.findIndex((o) => o.source.pageUrl === k.source.pageUrl && sameValue(o, k)) === i)
-          .map((k) => ({
-            value: String(k.cell.value),
-            pageUrl: k.source.pageUrl,
-            quote: k.quote,
-            written: JSON.stringify(k.cell.value) === written,
-          })),
+        choices: perPage.map((k) => ({
+          value: String(k.cell.value),
+          pageUrl: k.source.pageUrl,
+          quote: k.quote,
+          written: valueKey(k) === written,
+        })),
       },
     };
   }

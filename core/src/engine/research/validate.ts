@@ -1,4 +1,4 @@
-import type { RunEvidence } from "../../run-domain.js";
+import type { RecordedFailure, RunEvidence } from "../../run-domain.js";
 import type { DatasetColumn } from "../../schema/column.js";
 import type { EntityKind, ExtractionOutput } from "../../schema/research.js";
 import type { ObservationEntry } from "../../schema/row.js";
@@ -26,8 +26,7 @@ export interface PageValidation {
   readonly candidates: ReadonlyArray<Candidate>;
   /** Candidates the model returned (at most 25 are considered). */
   readonly candidateRows: number;
-  readonly rejectedRows: number;
-  /** The names of the rejected candidates, as the model gave them. */
+  /** The names of the candidates rejected (their entity is not on the page), as the model gave them. */
   readonly rejectedNames: ReadonlyArray<string>;
   /** The page's observation entries: entity names and the quotes of kept values. */
   readonly entries: ReadonlyArray<ObservationEntry>;
@@ -132,7 +131,6 @@ export const validatePage = (
   return {
     candidates,
     candidateRows: rows.length,
-    rejectedRows: rows.length - candidates.length,
     rejectedNames,
     entries,
     refusals,
@@ -143,18 +141,16 @@ export const validatePage = (
 export const combineValidations = (parts: ReadonlyArray<PageValidation>): PageValidation => ({
   candidates: parts.flatMap((p) => p.candidates),
   candidateRows: parts.reduce((n, p) => n + p.candidateRows, 0),
-  rejectedRows: parts.reduce((n, p) => n + p.rejectedRows, 0),
   rejectedNames: parts.flatMap((p) => p.rejectedNames),
   entries: parts.flatMap((p) => p.entries),
   refusals: parts.flatMap((p) => p.refusals),
 });
 
-/** How a refusal's recorded detail names its column (by label, for the person reading a diagnosis). */
-export const refusedValueOf = (label: string) => `the value of ${label} was refused`;
-
-/** Whether a recorded refusal is about `column`: by label, or by id as refusals recorded before named it. */
-export const refusalIsAbout = (detail: string, column: { readonly id: string; readonly label: string }) =>
-  detail.includes(`${refusedValueOf(column.label)} (`) || detail.includes(column.id);
+/** Whether a recorded refusal is about `column`: by its field, or by the id its detail named before the field was recorded. */
+export const refusalIsAbout = (
+  failure: Pick<RecordedFailure, "detail" | "fieldId">,
+  column: { readonly id: string },
+) => (failure.fieldId === undefined ? failure.detail.includes(column.id) : failure.fieldId === column.id);
 
 /** Validation failures and refused values as recorded facts, for diagnostics. */
 export const validationFailures = (url: string, v: PageValidation): Array<RunEvidence["failures"][number]> => [
@@ -162,11 +158,12 @@ export const validationFailures = (url: string, v: PageValidation): Array<RunEvi
     stage: "validation",
     code: r.code ?? "refused",
     detail:
-      `${r.entity}: ${refusedValueOf(r.column)} (${r.code})` +
+      `${r.entity}: the value of ${r.column} was refused (${r.code})` +
       `${r.value === null ? "" : `: ${JSON.stringify(r.value.slice(0, 100))}`}` +
       `${r.quote === null ? "" : ` quoting ${JSON.stringify(r.quote.slice(0, 200))}`}.`,
     url,
     entity: r.entity,
+    fieldId: r.fieldId,
   })),
   ...v.rejectedNames.map((entity) => ({
     stage: "validation",

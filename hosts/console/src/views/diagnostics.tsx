@@ -69,7 +69,7 @@ export const Diagnostics = ({
                   ))}
                 </tbody>
               </table>
-              <MissingCells cells={diagnostics.cells} named={named} />
+              <MissingCells cells={diagnostics.cells} />
               {diagnostics.unknowns.length > 0 && (
                 <ul class="muted" aria-label="What the run could not tell">
                   {diagnostics.unknowns.map((unknown) => (
@@ -90,7 +90,7 @@ export const Diagnostics = ({
 };
 
 /** Each column that some rows have no value in: how many, of how many, and why. */
-const MissingCells = ({ cells, named }: { cells: RunDiagnostics["cells"]; named: (text: string) => string }) => {
+const MissingCells = ({ cells }: { cells: RunDiagnostics["cells"] }) => {
   const missing = cells.filter((cell) => cell.missing > 0);
   if (missing.length === 0) return null;
   return (
@@ -105,7 +105,7 @@ const MissingCells = ({ cells, named }: { cells: RunDiagnostics["cells"]; named:
       <tbody>
         {missing.map((cell) => (
           <tr key={cell.fieldId}>
-            <th scope="row">{named(cell.label)}</th>
+            <th scope="row">{cell.label}</th>
             <td>
               {cell.missing} of {cell.observedRows}
             </td>
