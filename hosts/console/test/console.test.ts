@@ -365,6 +365,44 @@ describe("@gleaner/console in Chromium", function () {
     expect(await page.getByRole("button", { name: "Load more" }).count()).to.equal(0);
   });
 
+  it("shows the column chosen last when the answer for an earlier choice arrives after it", async () => {
+    const headers = { authorization: `Bearer ${stage.apiKey}` };
+    const columns = (await (await fetch(`${stage.host.url}/v1/datasets/${datasetId}`, { headers })).json()).dataset
+      .columns as Array<{ id: string; name: string }>;
+    const priceId = columns.find((column) => column.name === "price")!.id;
+    // The price's answer is held in the browser until the notes' answer is on screen.
+    let release = () => {};
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const isPrice = (url: string) => new URL(url).searchParams.get("changedFieldId") === priceId;
+    await page.route(/\/changes\?/, async (route) => {
+      if (isPrice(route.request().url())) await released;
+      await route.continue();
+    });
+    try {
+      await page.goto(`${stage.host.url}/#/datasets/${datasetId}/changes`);
+      await page.reload();
+      await page.locator("li.revision").nth(99).waitFor();
+      const priceAnswered = page.waitForResponse((response) => isPrice(response.url()));
+      await page.getByLabel("Only changes to").selectOption({ label: "Price (£)" });
+      await page.getByLabel("Only changes to").selectOption({ label: "Notes" });
+      // The notes' changes read oldest first (the unfiltered feed, newest first, ends at "note 11").
+      await page.waitForFunction(() => document.querySelector("li.revision td.after")?.textContent === "note 1");
+      release();
+      await (await priceAnswered).finished();
+      // Two frames: time for the late answer to be read and drawn, were it kept.
+      await page.evaluate(() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done))));
+      const shown = await page.locator("li.revision th[scope=row]").allTextContents();
+      expect(shown).to.have.length(100);
+      expect(new Set(shown)).to.deep.equal(new Set(["Notes"]));
+      expect(await page.locator("li.revision td.after").first().textContent()).to.equal("note 1");
+    } finally {
+      release();
+      await page.unroute(/\/changes\?/);
+    }
+  });
+
   it("says plainly when the row changed since it was opened (stale revision)", async () => {
     await page.goto(`${stage.host.url}/#/datasets/${datasetId}/rows/${rowId}`);
     await page.getByLabel("New value for Notes").waitFor();

@@ -81,6 +81,8 @@ export const Changes = ({ client, dataset, query }: Props) => {
   useEffect(() => {
     filterNumber.current++;
     setLoaded(false);
+    setRevisions([]);
+    setMore(null);
     void load();
   }, [client, dataset.id, rowId, fieldId, column]);
 
