@@ -7,13 +7,33 @@ import type { ColumnType } from "../../schema/column.js";
  * verbatim quote occurs in the page's cleaned text and the value itself is in that quote.
  */
 
-const quotes: Record<string, string> = { "\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"' };
+/** Typographic quote marks as the straight ones a model types ("\u201eStadtmuseum\u201c", \u00abMus\u00e9e\u00bb). */
+const quotes: Record<string, string> = {
+  "\u2018": "'",
+  "\u2019": "'",
+  "\u201a": "'",
+  "\u201b": "'",
+  "\u2039": "'",
+  "\u203a": "'",
+  "\u201c": '"',
+  "\u201d": '"',
+  "\u201e": '"',
+  "\u201f": '"',
+  "\u00ab": '"',
+  "\u00bb": '"',
+};
 
-/** Unicode compatibility forms folded (NFKC), curly quotes straightened, whitespace runs collapsed. */
+/**
+ * Unicode compatibility forms folded (NFKC), typographic quotes straightened, hyphens and dashes
+ * written as "-", invisible characters (soft hyphens, zero-width spaces) dropped, whitespace runs
+ * collapsed: a model copies what a page shows, not how it is encoded.
+ */
 export const groundingText = (text: string): string =>
   text
     .normalize("NFKC")
-    .replace(/[\u2018\u2019\u201c\u201d]/g, (c) => quotes[c] ?? c)
+    .replace(/[\u00ad\u200b-\u200d\u2060\ufeff]/g, "")
+    .replace(/[\u2018\u2019\u201a\u201b\u2039\u203a\u201c-\u201f\u00ab\u00bb]/g, (c) => quotes[c] ?? c)
+    .replace(/[\u2010-\u2015]/g, "-")
     .replace(/[\s\u00a0]+/g, " ")
     .trim();
 

@@ -1,4 +1,5 @@
 import { parseNumber } from "../coerce.js";
+import { datesIn } from "./dates.js";
 
 /**
  * Scale words and their factors, as pages write them after a number ("1.6 million", "€2.3bn", "40k").
@@ -11,8 +12,17 @@ const scales: ReadonlyArray<readonly [RegExp, number]> = [
   [/^(trillion|trillions|tn)$/i, 1e12],
 ];
 
-/** A number as a page writes it, with what follows it: `2.3` and `bn` of "€2.3bn", and a percent sign. */
-const digitQuantity = /[-\u2212]?\d[\d.,]*(?:\s?([a-z]+))?(\s?%)?/giu;
+/** What groups thousands besides "," and ".": a space (no-break, thin, narrow) or an apostrophe ("12 500", "12'500"). */
+const groupSpace = "[ \\u00a0\\u2009\\u202f'\\u2019]";
+/**
+ * A number as a page writes it, with what follows it: `2.3` and `bn` of "€2.3bn", and a percent sign.
+ * Groups of three digits after a space or apostrophe are one number ("12 500"); a minus sign counts
+ * only where no word or number runs into it ("1990-2001" is two years, not 1990 and -2001).
+ */
+const digitQuantity = new RegExp(
+  `(?:(?<![\\p{L}\\p{N}])[-\\u2212])?(?:\\d{1,3}(?:${groupSpace}\\d{3})+(?!\\d)(?:[.,]\\d+)?|\\d[\\d.,]*)(?:\\s?([a-z]+))?(\\s?%)?`,
+  "giu",
+);
 
 const units =
   "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen nineteen".split(
@@ -99,8 +109,17 @@ export interface Quantity {
 export const quantitiesAt = (text: string, sign: DecimalSign = null): Quantity[] => {
   const found: Quantity[] = [];
   const taken: Array<readonly [number, number]> = [];
+  // A date's numbers stand together at its start: the day beside a year is no nearer a column's words.
+  for (const date of datesIn(text)) {
+    taken.push([date.start, date.end]);
+    for (const value of date.parts) found.push({ value, at: date.start, percent: false });
+  }
   for (const match of text.matchAll(digitQuantity)) {
-    const digits = match[0].replace(/\s?%$/, "").replace(/\s?[a-z]+$/iu, "");
+    if (taken.some(([start, end]) => match.index < end && match.index + match[0].length > start)) continue;
+    const digits = match[0]
+      .replace(/\s?%$/, "")
+      .replace(/\s?[a-z]+$/iu, "")
+      .replace(new RegExp(groupSpace, "gu"), "");
     const base = readDigits(digits, sign ?? ".");
     if (base === null) continue;
     const factor = scaleOf(match[1]);

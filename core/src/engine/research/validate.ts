@@ -7,6 +7,7 @@ import { columnWords, type GroundedCell, groundCell, groundingText, type Refusal
 import { maxRowsPerPage } from "./prompts.js";
 import { decimalSignOf } from "./quantities.js";
 import { tiedAliases } from "./ties.js";
+import { mentionKey, namesIn } from "./mentions.js";
 
 /** A candidate row that survived validation: its entity name occurs on the page. */
 export interface Candidate {
@@ -42,11 +43,6 @@ export interface PageValidation {
   }>;
 }
 
-const mentions = (normalisedPageLower: string, name: string) => {
-  const n = groundingText(name).toLowerCase();
-  return n !== "" && normalisedPageLower.includes(n);
-};
-
 /**
  * The validate phase for one page: grounds every candidate against the page's cleaned text.
  * A candidate whose name is not on the page is rejected; a value whose quote is not on the page
@@ -68,15 +64,24 @@ export const validatePage = (
   // The page's blocks (paragraphs, list items, table rows: the cleaned text keeps each on a line).
   const blocks = cleanedText.split("\n").map((line) => groundingText(line).toLowerCase());
   const rows = output.rows.slice(0, maxRowsPerPage);
+  // Every name the answer gives: a name is found on its own, not inside another entity's longer name.
+  const allNames = rows.flatMap((row) => [row.entity.name, ...row.entity.aliases].map(mentionKey));
+  const mentions = (text: string, names: ReadonlyArray<string>) => {
+    const keys = names.map(mentionKey);
+    return namesIn(
+      text,
+      keys,
+      allNames.filter((n) => !keys.includes(n)),
+    );
+  };
   // A page about one entity (the answer names one that is on the page) speaks of it throughout.
-  const aboutOne = rows.filter((row) => mentions(pageLower, row.entity.name.trim())).length === 1;
+  const aboutOne = rows.filter((row) => mentions(pageLower, [row.entity.name.trim()])).length === 1;
   /** The quote names the entity, or stands in a block that does: what it says is about the entity. */
   const aboutEntity = (quote: string, names: ReadonlyArray<string>): boolean => {
     if (aboutOne) return true;
-    const keys = names.map((n) => groundingText(n).toLowerCase()).filter((n) => n !== "");
-    const q = groundingText(quote).toLowerCase();
-    if (keys.some((k) => q.includes(k))) return true;
-    return blocks.some((block) => block.includes(q) && keys.some((k) => block.includes(k)));
+    const q = mentionKey(quote);
+    if (mentions(q, names)) return true;
+    return blocks.some((block) => block.includes(q) && mentions(block, names));
   };
   const candidates: Candidate[] = [];
   const entries: ObservationEntry[] = [];
@@ -90,7 +95,7 @@ export const validatePage = (
   rows.forEach((row, position) => {
     const index = firstIndex + position;
     const name = row.entity.name.trim();
-    if (!mentions(pageLower, name)) {
+    if (!mentions(pageLower, [name])) {
       rejectedNames.push(name);
       return;
     }
