@@ -17,6 +17,7 @@ import { deleteDatasetCapability } from "./cases/delete-dataset.js";
 import { keysCapability } from "./cases/keys.js";
 import { retentionCapability } from "./cases/retention.js";
 import { researchWebCapability } from "./cases/research-web.js";
+import { researchShapesCapability } from "./cases/research-shapes.js";
 import { reuseCapability } from "./cases/reuse.js";
 import { browserCapability } from "./cases/browser.js";
 import { changesCapability } from "./cases/changes.js";
@@ -70,6 +71,7 @@ export const capabilities = {
   diagnostics: diagnosticsCapability,
   research: researchCapability,
   researchWeb: researchWebCapability,
+  researchShapes: researchShapesCapability,
   browser: browserCapability,
 } as const satisfies Record<string, Capability>;
 

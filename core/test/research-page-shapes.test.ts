@@ -127,3 +127,13 @@ describe("research validation: names as pages inflect and run them", () => {
     expect(quantitiesIn("open 1990-2001, and -5 degrees")).to.deep.equal([1990, 2001, -5]);
   });
 });
+
+describe("research grounding: a table row's label cell", () => {
+  it("reads a number in the cell naming the column as its label, not as the value beside it", () => {
+    const text = "Visitors (2024) | 310 000\nStaff | 42";
+    expect(ground("310000", "Visitors (2024) | 310 000", text, ["visit"]).cell.value).to.equal(310_000);
+    expect(ground("2024", "Visitors (2024) | 310 000", text, ["visit"]).refusal).to.equal("quote_not_about_value");
+    // A cell that names the column and says the only number still says it.
+    expect(ground("42", "Staff | 42", text, ["staff"]).cell.value).to.equal(42);
+  });
+});

@@ -14,7 +14,7 @@ const tidy = (text: string): string =>
 
 /** Elements that stand on lines of their own: a block's text never runs into the next one's. */
 const blocks = new Set(
-  "ADDRESS ARTICLE ASIDE BLOCKQUOTE DD DETAILS DIV DL DT FIELDSET FIGCAPTION FIGURE FORM H1 H2 H3 H4 H5 H6 HR LI MAIN OL P PRE SECTION SUMMARY TABLE TBODY TFOOT THEAD TR UL CAPTION".split(
+  "ADDRESS ARTICLE ASIDE BLOCKQUOTE DETAILS DIV DL FIELDSET FIGCAPTION FIGURE FORM H1 H2 H3 H4 H5 H6 HR LI MAIN OL P PRE SECTION SUMMARY TABLE TBODY TFOOT THEAD TR UL CAPTION".split(
     " ",
   ),
 );
@@ -22,8 +22,8 @@ const cells = new Set(["TD", "TH"]);
 const unread = new Set(["SCRIPT", "STYLE", "NOSCRIPT", "TEMPLATE"]);
 
 /**
- * An element's text with its structure kept: blocks on lines of their own, a table row's cells on one
- * line separated by " | ", `<br>` a line break. Minified markup otherwise reads "Founded1972" where
+ * An element's text with its structure kept: blocks on lines of their own, a table row's cells and a
+ * definition list's term with its descriptions on one line separated by " | ", `<br>` a line break. Minified markup otherwise reads "Founded1972" where
  * the page shows a table. Walked without recursion (a page may nest deeply).
  */
 export const structuredText = (root: Element): string => {
@@ -48,6 +48,9 @@ export const structuredText = (root: Element): string => {
       continue;
     }
     if (cells.has(tag) && (node as Element).previousElementSibling) out.push(" | ");
+    // A term and its descriptions are one line, like a table row: "Lantern House | Opened 1958 in Hull".
+    if (tag === "DT") out.push("\n");
+    if (tag === "DD") out.push((node as Element).previousElementSibling ? " | " : "\n");
     if (blocks.has(tag)) {
       out.push("\n");
       stack.push("end-block");

@@ -48,6 +48,18 @@ describe("@gleaner/jsdom main text (Readability)", () => {
     expect(main.text).to.not.contain("Founded1972");
   });
 
+  it("keeps a definition list's term and its descriptions on one line, as a table row's cells", async () => {
+    const html =
+      "<html><body><main><article><h1>Small museums</h1><p>Small museums worth the trip, each with a short note from the guide.</p>" +
+      "<dl><dt>Lantern House</dt><dd>Opened 1958 in Hull.</dd><dd>Free entry.</dd><dt>Quay Gallery</dt><dd>Opened 1921.</dd></dl>" +
+      "</article></main></body></html>";
+    const lines = (await Effect.runPromise(readMainText(html, "http://127.0.0.1/guide"))).text.split("\n");
+    expect(lines).to.include.members([
+      "Lantern House | Opened 1958 in Hull. | Free entry.",
+      "Quay Gallery | Opened 1921.",
+    ]);
+  });
+
   it("reads a page without an article (no markup at all) as its text", async () => {
     const main = await Effect.runPromise(readMainText("<p>Only one line here.</p>", "http://127.0.0.1/x"));
     expect(main.text).to.equal("Only one line here.");

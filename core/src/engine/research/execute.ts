@@ -258,7 +258,8 @@ export const executeResearchRun = Effect.fn("run.research")(function* (job: RunJ
     const checked: Array<{ url: string; sha256: string; validation: PageValidation }> = [];
     const candidates: Candidate[] = [];
     for (const page of read.pages) {
-      const chunks = splitIntoChunks(page.text, chunkChars);
+      // A page with no main text has nothing to ask about: no tokens are spent on it.
+      const chunks = page.text.trim() === "" ? [] : splitIntoChunks(page.text, chunkChars);
       const parts: PageValidation[] = [];
       for (const [i, chunk] of chunks.entries()) {
         const subject = chunkSubject(page.url, i + 1, chunks.length);

@@ -1,5 +1,5 @@
 import { type Cell, coerce } from "../coerce.js";
-import { type DecimalSign, quantitiesAt, quantitiesIn, quantityOf, sameQuantity } from "./quantities.js";
+import { type DecimalSign, type Quantity, quantitiesAt, quantitiesIn, quantityOf, sameQuantity } from "./quantities.js";
 import type { ColumnType } from "../../schema/column.js";
 
 /**
@@ -83,8 +83,9 @@ export const columnWords = (column: { readonly name: string; readonly label: str
 const numberAboutColumn = (value: string, quote: string, about: ReadonlyArray<string>, sign: DecimalSign): boolean => {
   const n = quantityOf(value, sign);
   const percentValue = /%|percent/i.test(value);
-  const said = quantitiesAt(quote, sign).filter((q) => q.percent === percentValue);
-  if (n === null || new Set(said.map((q) => q.value)).size <= 1) return true;
+  const all = quantitiesAt(quote, sign).filter((q) => q.percent === percentValue);
+  if (n === null || new Set(all.map((q) => q.value)).size <= 1) return true;
+  const said = valueCells(quote, about, all);
   const words = [...quote.matchAll(/[\p{L}\p{N}][\p{L}\p{N}.,'\u2019-]*/gu)];
   const wordAt = (offset: number) => words.filter((w) => w.index <= offset).length - 1;
   const marks = words.flatMap((w, i) => (about.includes(stem(w[0])) ? [i] : []));
@@ -92,6 +93,23 @@ const numberAboutColumn = (value: string, quote: string, about: ReadonlyArray<st
   const distance = (offset: number) => Math.min(...marks.map((m) => Math.abs(m - wordAt(offset))));
   const nearest = Math.min(...said.map((q) => distance(q.at)));
   return said.some((q) => sameQuantity(q.value, n) && distance(q.at) === nearest);
+};
+
+/**
+ * In a table row ("Visitors (2024) | 310 000", cells joined by " | " in the cleaned text) a number in
+ * the cell that names the column labels it; the row says the value in its other cells, when they hold one.
+ */
+const valueCells = (quote: string, about: ReadonlyArray<string>, said: Quantity[]): Quantity[] => {
+  if (!quote.includes(" | ")) return said;
+  let start = 0;
+  const labels: Array<readonly [number, number]> = [];
+  for (const cell of quote.split(" | ")) {
+    const words = cell.match(/\p{L}+/gu) ?? [];
+    if (words.some((w) => about.includes(stem(w)))) labels.push([start, start + cell.length]);
+    start += cell.length + 3;
+  }
+  const values = said.filter((q) => !labels.some(([s, e]) => q.at >= s && q.at < e));
+  return values.length > 0 ? values : said;
 };
 
 /** Why a cell the model returned was not kept, besides an ordinary missing value. */

@@ -101,7 +101,11 @@ export const readResults = Effect.fn("research.readResults")(function* (
     if (seen.has(identity)) continue; // two results redirecting to one page
     seen.add(identity);
     const sha256 = yield* sha256Hex(result.right.body);
-    pages.push(yield* cleaned(reader, result.right.body, result.right.finalUrl, sha256));
+    const page = yield* cleaned(reader, result.right.body, result.right.finalUrl, sha256);
+    // One page under several URLs (a trailing slash, tracking parameters, its query in another order)
+    // reads as the same text: it is one page, asked about, counted and charged once.
+    if (pages.some((p) => p.text === page.text && p.lang === page.lang)) continue;
+    pages.push(page);
   }
   const coverage: Coverage = { complete: true };
   return { pages, failures, coverage } satisfies ResearchRead;

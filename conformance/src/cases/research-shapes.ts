@@ -1,0 +1,107 @@
+import { LanguageModel } from "@gleaner/core";
+import type { RunningHost } from "@gleaner/koa";
+import { SearxngLive } from "@gleaner/searxng";
+import { expect } from "chai";
+import * as Layer from "effect/Layer";
+import type { Body } from "../bodies.js";
+import { columnId, waitForRun } from "../books.js";
+import { makeClient } from "../client.js";
+import type { AdapterSet, Capability, Owner, SuiteContext } from "../context.js";
+import { museumReader, museumsDataset } from "../museum-reader.js";
+import { startResearchHost } from "../research-host.js";
+import { museums, startMuseumWeb, unreadable } from "../sites/museum-web.js";
+import { startSearxngStub } from "../sites/research-site.js";
+import { after, before, describe, it } from "../runner.js";
+
+/**
+ * Search research over a web that is not the company web (sites/museum-web.ts): facts in tables,
+ * definition lists, dates, numbers grouped by spaces, a windows-1252 page, and the results a search
+ * engine also lists (one page under several URLs, redirects, files that are not HTML, an empty page,
+ * one too large). Every readable museum gets its row, every value quoted, and nothing counted twice.
+ */
+export const researchShapesCases = (_ctx: SuiteContext, set: AdapterSet): void => {
+  describe("research over a web of museum pages written in many shapes", () => {
+    let web: Awaited<ReturnType<typeof startMuseumWeb>>;
+    let searxng: Awaited<ReturnType<typeof startSearxngStub>>;
+    let host: RunningHost;
+    let owner: Owner;
+    let dataset: Body;
+    let run: Body;
+    const credits = 100;
+
+    const rows = async () => (await owner.get(`/v1/datasets/${dataset.id}/rows`, { limit: 100 })).body.data as Body[];
+    const diagnosis = async (entity: string, column: string) =>
+      (await owner.get(`/v1/runs/${run.id}/diagnostics`, { entity, field: columnId(dataset, column) })).body.diagnostics
+        .entity;
+
+    before(async () => {
+      web = await startMuseumWeb();
+      searxng = await startSearxngStub(web.search);
+      host = await startResearchHost(set, "research_shapes", {
+        model: Layer.succeed(LanguageModel, museumReader()),
+        search: SearxngLive({ url: searxng.url }),
+      });
+      const name = `owner-${globalThis.crypto.randomUUID()}`;
+      owner = { name, key: "", ...makeClient(host.url, await host.createKey(name, credits)) };
+      const created = await owner.post("/v1/datasets", museumsDataset(`${web.url}/museums`));
+      expect(created.status, JSON.stringify(created.body)).to.equal(201);
+      dataset = created.body.dataset;
+      const started = await owner.post(`/v1/datasets/${dataset.id}/runs`, { kind: "research" });
+      expect(started.status, JSON.stringify(started.body)).to.equal(202);
+      run = await waitForRun(owner, started.body.runId);
+    });
+    after(async () => {
+      await host?.close();
+      await searxng?.close();
+      await web?.close();
+    });
+
+    it("writes every museum's city, opening year and visitors from tables, lists, dates and spaced numbers", async () => {
+      expect(run.status, JSON.stringify(run)).to.equal("succeeded");
+      const written = (await rows()).map((r) => ({
+        name: r.identity.anchor,
+        city: r.data[columnId(dataset, "city")],
+        opened: r.data[columnId(dataset, "opened")],
+        visitors: r.data[columnId(dataset, "visitors")],
+      }));
+      expect(written).to.have.deep.members(museums.map((m) => ({ ...m })));
+    });
+
+    it("counts one page once, whatever URLs the search lists it under, and charges it once", async () => {
+      const conflicts = ((await diagnosis("Harbour Museum", "visitors")).entityFacts as Body[])
+        .filter((f) => f.code === "value_conflict")
+        .map((f) => f.detail as string);
+      expect(conflicts.filter((d) => d.includes("harbour-museum"))).to.have.length(1);
+      expect((await owner.get("/v1/usage")).body.balance).to.equal(credits - 5);
+      const extracts = ((await owner.get(`/v1/runs/${run.id}/trace`)).body.trace.steps as Body[]).filter(
+        (s) => s.phase === "extract",
+      );
+      expect(extracts).to.have.length(5);
+    });
+
+    it("never credits the Annex's figures to the Harbour Museum, whose name is part of the Annex's", async () => {
+      const facts = (await diagnosis("Harbour Museum", "visitors")).entityFacts as Body[];
+      const said = facts.filter((f) => f.code === "value_conflict").map((f) => f.detail as string);
+      expect(said.join("\n")).to.not.contain("40000").and.to.not.contain("40,000").and.to.not.contain("2004");
+      // On the guide, its name is only part of the Annex's: the model's Harbour Museum there is rejected.
+      const diagnostics = (await owner.get(`/v1/runs/${run.id}/diagnostics`, { summary: "true" })).body.diagnostics;
+      const rejected = (diagnostics.summary.failureGroups as Body[]).find(
+        (g) => g.stage === "validation" && g.code === "entity_not_on_page",
+      ) as Body;
+      expect(new Set(rejected.examples.map((e: Body) => e.entity))).to.deep.equal(new Set(["Harbour Museum"]));
+      expect(rejected.examples.map((e: Body) => e.url)).to.include(`${web.url}/guide/small-museums`);
+    });
+
+    it("records each result it could not read as not read, with the reason, and reads no page twice", async () => {
+      const trace = (await owner.get(`/v1/runs/${run.id}/trace`)).body.trace;
+      const failed = (trace.steps as Body[]).filter((s) => s.phase === "read" && s.status === "failed");
+      const reasons = Object.fromEntries(failed.map((s) => [new URL(s.sourceUrl).pathname, s.readFailure.reason]));
+      expect(reasons).to.deep.equal(unreadable);
+    });
+  });
+};
+
+export const researchShapesCapability: Capability = {
+  name: "research over pages written in many shapes",
+  register: researchShapesCases,
+};
