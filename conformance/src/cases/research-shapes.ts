@@ -4,11 +4,10 @@ import { SearxngLive } from "@gleaner/searxng";
 import { expect } from "chai";
 import * as Layer from "effect/Layer";
 import type { Body } from "../bodies.js";
-import { columnId, waitForRun } from "../books.js";
-import { makeClient } from "../client.js";
+import { columnId } from "../books.js";
 import type { AdapterSet, Capability, Owner, SuiteContext } from "../context.js";
 import { museumReader, museumsDataset } from "../museum-reader.js";
-import { startResearchHost } from "../research-host.js";
+import { ownerResearches, startResearchHost } from "../research-host.js";
 import { museums, startMuseumWeb, unreadable } from "../sites/museum-web.js";
 import { startSearxngStub } from "../sites/research-site.js";
 import { after, before, describe, it } from "../runner.js";
@@ -41,14 +40,7 @@ export const researchShapesCases = (_ctx: SuiteContext, set: AdapterSet): void =
         model: Layer.succeed(LanguageModel, museumReader()),
         search: SearxngLive({ url: searxng.url }),
       });
-      const name = `owner-${globalThis.crypto.randomUUID()}`;
-      owner = { name, key: "", ...makeClient(host.url, await host.createKey(name, credits)) };
-      const created = await owner.post("/v1/datasets", museumsDataset(`${web.url}/museums`));
-      expect(created.status, JSON.stringify(created.body)).to.equal(201);
-      dataset = created.body.dataset;
-      const started = await owner.post(`/v1/datasets/${dataset.id}/runs`, { kind: "research" });
-      expect(started.status, JSON.stringify(started.body)).to.equal(202);
-      run = await waitForRun(owner, started.body.runId);
+      ({ owner, dataset, run } = await ownerResearches(host, museumsDataset(`${web.url}/museums`), credits));
     });
     after(async () => {
       await host?.close();

@@ -14,7 +14,7 @@ import type { Body } from "../bodies.js";
 import { columnId, waitForRun } from "../books.js";
 import { makeClient } from "../client.js";
 import type { Capability, Owner, SuiteContext } from "../context.js";
-import { startResearchHost } from "../research-host.js";
+import { ownerResearches, startResearchHost } from "../research-host.js";
 import { companiesDataset, readerModel } from "../research-reader.js";
 import { companyWeb, startCompanyWeb } from "../sites/company-web.js";
 import { startSearxngStub } from "../sites/research-site.js";
@@ -54,14 +54,7 @@ export const researchWebCases = (_ctx: SuiteContext, set: AdapterSet): void => {
         model: Layer.succeed(LanguageModel, readerModel()),
         search: SearxngLive({ url: searxng.url }),
       });
-      const name = `owner-${globalThis.crypto.randomUUID()}`;
-      owner = { name, key: "", ...makeClient(host.url, await host.createKey(name, credits)) };
-      const created = await owner.post("/v1/datasets", companiesDataset(web.urls[0] as string));
-      expect(created.status, JSON.stringify(created.body)).to.equal(201);
-      dataset = created.body.dataset;
-      const started = await owner.post(`/v1/datasets/${dataset.id}/runs`, { kind: "research" });
-      expect(started.status, JSON.stringify(started.body)).to.equal(202);
-      run = await waitForRun(owner, started.body.runId);
+      ({ owner, dataset, run } = await ownerResearches(host, companiesDataset(web.urls[0] as string), credits));
     });
     after(async () => {
       await host?.close();
