@@ -3206,7 +3206,7 @@ export interface operations {
         rowId?: components["schemas"]["UUID"];
         fieldId?: components["schemas"]["UUID"];
         /** @description An extension of SPEC.md: only the revisions that changed this field, across every row (the feed filtered by one column), paged like the feed. Not with `fieldId`. */
-        changedFieldId?: string;
+        changedFieldId?: components["schemas"]["UUID"];
       };
       header?: never;
       path: {
