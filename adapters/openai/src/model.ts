@@ -1,5 +1,7 @@
 import {
+  boundedFetch,
   type GenerationRequest,
+  isAnswerTooLarge,
   LanguageModel,
   type LanguageModelService,
   type ModelFailure,
@@ -9,6 +11,7 @@ import {
   ModelRefused,
   ModelServerFailed,
   ModelTimeout,
+  modelAnswerMaxBytes,
 } from "@gleaner/core";
 import { Ajv } from "ajv";
 import * as Data from "effect/Data";
@@ -44,6 +47,7 @@ class Retryable extends Data.TaggedError("Retryable")<{ readonly failure: ModelF
 const classify =
   (model: string) =>
   (error: unknown): Retryable | ModelFailure => {
+    if (isAnswerTooLarge(error)) return new ModelInvalidOutput({ message: (error as Error).message });
     if (error instanceof OpenAI.APIConnectionTimeoutError)
       return new ModelTimeout({ message: "The model server did not answer in time." });
     if (error instanceof OpenAI.RateLimitError) {
@@ -77,25 +81,37 @@ const jsonModeInstruction = (schema: unknown) =>
  * Either way the answer is validated against the schema before core sees it.
  */
 export const makeOpenAiModel = (config: OpenAiModelConfig): LanguageModelService => {
-  const client = new OpenAI({
-    baseURL: config.url,
-    apiKey: config.apiKey === null ? "none" : Redacted.value(config.apiKey),
-    timeout: config.timeoutMs ?? 120_000,
-    maxRetries: 0, // retries are the Effect schedule below, so backoff is visible and testable
-  });
+  /** One client per answer bound (a request's output tokens set it; there are one or two of them). */
+  const clients = new Map<number, OpenAI>();
+  const clientFor = (maxOutputTokens: number) => {
+    const maxBytes = modelAnswerMaxBytes(maxOutputTokens);
+    let client = clients.get(maxBytes);
+    if (client === undefined) {
+      client = new OpenAI({
+        baseURL: config.url,
+        apiKey: config.apiKey === null ? "none" : Redacted.value(config.apiKey),
+        timeout: config.timeoutMs ?? 120_000,
+        maxRetries: 0, // retries are the Effect schedule below, so backoff is visible and testable
+        fetch: boundedFetch(maxBytes),
+      });
+      clients.set(maxBytes, client);
+    }
+    return client;
+  };
   const ajv = new Ajv({ allErrors: true, strict: false });
   let jsonSchemaSupported = true;
   let seedSupported = true;
 
-  const call = (request: GenerationRequest, mode: "json_schema" | "json_object", seeded: boolean) =>
-    Effect.tryPromise({
+  const call = (request: GenerationRequest, mode: "json_schema" | "json_object", seeded: boolean) => {
+    const maxTokens = request.maxOutputTokens ?? config.maxOutputTokens ?? 4096;
+    return Effect.tryPromise({
       try: (signal) =>
-        client.chat.completions.create(
+        clientFor(maxTokens).chat.completions.create(
           {
             model: config.model,
             temperature: stableSampling.temperature,
             ...(seeded ? { seed: stableSampling.seed } : {}),
-            max_tokens: request.maxOutputTokens ?? config.maxOutputTokens ?? 4096,
+            max_tokens: maxTokens,
             messages: [
               {
                 role: "system",
@@ -115,6 +131,7 @@ export const makeOpenAiModel = (config: OpenAiModelConfig): LanguageModelService
         ),
       catch: classify(config.model),
     });
+  };
 
   const rejected = (e: Retryable | ModelFailure) => e._tag === "ModelRefused" && e.message.includes("HTTP 400");
   /** Asked again in JSON mode, without the seed, when the server rejects json_schema (remembered). */

@@ -4,7 +4,7 @@ import * as Effect from "effect/Effect";
 import * as Redacted from "effect/Redacted";
 import { afterEach, describe, it } from "mocha";
 import { makeOpenAiModel } from "../src/index.js";
-import { completion, silent, startChatServer, status } from "./chat-server.js";
+import { completion, type Reply, silent, startChatServer, status } from "./chat-server.js";
 
 const schema = {
   type: "object",
@@ -101,6 +101,34 @@ describe("@gleaner/openai against a loopback Chat Completions server", () => {
     const server = await start([silent]);
     const failure = await Effect.runPromise(Effect.flip(model(server.url, { timeoutMs: 200 }).generate(request)));
     expect(failure._tag).to.equal("ModelTimeout");
+  });
+
+  it("stops reading an answer past its bound (endless or declared huge): ModelInvalidOutput, not retried", async () => {
+    let sent = 0;
+    const endless: Reply = (_request, res) => {
+      res.writeHead(200, { "content-type": "application/json" });
+      res.write('{"id":"x","choices":[{"index":0,"finish_reason":"stop","message":{"role":"assistant","content":"');
+      const chunk = "a".repeat(64 * 1024);
+      const pump = () => {
+        while (!res.destroyed && sent < 1024 * 1024 * 1024) {
+          sent += chunk.length;
+          if (!res.write(chunk)) return void res.once("drain", pump);
+        }
+      };
+      pump();
+    };
+    const declared: Reply = (_request, res) => {
+      res.writeHead(200, { "content-type": "application/json", "content-length": String(10 * 1024 ** 3) });
+      res.write("{");
+    };
+    const server = await start([endless, declared]);
+    const first = await Effect.runPromise(Effect.flip(model(server.url, { timeoutMs: 30_000 }).generate(request)));
+    expect(first._tag).to.equal("ModelInvalidOutput");
+    expect(first.message).to.match(/larger than \d+ bytes/);
+    expect(sent, "bytes the server could send before it was dropped").to.be.below(64 * 1024 * 1024);
+    const second = await Effect.runPromise(Effect.flip(model(server.url, { timeoutMs: 30_000 }).generate(request)));
+    expect(second._tag).to.equal("ModelInvalidOutput");
+    expect(server.received).to.have.length(2);
   });
 
   it("refuses malformed JSON and JSON that does not match the schema (ModelInvalidOutput)", async () => {

@@ -1,4 +1,12 @@
-import { SearchEngine, type SearchEngineService, SearchFailed, type SearchResult } from "@gleaner/core";
+import {
+  boundedFetch,
+  isAnswerTooLarge,
+  SEARCH_ANSWER_MAX_BYTES,
+  SearchEngine,
+  type SearchEngineService,
+  SearchFailed,
+  type SearchResult,
+} from "@gleaner/core";
 import * as Duration from "effect/Duration";
 import * as Effect from "effect/Effect";
 import * as Layer from "effect/Layer";
@@ -27,6 +35,10 @@ const SearxngAnswer = Schema.Struct({
  * configuration, so it is not subject to the SSRF guard; every result URL still is, when read.
  */
 export const makeSearxng = (config: SearxngConfig): SearchEngineService => {
+  const fetchBounded = boundedFetch(SEARCH_ANSWER_MAX_BYTES);
+  const tooLarge = new SearchFailed({
+    message: `The search engine's answer is larger than ${SEARCH_ANSWER_MAX_BYTES} bytes.`,
+  });
   const endpoint = new URL("search", config.url.endsWith("/") ? config.url : `${config.url}/`);
   return {
     name: "searxng",
@@ -36,8 +48,11 @@ export const makeSearxng = (config: SearxngConfig): SearchEngineService => {
         url.searchParams.set("q", query);
         url.searchParams.set("format", "json");
         const response = yield* Effect.tryPromise({
-          try: (signal) => fetch(url, { signal, headers: { accept: "application/json" } }),
-          catch: () => new SearchFailed({ message: "The search engine could not be reached." }),
+          try: (signal) => fetchBounded(url, { signal, headers: { accept: "application/json" } }),
+          catch: (error) =>
+            isAnswerTooLarge(error)
+              ? tooLarge
+              : new SearchFailed({ message: "The search engine could not be reached." }),
         });
         if (!response.ok) {
           return yield* new SearchFailed({
@@ -49,7 +64,10 @@ export const makeSearxng = (config: SearxngConfig): SearchEngineService => {
         }
         const body = yield* Effect.tryPromise({
           try: () => response.json(),
-          catch: () => new SearchFailed({ message: "The search engine's answer is not JSON." }),
+          catch: (error) =>
+            isAnswerTooLarge(error)
+              ? tooLarge
+              : new SearchFailed({ message: "The search engine's answer is not JSON." }),
         });
         const answer = yield* Schema.decodeUnknown(SearxngAnswer)(body).pipe(
           Effect.mapError(() => new SearchFailed({ message: "The search engine's answer has no results list." })),

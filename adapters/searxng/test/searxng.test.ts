@@ -90,4 +90,36 @@ describe("@gleaner/searxng against a loopback SearXNG JSON API", () => {
     const failure = await Effect.runPromise(Effect.flip(makeSearxng({ url: slow.url, timeoutMs: 150 }).search("q", 5)));
     expect(failure.message).to.contain("in time");
   });
+
+  it("stops reading an answer past its bound, whether endless or declared huge (SearchFailed saying so)", async () => {
+    let sent = 0;
+    const endless = await startSearxng((res) => {
+      res.writeHead(200, { "content-type": "application/json" });
+      res.write('{"results":[');
+      const result = `${JSON.stringify({ url: "https://example.org/a", title: "A", content: "x".repeat(60_000) })},`;
+      const pump = () => {
+        while (!res.destroyed && sent < 1024 * 1024 * 1024) {
+          sent += result.length;
+          if (!res.write(result)) return void res.once("drain", pump);
+        }
+      };
+      pump();
+    });
+    close = endless.close;
+    const failure = await Effect.runPromise(
+      Effect.flip(makeSearxng({ url: endless.url, timeoutMs: 30_000 }).search("q", 5)),
+    );
+    expect(failure.message).to.match(/larger than \d+ bytes/);
+    expect(sent, "bytes the engine could send before it was dropped").to.be.below(64 * 1024 * 1024);
+    await endless.close();
+    const declared = await startSearxng((res) => {
+      res.writeHead(200, { "content-type": "application/json", "content-length": String(10 * 1024 ** 3) });
+      res.write("{");
+    });
+    close = declared.close;
+    const refused = await Effect.runPromise(
+      Effect.flip(makeSearxng({ url: declared.url, timeoutMs: 30_000 }).search("q", 5)),
+    );
+    expect(refused.message).to.match(/larger than \d+ bytes/);
+  });
 });

@@ -248,6 +248,12 @@ export const changeCases = (ctx: SuiteContext): void => {
       const unknown = await owner.get(changesPath(), { changedFieldId: globalThis.crypto.randomUUID() });
       expect(unknown.status).to.equal(422);
       expect(unknown.body.error.details[0].path).to.equal("changedFieldId");
+      // Not an id: 400 saying what an id is, as for rowId and fieldId, not reciting the parameter's documentation.
+      const malformed = await owner.get(changesPath(), { changedFieldId: "price" });
+      expect(malformed.status).to.equal(400);
+      expect(malformed.body.error.message).to.equal(
+        'Query parameter "changedFieldId" Expected a Universally Unique Identifier, actual "price".',
+      );
     });
 
     it("refuses malformed parameters with 400 and inconsistent windows with 422", async () => {

@@ -15,3 +15,4 @@ export * from "./allowed-targets.js";
 export * from "./document-limits.js";
 export * from "./refusals.js";
 export * from "./fetcher-settings.js";
+export * from "./bounded-answer.js";

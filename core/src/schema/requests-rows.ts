@@ -21,13 +21,12 @@ export const ChangeQuery = Schema.Struct({
   limit: Schema.optionalWith(QueryInt(1, 100), { default: () => 50 }),
   rowId: Schema.optional(Schema.UUID),
   fieldId: Schema.optional(Schema.UUID),
-  changedFieldId: Schema.optional(
-    Schema.UUID.annotations({
-      description:
-        "An extension of SPEC.md: only the revisions that changed this field, across every row (the feed filtered " +
-        "by one column), paged like the feed. Not with `fieldId`.",
-    }),
-  ),
+  // Described on the property, not the UUID: a refusal then says "Expected a Universally Unique Identifier".
+  changedFieldId: Schema.optional(Schema.UUID).annotations({
+    description:
+      "An extension of SPEC.md: only the revisions that changed this field, across every row (the feed filtered " +
+      "by one column), paged like the feed. Not with `fieldId`.",
+  }),
 });
 export type ChangeQuery = typeof ChangeQuery.Type;
 

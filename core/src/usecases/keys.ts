@@ -6,6 +6,7 @@ import { Storage } from "../ports/storage.js";
 import { newApiKey } from "../rules/api-keys.js";
 import type { OwnerId } from "../schema/ids.js";
 import { nowIso } from "../time.js";
+import { checkApiKeyLimit } from "./owner-limits.js";
 import { keyRecord } from "./owners.js";
 
 /** An API key as its owner sees it: never the key, nor its hash. */
@@ -47,6 +48,7 @@ export const listApiKeys = (ownerId: OwnerId) =>
 /** A new key for the owner; its secret is in this answer and nowhere else (SHA-256 at rest). */
 export const createOwnerApiKey = (ownerId: OwnerId, request?: typeof CreateApiKeyRequest.Type) =>
   Effect.gen(function* () {
+    yield* checkApiKeyLimit(ownerId);
     const secret = newApiKey();
     const record = keyRecord(secret, ownerId, request?.name ?? null, yield* nowIso);
     yield* (yield* Storage).addApiKey(record);

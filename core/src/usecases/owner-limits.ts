@@ -19,7 +19,17 @@ export interface OwnerLimitsConfig {
   /** Runs created in any rolling hour, whatever became of them. */
   readonly maxRunsPerHour: number;
   readonly maxDatasets: number;
+  /**
+   * Webhooks at once: each event is sent to every matching webhook, so without a bound one owner's
+   * run would have Gleaner post to any number of receivers. Default `defaultMaxWebhooks`.
+   */
+  readonly maxWebhooks?: number;
+  /** API keys at once: any key may mint more, so a leaked one could otherwise mint without end. Default `defaultMaxApiKeys`. */
+  readonly maxApiKeys?: number;
 }
+
+export const defaultMaxWebhooks = 25;
+export const defaultMaxApiKeys = 25;
 
 export class OwnerLimits extends Context.Reference<OwnerLimits>()("@gleaner/core/OwnerLimits", {
   defaultValue: (): OwnerLimitsConfig => ({ maxActiveRuns: 10, maxRunsPerHour: 120, maxDatasets: 200 }),
@@ -28,7 +38,7 @@ export class OwnerLimits extends Context.Reference<OwnerLimits>()("@gleaner/core
 const hourMs = 60 * 60 * 1000;
 /** A run slot frees when a run ends, which Gleaner cannot predict: ask the client to look again soon. */
 const activeRunRetrySeconds = 30;
-/** Datasets are not freed by waiting; the hour tells a client not to hammer. */
+/** Datasets, webhooks and keys are not freed by waiting; the hour tells a client not to hammer. */
 const datasetRetrySeconds = 3600;
 
 /** Fails with RateLimited (429 + Retry-After) when the owner may not create another run now. */
@@ -62,4 +72,32 @@ export const checkDatasetLimit = Effect.fn("OwnerLimits.checkDatasetLimit")(func
       retryAfterSeconds: datasetRetrySeconds,
     });
   }
+});
+
+/**
+ * Fails with RateLimited when the owner already has the most of a kind allowed (the list is bounded
+ * by the limit itself, so counting it stays cheap). `what` names the kind in the message.
+ */
+const checkCount = (count: number, most: number, what: string) =>
+  count < most
+    ? Effect.void
+    : Effect.fail(
+        new RateLimited({
+          message: `You have ${count} ${what}, the most allowed (${most}); delete one first.`,
+          retryAfterSeconds: datasetRetrySeconds,
+        }),
+      );
+
+/** Fails with RateLimited when the owner already has the most webhooks allowed. */
+export const checkWebhookLimit = Effect.fn("OwnerLimits.checkWebhookLimit")(function* (ownerId: OwnerId) {
+  const limits = yield* OwnerLimits;
+  const webhooks = yield* (yield* Storage).listWebhooks(ownerId);
+  yield* checkCount(webhooks.length, limits.maxWebhooks ?? defaultMaxWebhooks, "webhooks");
+});
+
+/** Fails with RateLimited when the owner already has the most API keys allowed. */
+export const checkApiKeyLimit = Effect.fn("OwnerLimits.checkApiKeyLimit")(function* (ownerId: OwnerId) {
+  const limits = yield* OwnerLimits;
+  const keys = yield* (yield* Storage).listApiKeys(ownerId);
+  yield* checkCount(keys.length, limits.maxApiKeys ?? defaultMaxApiKeys, "API keys");
 });

@@ -6,6 +6,7 @@ import { Storage } from "../ports/storage.js";
 import { AllowedTargets } from "../reading/allowed-targets.js";
 import { checkUrl } from "../reading/target-policy.js";
 import { toWebhookView } from "../rules/webhook-outbox.js";
+import { checkWebhookLimit } from "./owner-limits.js";
 import type { WebhookRecord } from "../webhook-domain.js";
 import { newId, type OwnerId } from "../schema/ids.js";
 import type { CreateWebhookRequest } from "../schema/webhooks.js";
@@ -35,6 +36,7 @@ export const createWebhook = (ownerId: OwnerId, request: CreateWebhookRequest) =
       const dataset = yield* storage.getDataset(ownerId, request.datasetId);
       if (Option.isNone(dataset)) return yield* Effect.fail(invalid("/datasetId", "is not a dataset of this owner"));
     }
+    yield* checkWebhookLimit(ownerId);
     const record: WebhookRecord = {
       id: newId(),
       ownerId,

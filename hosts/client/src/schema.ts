@@ -439,7 +439,7 @@ export interface paths {
     put?: never;
     /**
      * Create an API key
-     * @description A new key for you, named if you like. The key (`secret`) is in this answer only: Gleaner keeps its SHA-256. Extension: not in SPEC.md.
+     * @description A new key for you, named if you like. The key (`secret`) is in this answer only: Gleaner keeps its SHA-256. An owner may hold a limited number of keys at once (GLEANER_OWNER_MAX_KEYS, default 25): 429 `rate_limited` past it; revoke one first. Extension: not in SPEC.md.
      */
     post: operations["createKey"];
     delete?: never;
@@ -483,7 +483,7 @@ export interface paths {
     put?: never;
     /**
      * Register a webhook
-     * @description Registers a receiver for `run.finished`, `rows.changed` and/or `run.held` events of the owner's datasets (or one dataset). Deliveries are signed per the Standard Webhooks specification (`webhook-id`, `webhook-timestamp`, `webhook-signature`) with the secret in this answer, which is never shown again. The URL must be http(s) and public (the sources' SSRF policy): 422 naming `/url` otherwise; a `datasetId` the owner does not have is 422 naming `/datasetId`. Payloads carry no row data: fetch the window a `rows.changed` names from `/changes`.
+     * @description Registers a receiver for `run.finished`, `rows.changed` and/or `run.held` events of the owner's datasets (or one dataset). Deliveries are signed per the Standard Webhooks specification (`webhook-id`, `webhook-timestamp`, `webhook-signature`) with the secret in this answer, which is never shown again. The URL must be http(s) and public (the sources' SSRF policy): 422 naming `/url` otherwise; a `datasetId` the owner does not have is 422 naming `/datasetId`. Payloads carry no row data: fetch the window a `rows.changed` names from `/changes`. An owner may hold a limited number of webhooks at once (GLEANER_OWNER_MAX_WEBHOOKS, default 25): 429 `rate_limited` past it; delete one first.
      */
     post: operations["createWebhook"];
     delete?: never;
@@ -3206,7 +3206,7 @@ export interface operations {
         rowId?: components["schemas"]["UUID"];
         fieldId?: components["schemas"]["UUID"];
         /** @description An extension of SPEC.md: only the revisions that changed this field, across every row (the feed filtered by one column), paged like the feed. Not with `fieldId`. */
-        changedFieldId?: string;
+        changedFieldId?: components["schemas"]["UUID"];
       };
       header?: never;
       path: {
@@ -4627,6 +4627,24 @@ export interface operations {
           };
         };
       };
+      /** @description Too many requests: `rate_limited`. */
+      429: {
+        headers: {
+          /** @description The owner's credit balance at the time of the answer; 0 when unauthenticated. */
+          "X-Credits-Remaining"?: number;
+          /** @description Seconds to wait before trying again. */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "rate_limited";
+            };
+          };
+        };
+      };
       /** @description Internal error: `internal_error`. */
       500: {
         headers: {
@@ -4924,6 +4942,24 @@ export interface operations {
             error?: {
               /** @enum {unknown} */
               code?: "validation_error";
+            };
+          };
+        };
+      };
+      /** @description Too many requests: `rate_limited`. */
+      429: {
+        headers: {
+          /** @description The owner's credit balance at the time of the answer; 0 when unauthenticated. */
+          "X-Credits-Remaining"?: number;
+          /** @description Seconds to wait before trying again. */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: "rate_limited";
             };
           };
         };

@@ -1,6 +1,7 @@
 import * as Config from "effect/Config";
 import * as Option from "effect/Option";
 import { readTracing, type TracingConfig } from "./tracing.js";
+import { defaultMaxApiKeys, defaultMaxWebhooks } from "@gleaner/core";
 import { ConfigurationError, gleanerVariables, readFrom, wholeNumberIn } from "./config-errors.js";
 import { researchEnv } from "./research-plugins.js";
 import {
@@ -46,6 +47,9 @@ export interface HostConfig {
     readonly maxDatasets: number;
     /** Previews and suggestions an owner may ask for in a minute (counted in each process). */
     readonly maxPreviewsPerMinute?: number;
+    /** Webhooks and API keys an owner may hold at once (absent: core's defaults). */
+    readonly maxWebhooks?: number;
+    readonly maxApiKeys?: number;
   };
   /**
    * The drift rule (docs/decisions/0040-drift-holds.md): on by default; shares and the fill drop in
@@ -115,6 +119,8 @@ const hostSettings = Config.all({
     maxRunsPerHour: wholeNumber("GLEANER_OWNER_MAX_RUNS_PER_HOUR", 1, 1_000_000, 120),
     maxDatasets: wholeNumber("GLEANER_OWNER_MAX_DATASETS", 1, 1_000_000, 200),
     maxPreviewsPerMinute: wholeNumber("GLEANER_OWNER_MAX_PREVIEWS_PER_MINUTE", 1, 1_000_000, 30),
+    maxWebhooks: wholeNumber("GLEANER_OWNER_MAX_WEBHOOKS", 1, 1_000_000, defaultMaxWebhooks),
+    maxApiKeys: wholeNumber("GLEANER_OWNER_MAX_KEYS", 1, 1_000_000, defaultMaxApiKeys),
   }),
   retentionDays: wholeNumber("GLEANER_RETENTION_DAYS", 1, 36_500, 30),
   metrics: Config.option(wholeNumberIn("GLEANER_METRICS_PORT", 0, 65_535)).pipe(

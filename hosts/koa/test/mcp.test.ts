@@ -151,6 +151,11 @@ describe("the MCP server (Model Context Protocol), through the SDK's own client"
     const stranger = await connect(await host.createKey("other-owner", 1));
     const refused = answer(await stranger.callTool({ name: "describe_dataset", arguments: { datasetId } }));
     expect(refused.error).to.contain("not_found");
+    // An id too long for a request line is refused by Node before Gleaner: its status, nothing made up.
+    const tooLong = answer(
+      await stranger.callTool({ name: "describe_dataset", arguments: { datasetId: "a".repeat(20_000) } }),
+    );
+    expect(tooLong.error).to.equal("Reading the dataset failed: HTTP 431");
     await stranger.close();
     const bare = await fetch(`${host.url}/mcp`, {
       method: "POST",

@@ -34,7 +34,7 @@ describe("per-owner limits: 429 rate_limited with Retry-After", function () {
         host: "127.0.0.1",
         allowPrivateTargets: ["127.0.0.1"],
         runDeadlineMs: 3_000,
-        ownerLimits: { maxActiveRuns: 2, maxRunsPerHour: 3, maxDatasets: 4 },
+        ownerLimits: { maxActiveRuns: 2, maxRunsPerHour: 3, maxDatasets: 4, maxWebhooks: 3, maxApiKeys: 3 },
       },
       logger: pino({ level: "silent" }),
     });
@@ -142,5 +142,36 @@ describe("per-owner limits: 429 rate_limited with Retry-After", function () {
     expect(refused.body.error.code).to.equal("insufficient_credits");
     const unknown = await client.post(`/v1/datasets/${globalThis.crypto.randomUUID()}/runs`);
     expect(unknown.status, JSON.stringify(unknown.body)).to.equal(404);
+  });
+
+  it("refuses a webhook beyond GLEANER_OWNER_MAX_WEBHOOKS (each event goes to every one), until one is deleted", async () => {
+    const client = await owner();
+    const register = () =>
+      client.post("/v1/webhooks", { url: "https://hooks.example.com/gleaner", events: ["run.finished"] });
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const created = await register();
+      expect(created.status, JSON.stringify(created.body)).to.equal(201);
+      ids.push(created.body.webhook.id);
+    }
+    expectLimited(await register(), (s) => s === 3600);
+    expect((await client.get("/v1/webhooks")).body.webhooks).to.have.length(3);
+    expect(
+      (await (await owner()).post("/v1/webhooks", { url: "https://hooks.example.com/other", events: ["run.finished"] }))
+        .status,
+      "another owner is not limited",
+    ).to.equal(201);
+    expect((await client.request("DELETE", `/v1/webhooks/${ids[0]}`)).status).to.equal(204);
+    expect((await register()).status).to.equal(201);
+  });
+
+  it("refuses an API key beyond GLEANER_OWNER_MAX_KEYS (any key may mint keys), until one is revoked", async () => {
+    const client = await owner();
+    for (let i = 0; i < 2; i++) expect((await client.post("/v1/keys", { name: `k${i}` })).status).to.equal(201);
+    expectLimited(await client.post("/v1/keys", { name: "one too many" }), (s) => s === 3600);
+    const keys = (await client.get("/v1/keys")).body.keys as Array<{ id: string; name: string | null }>;
+    expect(keys).to.have.length(3);
+    expect((await client.request("DELETE", `/v1/keys/${keys.find((k) => k.name === "k0")!.id}`)).status).to.equal(204);
+    expect((await client.post("/v1/keys", {})).status).to.equal(201);
   });
 });

@@ -31,10 +31,12 @@ export const keyRoutes: ReadonlyArray<Route> = [
     summary: "Create an API key",
     description:
       "A new key for you, named if you like. The key (`secret`) is in this answer only: Gleaner keeps its " +
-      "SHA-256. Extension: not in SPEC.md.",
+      "SHA-256. An owner may hold a limited number of keys at once (GLEANER_OWNER_MAX_KEYS, default 25): 429 " +
+      "`rate_limited` past it; revoke one first. Extension: not in SPEC.md.",
     auth: true,
     body: { schema: CreateApiKeyRequest, required: false },
     success: { status: 201, description: "The key, with its secret shown once.", schema: CreatedApiKey },
+    errors: { 429: ["rate_limited"] },
     handle: ({ owner, body }) => createOwnerApiKey(owner.id, body),
   }),
   route({

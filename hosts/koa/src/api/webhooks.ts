@@ -26,10 +26,13 @@ export const webhookRoutes: ReadonlyArray<Route> = [
       "Deliveries are signed per the Standard Webhooks specification (`webhook-id`, `webhook-timestamp`, " +
       "`webhook-signature`) with the secret in this answer, which is never shown again. The URL must be http(s) and " +
       "public (the sources' SSRF policy): 422 naming `/url` otherwise; a `datasetId` the owner does not have is 422 " +
-      "naming `/datasetId`. Payloads carry no row data: fetch the window a `rows.changed` names from `/changes`.",
+      "naming `/datasetId`. Payloads carry no row data: fetch the window a `rows.changed` names from `/changes`. " +
+      "An owner may hold a limited number of webhooks at once (GLEANER_OWNER_MAX_WEBHOOKS, default 25): 429 " +
+      "`rate_limited` past it; delete one first.",
     auth: true,
     body: { schema: CreateWebhookRequest, required: true },
     success: { status: 201, description: "The webhook and its signing secret.", schema: WebhookCreated },
+    errors: { 429: ["rate_limited"] },
     handle: ({ owner, body }) => createWebhook(owner.id, body),
   }),
   route({

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from "node:timers/promises";
 import type { components, GleanerClient } from "@gleaner/client";
 import { checkName } from "@gleaner/core";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
@@ -16,15 +17,17 @@ type Dataset = Schemas["Dataset"];
 const text = (value: unknown) => ({ content: [{ type: "text" as const, text: JSON.stringify(value, null, 2) }] });
 /** An API refusal as the API answered it: the HTTP status, the error code and its message. */
 type Refusal = { readonly status?: number; readonly error?: { code?: string; message?: string } };
-const failed = (what: string, refusal: Refusal | undefined) => ({
-  isError: true,
-  content: [
-    {
-      type: "text" as const,
-      text: `${what} failed: ${refusal?.status ? `HTTP ${refusal.status} ` : ""}${refusal?.error?.code}: ${refusal?.error?.message}`,
-    },
-  ],
-});
+/** What is known of a refusal: an answer without Gleaner's error body (Node's own 431, say) has only its status. */
+const failed = (what: string, refusal: Refusal | undefined) => {
+  const status = refusal?.status ? `HTTP ${refusal.status}` : "";
+  const error = refusal?.error?.code ? `${refusal.error.code}: ${refusal.error.message ?? ""}` : "";
+  return {
+    isError: true,
+    content: [
+      { type: "text" as const, text: `${what} failed: ${[status, error].filter(Boolean).join(" ") || "no answer"}` },
+    ],
+  };
+};
 const refusal = (answer: { error?: unknown; response: Response }): Refusal => ({
   ...(answer.error as Refusal),
   status: answer.response.status,
@@ -293,7 +296,8 @@ export const gleanerMcpServer = (client: GleanerClient, version: string): McpSer
       const progressToken = extra._meta?.progressToken;
       const deadline = Date.now() + waitSeconds * 1000;
       let polls = 0;
-      for (;;) {
+      // A caller that hung up stops the polling (the run goes on): no one is left to tell.
+      while (!extra.signal.aborted) {
         const answer = await client.GET("/v1/runs/{runId}", { params: { path: { runId: data.runId } } });
         const run = answer.data?.run;
         if (!run) return failed("Reading the run", refusal(answer));
@@ -306,8 +310,9 @@ export const gleanerMcpServer = (client: GleanerClient, version: string): McpSer
         if (!["queued", "running"].includes(run.status) || Date.now() > deadline) {
           return text(withColumnNames({ run, creditsRemaining: data.creditsRemaining }, found.columns));
         }
-        await new Promise((resolve) => setTimeout(resolve, 250));
+        await sleep(250, undefined, { signal: extra.signal }).catch(() => undefined);
       }
+      return failed("Waiting for the run", { error: { code: "cancelled", message: "the caller went away" } });
     },
   );
 
