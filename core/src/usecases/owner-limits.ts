@@ -61,21 +61,8 @@ export const checkRunLimits = Effect.fn("OwnerLimits.checkRunLimits")(function* 
   }
 });
 
-/** Fails with RateLimited when the owner already has the most datasets allowed. */
-export const checkDatasetLimit = Effect.fn("OwnerLimits.checkDatasetLimit")(function* (ownerId: OwnerId) {
-  const limits = yield* OwnerLimits;
-  const now = yield* Clock.currentTimeMillis;
-  const activity = yield* (yield* Storage).ownerActivity(ownerId, isoAt(now));
-  if (activity.datasets >= limits.maxDatasets) {
-    return yield* new RateLimited({
-      message: `You have ${activity.datasets} datasets, the most allowed (${limits.maxDatasets}).`,
-      retryAfterSeconds: datasetRetrySeconds,
-    });
-  }
-});
-
 /**
- * Fails with RateLimited when the owner already has the most of a kind allowed (the list is bounded
+ * Fails with RateLimited when the owner already has the most of a kind allowed (a listed kind is bounded
  * by the limit itself, so counting it stays cheap). `what` names the kind in the message.
  */
 const checkCount = (count: number, most: number, what: string) =>
@@ -87,6 +74,14 @@ const checkCount = (count: number, most: number, what: string) =>
           retryAfterSeconds: datasetRetrySeconds,
         }),
       );
+
+/** Fails with RateLimited when the owner already has the most datasets allowed. */
+export const checkDatasetLimit = Effect.fn("OwnerLimits.checkDatasetLimit")(function* (ownerId: OwnerId) {
+  const limits = yield* OwnerLimits;
+  const now = yield* Clock.currentTimeMillis;
+  const activity = yield* (yield* Storage).ownerActivity(ownerId, isoAt(now));
+  yield* checkCount(activity.datasets, limits.maxDatasets, "datasets");
+});
 
 /** Fails with RateLimited when the owner already has the most webhooks allowed. */
 export const checkWebhookLimit = Effect.fn("OwnerLimits.checkWebhookLimit")(function* (ownerId: OwnerId) {
