@@ -72,7 +72,8 @@ export interface Capability {
 
 /**
  * Adapters a capability puts on the suite's main host, so its jobs run on the set's queue (e.g.
- * research runs queued through Agenda). `start` runs before the main host starts.
+ * research runs queued through Agenda). `start` runs before the main host starts and `close` after it
+ * closes, so what a capability starts there lives as long as the suite.
  */
 export interface HostSetup {
   readonly start: () => Promise<Pick<LayerOverrides, "model" | "search">>;
@@ -83,13 +84,17 @@ export interface HostSetup {
 export const missingRequirement = (capability: Capability, supports: Supports): Requirement | null =>
   capability.requires?.find((r) => (supports[r.flag] ?? r.byDefault) !== true) ?? null;
 
+/** A new owner with its own key on `host` (random name, so cases never share state). */
+export const ownerOn = async (host: RunningHost, credits = 100): Promise<Owner> => {
+  const name = `owner-${globalThis.crypto.randomUUID()}`;
+  const key = await host.createKey(name, credits);
+  return { name, key, ...makeClient(host.url, key) };
+};
+
 export const makeOwnerFactory =
   (host: () => RunningHost) =>
-  async (credits = 100): Promise<Owner> => {
-    const name = `owner-${globalThis.crypto.randomUUID()}`;
-    const key = await host().createKey(name, credits);
-    return { name, key, ...makeClient(host().url, key) };
-  };
+  (credits = 100): Promise<Owner> =>
+    ownerOn(host(), credits);
 
 /** The adapters under test: the store (`layer`), and optionally a queue and a parser. */
 export interface AdapterSet extends UnderTest<Storage | Credits> {

@@ -9,6 +9,6 @@ export { type StoreUnderTest, storeContract } from "./store/contract.js";
 export * from "./store/fixtures.js";
 export * from "./sites/index.js";
 export { publishersDataset, scriptFor } from "./research-script.js";
-export { type ResearchSite, startResearchSite, startSearxngStub } from "./sites/research-site.js";
+export { type ResearchSite, type SearxngStub, startResearchSite, startSearxngStub } from "./sites/research-site.js";
 export { companiesDataset, readerModel } from "./research-reader.js";
 export { type Delivery, type ReceiverAnswer, startWebhookReceiver, type WebhookReceiver } from "./webhook-receiver.js";

@@ -12,7 +12,11 @@ import { exportsCapability } from "./cases/exports.js";
 import { webhooksCapability } from "./cases/webhooks.js";
 import { fuzzCapability } from "./cases/fuzz.js";
 import { liveTraceCapability } from "./cases/live-trace.js";
-import { researchCapability } from "./cases/research.js";
+import { researchRequestsCapability } from "./cases/research-requests.js";
+import { researchDeclaredPagesCapability } from "./cases/research-declared-pages.js";
+import { researchSearchCapability } from "./cases/research-search.js";
+import { researchFailuresCapability } from "./cases/research-failures.js";
+import { researchLongPagesCapability } from "./cases/research-long-pages.js";
 import { deleteDatasetCapability } from "./cases/delete-dataset.js";
 import { keysCapability } from "./cases/keys.js";
 import { retentionCapability } from "./cases/retention.js";
@@ -69,7 +73,11 @@ export const capabilities = {
   bola: bolaCapability,
   fuzz: fuzzCapability,
   diagnostics: diagnosticsCapability,
-  research: researchCapability,
+  researchRequests: researchRequestsCapability,
+  researchDeclaredPages: researchDeclaredPagesCapability,
+  researchSearch: researchSearchCapability,
+  researchFailures: researchFailuresCapability,
+  researchLongPages: researchLongPagesCapability,
   researchWeb: researchWebCapability,
   researchShapes: researchShapesCapability,
   browser: browserCapability,

@@ -11,14 +11,13 @@ import * as Redacted from "effect/Redacted";
 import { after, before, describe, it } from "../runner.js";
 import { pino } from "pino";
 import type { Body } from "../bodies.js";
-import { columnId, waitForRun } from "../books.js";
-import { makeClient } from "../client.js";
-import type { Capability, Owner, SuiteContext } from "../context.js";
-import { ownerResearches, startResearchHost } from "../research-host.js";
+import { columnId } from "../books.js";
+import { type AdapterSet, type Capability, type Owner, ownerOn, type SuiteContext } from "../context.js";
+import { startResearchHost } from "../research-host.js";
 import { companiesDataset, readerModel } from "../research-reader.js";
+import { createDataset, ownerResearches, researchToEnd, withoutBasis } from "../research-runs.js";
 import { companyWeb, startCompanyWeb } from "../sites/company-web.js";
-import { startSearxngStub } from "../sites/research-site.js";
-import type { AdapterSet } from "../context.js";
+import { type SearxngStub, startSearxngStub } from "../sites/research-site.js";
 
 /**
  * Search research over a web of company pages (sites/company-web.ts) with a model that answers from
@@ -31,7 +30,7 @@ export const researchWebCases = (_ctx: SuiteContext, set: AdapterSet): void => {
     const spec = companyWeb(8);
     const [nordwerk, bramble, harrow, , ostra, , blocked] = spec.companies;
     let web: Awaited<ReturnType<typeof startCompanyWeb>>;
-    let searxng: Awaited<ReturnType<typeof startSearxngStub>>;
+    let searxng: SearxngStub;
     let host: RunningHost;
     let owner: Owner;
     let dataset: Body;
@@ -136,8 +135,7 @@ export const researchWebCases = (_ctx: SuiteContext, set: AdapterSet): void => {
       const recorded = (await owner.get(`/v1/runs/${run.id}/diagnostics`, { summary: "true" })).body.diagnostics;
       const replayed = (await owner.get(`/v1/runs/${run.id}/diagnostics`, { summary: "true", basis: "replay" })).body
         .diagnostics;
-      const strip = (d: Body) => ({ ...d, basis: undefined, summary: { ...d.summary, basis: undefined } });
-      expect(strip(replayed)).to.deep.equal(strip(recorded));
+      expect(withoutBasis(replayed)).to.deep.equal(withoutBasis(recorded));
     });
   });
   languageCases(set);
@@ -162,11 +160,9 @@ const languageCases = (set: AdapterSet): void => {
         search: SearxngLive({ url: searxng.url }),
       });
       try {
-        const name = `owner-${globalThis.crypto.randomUUID()}`;
-        const owner = { name, key: "", ...makeClient(host.url, await host.createKey(name, 20)) };
-        const dataset = (await owner.post("/v1/datasets", companiesDataset(web.urls[0] as string))).body.dataset;
-        const started = await owner.post(`/v1/datasets/${dataset.id}/runs`, { kind: "research" });
-        const run = await waitForRun(owner, started.body.runId);
+        const owner = await ownerOn(host, 20);
+        const dataset = await createDataset(owner, companiesDataset(web.urls[0] as string));
+        const run = await researchToEnd(owner, dataset.id);
         expect(run.status, JSON.stringify(run)).to.equal("succeeded");
         const rows = (await owner.get(`/v1/datasets/${dataset.id}/rows`)).body.data as Body[];
         const row = rows.find((r) => r.identity.anchor === nordwerk!.name);
@@ -239,11 +235,9 @@ const modelFailureCases = (set: AdapterSet): void => {
         });
         const host = await startResearchHost(set, `research_model_${status}`, { model }, pino({ level: "info" }, logs));
         try {
-          const name = `owner-${globalThis.crypto.randomUUID()}`;
-          const owner = { name, key: "", ...makeClient(host.url, await host.createKey(name, 10)) };
-          const dataset = (await owner.post("/v1/datasets", companiesDataset(web.urls[0] as string))).body.dataset;
-          const started = await owner.post(`/v1/datasets/${dataset.id}/runs`, { kind: "research" });
-          const run = await waitForRun(owner, started.body.runId);
+          const owner = await ownerOn(host, 10);
+          const dataset = await createDataset(owner, companiesDataset(web.urls[0] as string));
+          const run = await researchToEnd(owner, dataset.id);
           expect(run.status).to.equal("failed");
           expect(run.error).to.contain(said).and.to.not.contain("did not answer in time");
           expect((await owner.get(`/v1/datasets/${dataset.id}/rows`)).body.data).to.deep.equal([]);

@@ -114,3 +114,5 @@ export const startSearxngStub = async (initial: Results) => {
       }),
   };
 };
+
+export type SearxngStub = Awaited<ReturnType<typeof startSearxngStub>>;
