@@ -134,6 +134,42 @@ describe("diagnostics of a research run's entities (pure)", () => {
     expect(cell?.detail).to.contain("the value was refused (quote_not_on_page)");
   });
 
+  it("lists each refused value once in the summary, naming the page it was refused on", () => {
+    const refusedOn = (url: string, code: string) => ({
+      stage: "validation",
+      code,
+      detail: `H&F Press: refused (${code}).`,
+      url,
+      entity: "H&F Press",
+    });
+    const refused = recording(
+      "succeeded",
+      evidence({
+        pages: [
+          ["art-1", p1],
+          ["art-2", p2],
+        ],
+        facts: [harbour],
+        failures: [
+          refusedOn(p2, "entity_not_on_page"),
+          refusedOn(p1, "quote_not_on_page"),
+          refusedOn(p2, "quote_not_on_page"),
+        ],
+        plan: { reconciliation: reconciliation({ rowIds: { [key]: "row-1" } }) },
+      }),
+    );
+    const d = diagnoseRun(refused, { summary: true });
+    decode(d);
+    const group = (code: string) => d.summary?.failureGroups.find((g) => g.stage === "validation" && g.code === code);
+    expect(group("entity_not_on_page")?.examples).to.deep.equal([
+      { entity: "H&F Press", evidenceId: "art-2", url: p2 },
+    ]);
+    expect(group("quote_not_on_page")?.examples.map((e) => e.url)).to.deep.equal([p1, p2]);
+    // Counted once per entity, and the entity carries each code.
+    expect(group("quote_not_on_page")?.counts.present).to.equal(1);
+    expect(d.summary?.entities[0]?.failureCodes).to.have.members(["entity_not_on_page", "quote_not_on_page"]);
+  });
+
   it("names the entity, never its row key, in every example: cells, missing cells, checks, overrides kept", () => {
     const lost = {
       ...harbour,
