@@ -6,7 +6,8 @@ import { museumQueries, museums } from "./sites/museum-web.js";
 /**
  * A scripted model for the museum web (sites/museum-web.ts) that answers from the page text it is
  * sent, honest but naive as a small model is: it knows the museums' names and credits a line to every
- * name it contains (so a line about the Harbour Museum Annex also to the Harbour Museum), reads table
+ * name it contains (so a line about the Harbour Museum Annex also to the Harbour Museum), a line naming
+ * none to the museums the line before it named (a card's lines, a section under its heading), reads table
  * rows under their header row and "key | value" rows by their key, copies values as the page writes
  * them ("310 000", "3 mai 1901") and straightens the page's curly quotes in its quotes.
  */

@@ -37,6 +37,16 @@ describe("research page chunks", () => {
     expect(chunks.join(" ")).to.equal(words);
   });
 
+  it("cuts a block longer than a chunk between its <br> lines before cutting between words", () => {
+    const cards = Array.from({ length: 60 }, (_, i) => `Museum ${i} opened in ${1900 + i}`).join("\u2028");
+    const chunks = splitIntoChunks(cards, 500);
+    for (const chunk of chunks) {
+      expect(chunk.length).to.be.at.most(500);
+      expect(chunk).to.match(/^Museum \d+ opened in \d{4}(\u2028Museum \d+ opened in \d{4})*$/);
+    }
+    expect(chunks.join("\u2028")).to.equal(cards);
+  });
+
   it("names a part only when a page took more than one", () => {
     expect(chunkSubject("https://a.test/p", 1, 1)).to.equal("https://a.test/p");
     expect(chunkSubject("https://a.test/p", 2, 3)).to.equal("https://a.test/p#part=2/3");

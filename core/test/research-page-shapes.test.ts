@@ -137,3 +137,88 @@ describe("research grounding: a table row's label cell", () => {
     expect(ground("42", "Staff | 42", text, ["staff"]).cell.value).to.equal(42);
   });
 });
+
+describe("research validation: blocks broken by <br> and sections under headings", () => {
+  const answer = (rows: Array<[string, string, string]>): ExtractionOutput => ({
+    rows: rows.map(([name, value, quote]) => ({
+      entity: { kind: "other", name, aliases: [] },
+      cells: [{ column: "opened", status: "found", value, quote }],
+    })),
+  });
+  /** Per entity, the opening year kept from the page, or the refusal. */
+  const kept = (text: string, rows: Array<[string, string, string]>, headingsMarked = true) => {
+    const v = validatePage("http://site/museums", text, answer(rows), [opened], 0, "en", headingsMarked);
+    return Object.fromEntries(
+      v.candidates.map((c) => {
+        const cell = c.cells.get(opened.id)!;
+        return [c.name, cell.refusal ?? cell.cell.value];
+      }),
+    );
+  };
+  const others = "Harbour Museum tells the story of the docks.\nQuay Gallery shows paintings.";
+
+  it("credits a card's lines to the one entity it names, never to another named beside it", () => {
+    const card = "Lantern House\u2028Opened: 1958\u2028Visitors: 12 000";
+    expect(kept(`${others}\n${card}`, [["Lantern House", "1958", "Opened: 1958"]])).to.deep.equal({
+      "Lantern House": 1958,
+    });
+    // A card naming two entities says nothing of either beyond its lines naming them.
+    const shared = "Lantern House\u2028Opened: 1958\u2028Sister museum: Quay Gallery";
+    expect(
+      kept(`${others}\n${shared}`, [
+        ["Lantern House", "1958", "Opened: 1958"],
+        ["Quay Gallery", "1958", "Opened: 1958"],
+      ]),
+    ).to.deep.equal({ "Lantern House": "quote_not_about_entity", "Quay Gallery": "quote_not_about_entity" });
+  });
+
+  it("credits a section's facts to the entity its heading alone names, until the next heading of its level", () => {
+    const text = [
+      "# Museums of the coast",
+      "## Harbour Museum",
+      "Opened | 1897",
+      "### Collections",
+      "Ships in bottles | 1904",
+      "## Lantern House",
+      "Opened | 1958",
+      "Its neighbour Quay Gallery opened in 1921.",
+      "## Harbour Museum and Quay Gallery",
+      "Joint ticket | 1990",
+      "## Visiting",
+      "Last entry | 1700",
+    ].join("\n");
+    const quotes: Array<[string, string]> = [
+      ["1897", "Opened | 1897"],
+      ["1904", "Ships in bottles | 1904"],
+      ["1958", "Opened | 1958"],
+      ["1921", "opened in 1921"],
+      ["1990", "Joint ticket | 1990"],
+      ["1700", "Last entry | 1700"],
+    ];
+    // One answer naming the three museums, each with every quote: what is kept for `name`.
+    const each = (name: string, marked = true) => {
+      const names = ["Harbour Museum", "Lantern House", "Quay Gallery"];
+      const rows = names.flatMap((n) => quotes.map(([value, quote]): [string, string, string] => [n, value, quote]));
+      return validatePage("http://site/compare", text, answer(rows), [opened], 0, "en", marked)
+        .candidates.filter((c) => c.name === name)
+        .map((c) => c.cells.get(opened.id)!.refusal ?? c.cells.get(opened.id)!.cell.value);
+    };
+    const refused = "quote_not_about_entity";
+    // Only the heading's own entity, and never a line naming another one or under a heading naming two.
+    expect(each("Harbour Museum")).to.deep.equal([1897, 1904, refused, refused, refused, refused]);
+    expect(each("Lantern House")).to.deep.equal([refused, refused, 1958, refused, refused, refused]);
+    expect(each("Quay Gallery")).to.deep.equal([refused, refused, refused, 1921, refused, refused]);
+    // Text recorded before headings were marked replays as it did: no sections.
+    expect(each("Lantern House", false)).to.deep.equal([refused, refused, refused, refused, refused, refused]);
+  });
+
+  it("keeps running prose without headings to its blocks: the last name mentioned is not the subject", () => {
+    const prose = "Harbour Museum is the oldest.\nLantern House is the newest.\nIt opened in 1958.";
+    expect(
+      kept(prose, [
+        ["Harbour Museum", "1958", "It opened in 1958"],
+        ["Lantern House", "1958", "It opened in 1958"],
+      ]),
+    ).to.deep.equal({ "Harbour Museum": "quote_not_about_entity", "Lantern House": "quote_not_about_entity" });
+  });
+});

@@ -1,15 +1,29 @@
-import { MainTextReader, type MainTextReaderService, ParseFailed } from "@gleaner/core";
+import { lineBreak, MainTextReader, type MainTextReaderService, ParseFailed } from "@gleaner/core";
 import { Readability } from "@mozilla/readability";
 import * as Effect from "effect/Effect";
 import * as Layer from "effect/Layer";
 import { JSDOM, VirtualConsole } from "jsdom";
 
-/** Paragraph breaks kept, whitespace inside lines collapsed, empty lines dropped. */
+/** Where a heading starts in `structuredText`'s output, before `tidy` writes its mark: U+0001 and its level. */
+const headingStart = "\u0001";
+const headingMark = new RegExp(`^${headingStart}([1-6])\\s*`);
+
+/**
+ * Lines kept (blocks), a `<br>` inside a block kept as U+2028, whitespace otherwise collapsed, empty
+ * lines dropped; a heading line marked by "#" per level and a space, and a line of the page's own
+ * that starts with "#" escaped as "\#", so only headings read as headings (MainText's format).
+ */
 const tidy = (text: string): string =>
   text
     .split(/\n+/)
-    .map((line) => line.replace(/[\s\u00a0]+/g, " ").trim())
-    .filter((line) => line !== "")
+    .map((line) =>
+      line
+        .replace(/[\s\u00a0]+/g, (run) => (run.includes(lineBreak) ? lineBreak : " "))
+        .trim()
+        .replace(/^#/, "\\#")
+        .replace(headingMark, (_, level: string) => `${"#".repeat(Number(level))} `),
+    )
+    .filter((line) => line !== "" && !/^#+ $/.test(line))
     .join("\n");
 
 /** Elements that stand on lines of their own: a block's text never runs into the next one's. */
@@ -19,12 +33,14 @@ const blocks = new Set(
   ),
 );
 const cells = new Set(["TD", "TH"]);
+const headings = new Set(["H1", "H2", "H3", "H4", "H5", "H6"]);
 const unread = new Set(["SCRIPT", "STYLE", "NOSCRIPT", "TEMPLATE"]);
 
 /**
  * An element's text with its structure kept: blocks on lines of their own, a table row's cells and a
- * definition list's term with its descriptions on one line separated by " | ", `<br>` a line break. Minified markup otherwise reads "Founded1972" where
- * the page shows a table. Walked without recursion (a page may nest deeply).
+ * definition list's term with its descriptions on one line separated by " | ", `<br>` a line break
+ * within its block (U+2028), headings marked with their level. Minified markup otherwise reads
+ * "Founded1972" where the page shows a table. Walked without recursion (a page may nest deeply).
  */
 export const structuredText = (root: Element): string => {
   const out: string[] = [];
@@ -37,14 +53,14 @@ export const structuredText = (root: Element): string => {
     }
     if (node.nodeType === 3) {
       // HTML's whitespace: a line break in the source inside a paragraph is a space on the page.
-      out.push((node.textContent ?? "").replace(/[\t\n\r\f ]+/g, " "));
+      out.push((node.textContent ?? "").replace(/[\t\n\r\f ]+/g, " ").replaceAll(headingStart, ""));
       continue;
     }
     if (node.nodeType !== 1) continue;
     const tag = (node as Element).tagName;
     if (unread.has(tag)) continue;
     if (tag === "BR") {
-      out.push("\n");
+      out.push(lineBreak);
       continue;
     }
     if (cells.has(tag) && (node as Element).previousElementSibling) out.push(" | ");
@@ -52,7 +68,7 @@ export const structuredText = (root: Element): string => {
     if (tag === "DT") out.push("\n");
     if (tag === "DD") out.push((node as Element).previousElementSibling ? " | " : "\n");
     if (blocks.has(tag)) {
-      out.push("\n");
+      out.push(headings.has(tag) ? `\n${headingStart}${tag[1]}` : "\n");
       stack.push("end-block");
     }
     const children = node.childNodes;

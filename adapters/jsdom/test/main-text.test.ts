@@ -42,8 +42,7 @@ describe("@gleaner/jsdom main text (Readability)", () => {
       "Headquarters | Walldorf",
       "Software",
       "Cloud",
-      "First line",
-      "second line",
+      "First line\u2028second line",
     ]);
     expect(main.text).to.not.contain("Founded1972");
   });
@@ -58,6 +57,23 @@ describe("@gleaner/jsdom main text (Readability)", () => {
       "Lantern House | Opened 1958 in Hull. | Free entry.",
       "Quay Gallery | Opened 1921.",
     ]);
+  });
+
+  it("keeps a block's <br> lines on its one line (U+2028), and marks headings by level, escaping a page's own #", async () => {
+    const html =
+      "<html><body><main><article><h1>Museums of the coast</h1><p>Every museum on the coast, with the year it opened and its visitors.</p>" +
+      "<div class=card><b>Lantern House</b><br>Opened: 1958<br> Visitors: 12 000</div>" +
+      "<h2>Harbour Museum</h2><table><tr><th>Opened</th><td>1897</td></tr></table>" +
+      "<h3>Collections <br></h3><p># of ships in bottles: 40</p><h2></h2></article></main></body></html>";
+    const lines = (await Effect.runPromise(readMainText(html, "http://127.0.0.1/museums"))).text.split("\n");
+    expect(lines).to.include.members([
+      "Lantern House\u2028Opened: 1958\u2028Visitors: 12 000",
+      "## Harbour Museum",
+      "Opened | 1897",
+      "### Collections",
+      "\\# of ships in bottles: 40",
+    ]);
+    expect(lines.filter((l) => /^#+ ?$/.test(l))).to.deep.equal([]);
   });
 
   it("reads a page without an article (no markup at all) as its text", async () => {

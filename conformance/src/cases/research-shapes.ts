@@ -15,7 +15,8 @@ import { after, before, describe, it } from "../runner.js";
 
 /**
  * Search research over a web that is not the company web (sites/museum-web.ts): facts in tables,
- * definition lists, dates, numbers grouped by spaces, a windows-1252 page, and the results a search
+ * definition lists, dates, numbers grouped by spaces, a windows-1252 page, cards of <br> lines, fact
+ * tables in sections under headings, and the results a search
  * engine also lists (one page under several URLs, redirects, files that are not HTML, an empty page,
  * one too large). Every readable museum gets its row, every value quoted, and nothing counted twice.
  */
@@ -65,11 +66,27 @@ export const researchShapesCases = (_ctx: SuiteContext, set: AdapterSet): void =
         .filter((f) => f.code === "value_conflict")
         .map((f) => f.detail as string);
       expect(conflicts.filter((d) => d.includes("harbour-museum"))).to.have.length(1);
-      expect((await owner.get("/v1/usage")).body.balance).to.equal(credits - 5);
+      expect((await owner.get("/v1/usage")).body.balance).to.equal(credits - 7);
       const extracts = ((await owner.get(`/v1/runs/${run.id}/trace`)).body.trace.steps as Body[]).filter(
         (s) => s.phase === "extract",
       );
-      expect(extracts).to.have.length(5);
+      expect(extracts).to.have.length(7);
+    });
+
+    it("credits a card's <br> lines and a section's fact table to the one museum they stand under", async () => {
+      const written = async (name: string) => {
+        const row = (await rows()).find((r) => r.identity.anchor === name) as Body;
+        return ["city", "opened", "visitors"].map((c) => row.data[columnId(dataset, c)]);
+      };
+      // These museums are only on the cards and in the sections.
+      expect(await written("Tide Mill Museum")).to.deep.equal(["Woodbridge", 1793, 6_100]);
+      expect(await written("Saltworks Museum")).to.deep.equal(["Lymington", 1911, 3_300]);
+      const diagnostics = (await owner.get(`/v1/runs/${run.id}/diagnostics`, { summary: "true" })).body.diagnostics;
+      const refusedThere = (diagnostics.summary.failureGroups as Body[])
+        .filter((g) => g.stage === "validation")
+        .flatMap((g) => g.examples as Body[])
+        .filter((e) => /at-a-glance|compared/.test(e.url ?? ""));
+      expect(refusedThere).to.deep.equal([]);
     });
 
     it("never credits the Annex's figures to the Harbour Museum, whose name is part of the Annex's", async () => {
@@ -81,8 +98,10 @@ export const researchShapesCases = (_ctx: SuiteContext, set: AdapterSet): void =
       const rejected = (diagnostics.summary.failureGroups as Body[]).find(
         (g) => g.stage === "validation" && g.code === "entity_not_on_page",
       ) as Body;
-      expect(new Set(rejected.examples.map((e: Body) => e.entity))).to.deep.equal(new Set(["Harbour Museum"]));
-      expect(rejected.examples.map((e: Body) => e.url)).to.include(`${web.url}/guide/small-museums`);
+      // One rejection, one example naming its page.
+      expect(rejected.examples.map((e: Body) => [e.entity, e.url])).to.deep.equal([
+        ["Harbour Museum", `${web.url}/guide/small-museums`],
+      ]);
     });
 
     it("records each result it could not read as not read, with the reason, and reads no page twice", async () => {

@@ -169,7 +169,7 @@ const languageCases = (set: AdapterSet): void => {
         expect(row?.data[columnId(dataset, "employees")]).to.equal(nordwerk!.facts.employees);
         const artifacts = (await owner.get(`/v1/runs/${run.id}/artifacts`)).body.artifacts as Body[];
         const german = artifacts.find((a) => a.kind === "cleaned page text" && a.url.includes("/de/")) as Body;
-        expect(german.contentType).to.equal("text/plain; lang=de");
+        expect(german.contentType).to.equal("text/plain; lang=de; headings=marked");
         const replayed = (
           await owner.get(`/v1/runs/${run.id}/diagnostics`, { entity: nordwerk!.name, basis: "replay" })
         ).body.diagnostics.entity;

@@ -5,7 +5,8 @@ import type { AddressInfo } from "node:net";
  * A loopback web of museum pages for research runs, written the ways real pages write their facts:
  * a fact table of th/td rows, a list table under a header row, a definition list, inline markup
  * inside a number, no-break spaces in numbers, a page in windows-1252 declared only by its
- * `<meta charset>`, entities and curly quotes. Beside them, what a search engine also returns: one
+ * `<meta charset>`, entities and curly quotes, cards whose lines <br> breaks, fact tables in sections
+ * under headings naming their museums. Beside them, what a search engine also returns: one
  * page under several URLs (trailing slash, tracking parameters, a redirect chain), a redirect to a
  * refused address, a PDF, JSON, an image, an empty page, one over the size limit. Two museums share
  * a prefix (Harbour Museum, Harbour Museum Annex).
@@ -61,6 +62,26 @@ const riviere = page(
   "fr",
 );
 
+/** Cards of several museums, each a block of lines broken by <br>: its name, then its facts. */
+const cards = page(
+  "Small museums at a glance",
+  `<p>Two small museums on the coast, each on a card with the facts a visitor asks first.</p>
+<div class="card"><b>Tide Mill Museum</b><br>A working mill in Woodbridge<br>Opened: 1793<br>Visitors: 6&nbsp;100</div>
+<div class="card"><b>Lantern House</b><br>A lighthouse keeper's home in Hull<br>Opened: 1958<br>Visitors: 8&nbsp;400</div>`,
+);
+
+/** Museums compared in sections, each a fact table under a heading naming its museum. */
+const compare = page(
+  "Two harbour towns compared",
+  `<p>Two museums of the salt and ship trades, compared side by side for a day out: how to get there, when
+they opened and how busy they get, so a family can pick the one that suits a rainy afternoon best.</p>
+<h2>Harbour Museum</h2><p>The museum stands on the old quay, a short walk from the station, and keeps its
+models of ships in the long gallery on the first floor, with a room for school visits beside it.</p><table><tr><th>City</th><td>Portsmouth</td></tr><tr><th>Opened</th><td>1897</td></tr></table>
+<h2>Saltworks Museum</h2><p>The museum fills the last boiling house of the salt marsh, where pans of sea
+water were boiled dry for three centuries; its guides show how the salt was raked, dried and sold.</p><table><tr><th>City</th><td>Lymington</td></tr><tr><th>Opened</th><td>1911</td></tr>
+<tr><th>Visitors</th><td>3&nbsp;300</td></tr></table>`,
+);
+
 /** The queries a research plan for the museums asks. */
 export const museumQueries = ["coastal museums visitors", "museum annual report"] as const;
 
@@ -70,6 +91,8 @@ const paths = {
   guide: "/guide/small-museums",
   news: "/news/busy-year",
   riviere: "/musees/riviere",
+  cards: "/museums/at-a-glance",
+  compare: "/museums/compared",
 } as const;
 
 /** What the search engine lists, in order: every readable page, duplicates and the unreadable ones. */
@@ -83,6 +106,8 @@ const listed = [
   paths.guide,
   paths.news,
   paths.riviere,
+  paths.cards,
+  paths.compare,
   "/out/metadata",
   "/files/annual-report.pdf",
   "/api/museums.json",
@@ -111,6 +136,8 @@ export const museums = [
   { name: "Quay Gallery", city: "Bristol", opened: 1921, visitors: 1_200 },
   { name: "Lantern House", city: "Hull", opened: 1958, visitors: 8_400 },
   { name: "Musée de la Rivière", city: "Nantes", opened: 1901, visitors: 12_500 },
+  { name: "Tide Mill Museum", city: "Woodbridge", opened: 1793, visitors: 6_100 },
+  { name: "Saltworks Museum", city: "Lymington", opened: 1911, visitors: 3_300 },
 ] as const;
 
 export interface MuseumWeb {
@@ -143,6 +170,10 @@ export const startMuseumWeb = async (): Promise<MuseumWeb> => {
         return html(guide);
       case paths.news:
         return html(news);
+      case paths.cards:
+        return html(cards);
+      case paths.compare:
+        return html(compare);
       case paths.riviere:
         // Latin-1 bytes, and a Content-Type naming no charset: only the meta tag says windows-1252.
         return res
@@ -175,9 +206,9 @@ export const startMuseumWeb = async (): Promise<MuseumWeb> => {
   const url = `http://127.0.0.1:${port}`;
   return {
     url,
-    // Ten results a query at most: the readable pages answer the first query, the rest the second.
+    // Ten results a query at most: the first query lists the first eight, the second the rest.
     search: (query) =>
-      (query === museumQueries[0] ? listed.slice(0, 9) : listed.slice(9)).map((path) => ({
+      (query === museumQueries[0] ? listed.slice(0, 8) : listed.slice(8)).map((path) => ({
         url: `${url}${path}`,
         title: path,
         content: "",

@@ -16,14 +16,17 @@ interface Group {
   readonly examples: Array<{ entity: string; evidenceId: string; url: string | null }>;
 }
 
-/** The failing facts of an entity with the page each was recorded on. */
+/**
+ * The failing facts of an entity with the page each was recorded on. A value refused at validation is
+ * one of the run's recorded failures, grouped below once with its page: here it only names a failure code.
+ */
 const failuresOf = (index: RunIndex, entity: EntityView) => [
   ...entity.records.flatMap((view) =>
     recordFacts(index, view, null)
       .filter((f) => f.failure)
-      .map((f) => ({ fact: f, url: view.fact.pageUrl as string | null })),
+      .map((f) => ({ fact: f, url: view.fact.pageUrl as string | null, grouped: true })),
   ),
-  ...entityLevelFacts(index, entity).map((f) => ({ fact: f, url: null })),
+  ...entityLevelFacts(index, entity).map((f) => ({ fact: f, url: null, grouped: f.stage !== "validation" })),
 ];
 
 /**
@@ -47,7 +50,8 @@ export const lossSummary = (
   const totals = { ...zero(), entities: 0 };
   const entities = [...index.entities.values()].map((entity) => {
     const failures = failuresOf(index, entity);
-    for (const { fact, url } of failures) {
+    for (const { fact, url, grouped } of failures) {
+      if (!grouped) continue;
       const group = groupOf(fact.stage, fact.code, fact.detail);
       if (group.counted.has(entity.rowKey)) continue;
       group.counted.add(entity.rowKey);

@@ -2,9 +2,20 @@ import * as Context from "effect/Context";
 import type * as Effect from "effect/Effect";
 import type { ParseFailed } from "./document-parser.js";
 
+/** A line break within a block of a page's main text (a `<br>`): U+2028, Unicode's line separator. */
+export const lineBreak = "\u2028";
+
+/** A heading line of a page's main text: "#" once per level, a space, the heading ("## Lantern House"). */
+export const headingLine = /^(#{1,6}) (.+)$/;
+
 /** A page's main content as plain text: scripts, navigation and boilerplate dropped. */
 export interface MainText {
   readonly title: string | null;
+  /**
+   * One block (paragraph, list item, table row, heading) a line; a table row's cells joined by " | ";
+   * a line break inside a block is `lineBreak`, so a block's lines stay one line; a heading is a
+   * `headingLine`, and a line of the page's own that starts with "#" is written "\#".
+   */
   readonly text: string;
   /** The page's language (`<html lang>`, else its content-language), when it says one: how it writes numbers. */
   readonly lang?: string | null;

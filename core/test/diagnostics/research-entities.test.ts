@@ -1,7 +1,7 @@
 import { expect } from "chai";
 import * as Schema from "effect/Schema";
 import { diagnoseRun, RunDiagnostics } from "../../src/index.js";
-import type { RecordFact } from "../../src/run-domain.js";
+import type { RecordedFailure, RecordFact } from "../../src/run-domain.js";
 import * as Effect from "effect/Effect";
 import { replayFacts } from "../../src/engine/research/replay.js";
 import type { ResearchRecipe } from "../../src/schema/research.js";
@@ -31,6 +31,21 @@ const run = recording(
   }),
   { checks: ["coverage", "identity"].map(passed), chargedPages: 1, rowDeltas: { new: 1, changed: 0, gone: 0 } },
 );
+
+/** A run of the entity read on two pages, with values refused at validation. */
+const refusedOnTwoPages = (facts: RecordFact[], failures: RecordedFailure[]) =>
+  recording(
+    "succeeded",
+    evidence({
+      pages: [
+        ["art-1", p1],
+        ["art-2", p2],
+      ],
+      facts,
+      failures,
+      plan: { reconciliation: reconciliation({ rowIds: { [key]: "row-1" } }) },
+    }),
+  );
 
 describe("diagnostics of a research run's entities (pure)", () => {
   it("lists the entity under its anchor with every alias in the summary", () => {
@@ -109,29 +124,45 @@ describe("diagnostics of a research run's entities (pure)", () => {
         c.fieldId === "f-isbn" ? { ...c, value: null, missingReason: "extraction_failed" as const, raw: "99" } : c,
       ),
     };
-    const refused = recording(
-      "succeeded",
-      evidence({
-        pages: [
-          ["art-1", p1],
-          ["art-2", p2],
-        ],
-        facts: [lost],
-        failures: [
-          {
-            stage: "validation",
-            code: "quote_not_on_page",
-            detail: "H&F Press: the value of field f-isbn was refused (quote_not_on_page).",
-            url: p2,
-            entity: "H&F Press",
-          },
-        ],
-        plan: { reconciliation: reconciliation({ rowIds: { [key]: "row-1" } }) },
-      }),
+    const refused = refusedOnTwoPages(
+      [lost],
+      [
+        {
+          stage: "validation",
+          code: "quote_not_on_page",
+          detail: "H&F Press: the value of field f-isbn was refused (quote_not_on_page).",
+          url: p2,
+          entity: "H&F Press",
+        },
+      ],
     );
     const d = diagnoseRun(refused, { summary: false, entity: "Harbour & Finch Press", field: refused.columns[3] });
     const cell = d.entity?.entityFacts.find((f) => f.code === "cell_extraction_failed");
     expect(cell?.detail).to.contain("the value was refused (quote_not_on_page)");
+  });
+
+  it("lists each refused value once in the summary, naming the page it was refused on", () => {
+    const refusedOn = (url: string, code: string) => ({
+      stage: "validation",
+      code,
+      detail: `H&F Press: refused (${code}).`,
+      url,
+      entity: "H&F Press",
+    });
+    const refused = refusedOnTwoPages(
+      [harbour],
+      [refusedOn(p2, "entity_not_on_page"), refusedOn(p1, "quote_not_on_page"), refusedOn(p2, "quote_not_on_page")],
+    );
+    const d = diagnoseRun(refused, { summary: true });
+    decode(d);
+    const group = (code: string) => d.summary?.failureGroups.find((g) => g.stage === "validation" && g.code === code);
+    expect(group("entity_not_on_page")?.examples).to.deep.equal([
+      { entity: "H&F Press", evidenceId: "art-2", url: p2 },
+    ]);
+    expect(group("quote_not_on_page")?.examples.map((e) => e.url)).to.deep.equal([p1, p2]);
+    // Counted once per entity, and the entity carries each code.
+    expect(group("quote_not_on_page")?.counts.present).to.equal(1);
+    expect(d.summary?.entities[0]?.failureCodes).to.have.members(["entity_not_on_page", "quote_not_on_page"]);
   });
 
   it("names the entity, never its row key, in every example: cells, missing cells, checks, overrides kept", () => {

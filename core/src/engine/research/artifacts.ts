@@ -34,10 +34,11 @@ export const recordArtifact = (
 
 /**
  * The media type of a page's cleaned text, naming the page's language when it declared one
- * (`text/plain; lang=de`), so a replay reads the page's numbers as the run did.
+ * (`text/plain; lang=de`), so a replay reads the page's numbers as the run did, and saying that its
+ * headings are marked (`headingLine`): text recorded before they were marked replays without sections.
  */
 export const cleanedTextType = (lang: string | null): string =>
-  lang === null ? "text/plain" : `text/plain; lang=${lang}`;
+  `text/plain; ${lang === null ? "" : `lang=${lang}; `}headings=marked`;
 
 /** A language tag as a page declares it, kept to what a media type parameter holds (the run and its replay read the same). */
 export const pageLanguage = (declared: string | null | undefined): string | null =>
@@ -46,3 +47,6 @@ export const pageLanguage = (declared: string | null | undefined): string | null
 /** The language a cleaned text's media type names (`cleanedTextType`), or null. */
 export const langOfCleanedText = (contentType: string): string | null =>
   /;\s*lang=([A-Za-z0-9-]+)/.exec(contentType)?.[1] ?? null;
+
+/** Whether a cleaned text's media type says its headings are marked (`cleanedTextType`). */
+export const headingsMarkedIn = (contentType: string): boolean => /;\s*headings=marked\b/.test(contentType);

@@ -1,4 +1,5 @@
 import * as Context from "effect/Context";
+import { lineBreak } from "../../ports/main-text.js";
 
 /**
  * The context window research requests must fit (GLEANER_MODEL_CONTEXT_TOKENS): 8192 tokens by
@@ -23,7 +24,8 @@ export const chunkCharsFor = (contextTokens: number): number =>
 
 /**
  * A page's text in chunks of at most `maxChars`, cut between lines (the text keeps blocks and table
- * rows on lines of their own), a line longer than a chunk between words. Nothing is left out.
+ * rows on lines of their own), a line longer than a chunk between its `<br>` lines, else words.
+ * Nothing is left out.
  */
 export const splitIntoChunks = (text: string, maxChars: number): string[] => {
   const chunks: string[] = [];
@@ -35,7 +37,8 @@ export const splitIntoChunks = (text: string, maxChars: number): string[] => {
   for (let line of text.split("\n")) {
     while (line.length > maxChars) {
       flush();
-      const cut = line.lastIndexOf(" ", maxChars);
+      const broken = line.lastIndexOf(lineBreak, maxChars);
+      const cut = broken > maxChars / 2 ? broken : line.lastIndexOf(" ", maxChars);
       const at = cut > maxChars / 2 ? cut : maxChars;
       chunks.push(line.slice(0, at));
       line = line.slice(at).trimStart();

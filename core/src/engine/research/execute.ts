@@ -314,7 +314,17 @@ export const executeResearchRun = Effect.fn("run.research")(function* (job: RunJ
             yield* nowIso,
           ),
         );
-        parts.push(validatePage(page.url, page.text, extracted.right.value, columns, i * maxRowsPerPage, page.lang));
+        // The text is the reader's, which marks headings (MainText), as its recorded media type says.
+        const validation = validatePage(
+          page.url,
+          page.text,
+          extracted.right.value,
+          columns,
+          i * maxRowsPerPage,
+          page.lang,
+          true,
+        );
+        parts.push(validation);
       }
       const validationStarted = yield* Clock.currentTimeMillis;
       const validation = combineValidations(parts);

@@ -1,3 +1,4 @@
+import { lineBreak } from "../../ports/main-text.js";
 import type { DatasetColumn } from "../../schema/column.js";
 import type { ResearchPlan } from "../../schema/research.js";
 
@@ -82,5 +83,6 @@ export const extractionMessages = (
     `Hints:\n${plan.columnHints.map((h) => `- ${h.column}: ${h.hint}`).join("\n")}\n` +
     `Page: ${page.url}\nTitle: ${page.title ?? ""}\n` +
     (part.parts > 1 ? `(part ${part.part} of ${part.parts} of the page's text)\n` : "") +
-    `---\n${page.text}`,
+    // A line break within a block is shown as the page shows it: a line of its own.
+    `---\n${page.text.replaceAll(lineBreak, "\n")}`,
 });

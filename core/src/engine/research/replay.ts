@@ -13,7 +13,7 @@ import type { RecordFact, RunArtifact, RunEvidence } from "../../run-domain.js";
 import type { DatasetColumn } from "../../schema/column.js";
 import type { FieldId } from "../../schema/ids.js";
 import { ExtractionOutput, type ResearchRecipe } from "../../schema/research.js";
-import { langOfCleanedText } from "./artifacts.js";
+import { headingsMarkedIn, langOfCleanedText } from "./artifacts.js";
 import { ask } from "./ask.js";
 import { parseChunkSubject } from "./chunks.js";
 import { maxRowsPerPage } from "./prompts.js";
@@ -116,7 +116,8 @@ export const replayFacts = (evidence: RunEvidence, recipe: ResearchRecipe) =>
         }
         const firstIndex = (parseChunkSubject(subject).part - 1) * maxRowsPerPage;
         const lang = langOfCleanedText(page.contentType);
-        const validation = validatePage(page.url, page.body, answer.right.value, columns, firstIndex, lang);
+        const marked = headingsMarkedIn(page.contentType);
+        const validation = validatePage(page.url, page.body, answer.right.value, columns, firstIndex, lang, marked);
         candidates.push(...validation.candidates);
         failed.push(...validationFailures(page.url, validation));
       }

@@ -8,6 +8,7 @@ import { maxRowsPerPage } from "./prompts.js";
 import { decimalSignOf } from "./quantities.js";
 import { tiedAliases } from "./ties.js";
 import { mentionKey, namesIn } from "./mentions.js";
+import { blocksOf } from "./blocks.js";
 
 /** A candidate row that survived validation: its entity name occurs on the page. */
 export interface Candidate {
@@ -57,12 +58,14 @@ export const validatePage = (
   firstIndex = 0,
   /** The page's language (`<html lang>`): how its numbers are written ("5.000" is 5000 in German). */
   lang: string | null = null,
+  /** Whether the text marks its headings (`headingLine`); text recorded before they were marked does not. */
+  headingsMarked = false,
 ): PageValidation => {
   const sign = decimalSignOf(lang);
   const page = groundingText(cleanedText);
   const pageLower = page.toLowerCase();
   // The page's blocks (paragraphs, list items, table rows: the cleaned text keeps each on a line).
-  const blocks = cleanedText.split("\n").map((line) => groundingText(line).toLowerCase());
+  const blocks = blocksOf(cleanedText, headingsMarked);
   const rows = output.rows.slice(0, maxRowsPerPage);
   // Every name the answer gives: a name is found on its own, not inside another entity's longer name.
   const allNames = rows.flatMap((row) => [row.entity.name, ...row.entity.aliases].map(mentionKey));
@@ -74,14 +77,33 @@ export const validatePage = (
       allNames.filter((n) => !keys.includes(n)),
     );
   };
+  // The entities the answer names that are on the page, each by its name and the names the page ties to it.
+  const onPage = rows
+    .map((row) => ({ name: row.entity.name.trim(), aliases: row.entity.aliases }))
+    .filter(({ name }) => mentions(pageLower, [name]))
+    .map(({ name, aliases }) => [name, ...tiedAliases(page, name, aliases)]);
+  /** Whether a text names the entity and no other entity on the page. */
+  const namesAlone = (text: string, names: ReadonlyArray<string>) =>
+    mentions(text, names) && onPage.every((other) => other.some((n) => names.includes(n)) || !mentions(text, other));
   // A page about one entity (the answer names one that is on the page) speaks of it throughout.
-  const aboutOne = rows.filter((row) => mentions(pageLower, [row.entity.name.trim()])).length === 1;
-  /** The quote names the entity, or stands in a block that does: what it says is about the entity. */
+  const aboutOne = onPage.length === 1;
+  /**
+   * The quote names the entity, or stands in a line of a block that does; or in a block naming it
+   * alone, its lines broken by <br> kept together; or in a block naming no entity, under a heading
+   * naming it alone (the innermost heading naming any): what it says is about the entity.
+   */
   const aboutEntity = (quote: string, names: ReadonlyArray<string>): boolean => {
     if (aboutOne) return true;
     const q = mentionKey(quote);
     if (mentions(q, names)) return true;
-    return blocks.some((block) => block.includes(q) && mentions(block, names));
+    const namesAny = (text: string) => onPage.some((other) => mentions(text, other));
+    return blocks.some((block) => {
+      if (!block.text.includes(q)) return false;
+      if (block.lines.some((line) => line.includes(q) && mentions(line, names))) return true;
+      if (namesAny(block.text)) return block.lines.length > 1 && namesAlone(block.text, names);
+      const heading = block.headings.findLast(namesAny);
+      return heading !== undefined && namesAlone(heading, names);
+    });
   };
   const candidates: Candidate[] = [];
   const entries: ObservationEntry[] = [];
@@ -109,15 +131,15 @@ export const validatePage = (
         value: null,
         quote: null,
       };
-      const onPage = groundCell(answer, column.type, page, columnWords(column), sign);
+      const quoted = groundCell(answer, column.type, page, columnWords(column), sign);
       const grounded =
-        onPage.quote !== null && !aboutEntity(onPage.quote, names)
+        quoted.quote !== null && !aboutEntity(quoted.quote, names)
           ? {
               cell: { value: null, missingReason: "extraction_failed" as const, raw: answer.value },
               refusal: "quote_not_about_entity" as const,
               quote: null,
             }
-          : onPage;
+          : quoted;
       if (grounded.refusal !== null) {
         refusals.push({
           entity: name,
