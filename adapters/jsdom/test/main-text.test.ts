@@ -1,7 +1,12 @@
+import { readdirSync, readFileSync } from "node:fs";
+import { decodeHtml } from "@gleaner/core";
 import { expect } from "chai";
 import * as Effect from "effect/Effect";
 import { describe, it } from "mocha";
 import { readMainText } from "../src/index.js";
+
+/** bench/suggest's real listing pages, each with its records (bench/suggest/corpus/README.md says whence). */
+const corpus = new URL("../../../bench/suggest/corpus/", import.meta.url);
 
 const page = `<!doctype html><html><head><title>Northwind Books — Publishers</title>
 <script>window.tracking = "Penguin Random House secret";</script><style>.x{color:red}</style></head>
@@ -74,6 +79,38 @@ describe("@gleaner/jsdom main text (Readability)", () => {
       "\\# of ships in bottles: 40",
     ]);
     expect(lines.filter((l) => /^#+ ?$/.test(l))).to.deep.equal([]);
+  });
+
+  it("reads a page of fact tables under headings, which Readability takes for its footer, as its tables", async () => {
+    const facts = (name: string, opened: number) =>
+      `<h2>${name}</h2><table><tr><th>Opened</th><td>${opened}</td></tr><tr><th>City</th><td>Hull</td></tr></table>`;
+    const html = `<html><head><title>Museums compared</title></head><body><header><nav><a href="/">Home</a></nav></header>
+<main><h1>Coastal museums compared</h1>${facts("Saltworks Museum", 1901)}${facts("Lantern House", 1958)}</main>
+<footer><p>Copyright 2026, the Coastal Museums Trust. All rights reserved, including the right to reproduce this page, its text and its tables, in whole or in part.</p>
+<p>Contact the trust office, open Monday to Friday, nine to five, except on public holidays.</p></footer></body></html>`;
+    const lines = (await Effect.runPromise(readMainText(html, "http://127.0.0.1/compared"))).text.split("\n");
+    expect(lines).to.include.members(["## Saltworks Museum", "Opened | 1901", "## Lantern House", "Opened | 1958"]);
+    expect(lines.join("\n")).not.to.contain("All rights reserved");
+  });
+
+  it("keeps every record of bench/suggest's real listing pages, where Readability kept a fragment of some", async () => {
+    const text = (value: string) => value.replace(/\s+/g, " ").trim().toLowerCase();
+    let pages = 0;
+    for (const slug of readdirSync(corpus).filter((name) => !name.includes("."))) {
+      const truth = JSON.parse(readFileSync(new URL(`${slug}/truth.json`, corpus), "utf8"));
+      const keys = truth.records.map((record: Record<string, string>) => text(record[truth.key] ?? ""));
+      // A page whose records are named by their links has no text to look for.
+      if (keys.some((key: string) => key.startsWith("/") || key.startsWith("http"))) continue;
+      pages++;
+      // Saved as UTF-8 whatever their <meta> says, and served so by bench:suggest.
+      const html = decodeHtml(readFileSync(new URL(`${slug}/page.html`, corpus)), "text/html; charset=utf-8");
+      const main = text((await Effect.runPromise(readMainText(html, "http://127.0.0.1/"))).text);
+      expect(
+        keys.filter((key: string) => !main.includes(key)),
+        slug,
+      ).to.deep.equal([]);
+    }
+    expect(pages).to.equal(21);
   });
 
   it("reads a page without an article (no markup at all) as its text", async () => {

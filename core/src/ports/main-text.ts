@@ -8,7 +8,10 @@ export const lineBreak = "\u2028";
 /** A heading line of a page's main text: "#" once per level, a space, the heading ("## Lantern House"). */
 export const headingLine = /^(#{1,6}) (.+)$/;
 
-/** A page's main content as plain text: scripts, navigation and boilerplate dropped. */
+/**
+ * A page's main content as plain text: scripts, navigation and boilerplate dropped, but never a fact of
+ * the page's own content (a reader that finds only part of it reads the page's text instead).
+ */
 export interface MainText {
   readonly title: string | null;
   /**
