@@ -119,3 +119,9 @@ export const isInside = (node: PageNode, ancestor: PageNode): boolean => {
   for (let p = node.parent; p !== null; p = p.parent) if (p === ancestor) return true;
   return false;
 };
+
+/** Is `node` inside any of `ancestors` (strictly)? One walk up, however many ancestors there are. */
+export const insideAny = (node: PageNode, ancestors: ReadonlySet<PageNode>): boolean => {
+  for (let p = node.parent; p !== null; p = p.parent) if (ancestors.has(p)) return true;
+  return false;
+};

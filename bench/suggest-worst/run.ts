@@ -1,0 +1,101 @@
+// bench:suggest-worst — POST /v1/sources/suggest and POST /v1/sources/preview on the worst pages within
+// the document limits (suggest-worst/pages.ts), each served on loopback. For each: the request's wall
+// time, the longest the host's event loop was held during it (what every other request on the host
+// waits), and the floor: one GET of the page and one htmlparser2 parse, timed in the same rounds.
+//   npm run bench:suggest-worst -w @gleaner/bench -- [--repeats 3] [--page flat-list]
+import { startHost } from "@gleaner/koa";
+import { MemoryStoreLive } from "@gleaner/memory";
+import { parseWithHtmlparser2 } from "@gleaner/htmlparser2";
+import * as Effect from "effect/Effect";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { monitorEventLoopDelay } from "node:perf_hooks";
+import { positiveIntegerArg } from "../args.js";
+import { benchHostConfig } from "../bench-host.js";
+import { median } from "../median.js";
+import { worstPages } from "./pages.js";
+
+const repeats = positiveIntegerArg("repeats", 3);
+const only = process.argv.includes("--page") ? process.argv[process.argv.indexOf("--page") + 1] : undefined;
+const pages = worstPages().filter((p) => only === undefined || p.slug === only);
+const bySlug = new Map(pages.map((p) => [p.slug, p]));
+const site = createServer((req, res) => {
+  const page = bySlug.get((req.url ?? "").split("/")[1] ?? "");
+  if (page && req.url === `/${page.slug}/page.html`) {
+    res.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end(page.html);
+  } else res.writeHead(404, { "content-type": "text/plain" }).end("not found");
+});
+await new Promise<void>((resolve) => site.listen(0, "127.0.0.1", resolve));
+const siteUrl = `http://127.0.0.1:${(site.address() as AddressInfo).port}`;
+const host = await startHost({
+  config: { ...benchHostConfig, ownerLimits: { ...benchHostConfig.ownerLimits, maxPreviewsPerMinute: 1_000_000 } },
+  overrides: { store: MemoryStoreLive },
+});
+const key = await host.createKey("bench-suggest-worst", 10);
+const pageUrl = (slug: string) => `${siteUrl}/${slug}/page.html`;
+
+// The host runs in this process: the longest event-loop delay during a request is how long it held the loop.
+const loop = monitorEventLoopDelay({ resolution: 10 });
+loop.enable();
+const timed = async <T>(work: () => Promise<T>): Promise<{ ms: number; heldMs: number; value: T }> => {
+  loop.reset();
+  const started = performance.now();
+  const value = await work();
+  const ms = performance.now() - started;
+  // One more turn so a hold that ended the request is sampled.
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  return { ms, heldMs: loop.max / 1e6, value };
+};
+const post = async (path: string, body: unknown) => {
+  const res = await fetch(`${host.url}${path}`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
+  const json = (await res.json()) as Record<string, unknown>;
+  if (res.status !== 200) throw new Error(`${path} answered ${res.status} ${JSON.stringify(json)}`);
+  return json;
+};
+interface Suggestion {
+  readonly source: { itemSelector: string } & Record<string, unknown>;
+  readonly why: string;
+  readonly preview: { pages: Array<{ records: number }> };
+}
+
+const rows: string[] = [];
+for (const page of pages) {
+  const suggestMs: number[] = [];
+  const suggestHeld: number[] = [];
+  const previewMs: number[] = [];
+  const previewHeld: number[] = [];
+  const floorMs: number[] = [];
+  let top: Suggestion | undefined;
+  let count = 0;
+  for (let round = 0; round < repeats; round++) {
+    const floor = await timed(async () => {
+      const html = await (await fetch(pageUrl(page.slug))).text();
+      Effect.runSync(parseWithHtmlparser2(html, pageUrl(page.slug))).dispose();
+    });
+    floorMs.push(floor.ms);
+    const suggested = await timed(() => post("/v1/sources/suggest", { url: pageUrl(page.slug) }));
+    const suggestions = (suggested.value.suggestions ?? []) as Suggestion[];
+    suggestMs.push(suggested.ms);
+    suggestHeld.push(suggested.heldMs);
+    count = suggestions.length;
+    top = suggestions[0];
+    if (top) {
+      const previewed = await timed(() => post("/v1/sources/preview", { source: top!.source, pages: 1 }));
+      previewMs.push(previewed.ms);
+      previewHeld.push(previewed.heldMs);
+    }
+  }
+  const f = (xs: number[]) => (xs.length === 0 ? "-" : median(xs).toFixed(0));
+  rows.push(
+    `${page.slug} | ${(page.html.length / 1e6).toFixed(1)} MB | ${count} | ${top?.source.itemSelector ?? "(none)"} | ${top?.preview.pages[0]?.records ?? 0} | ${f(suggestMs)} | ${f(suggestHeld)} | ${f(previewMs)} | ${f(previewHeld)} | ${f(floorMs)}`,
+  );
+  console.log(rows[rows.length - 1]);
+}
+await host.close();
+site.close();
+console.log("\npage | size | suggestions | top item selector | records in its preview | suggest ms | suggest held ms | preview ms | preview held ms | floor ms");
+for (const row of rows) console.log(row);
