@@ -4,7 +4,7 @@ import type { RenderMode } from "../schema/source.js";
 import type { WantedColumn } from "../schema/sources.js";
 import { findFields, type FoundField, recordParts } from "./fields.js";
 import { chooseIdentity, extractionName, fieldNames } from "./names.js";
-import { insideAny, type PageNode, pageTree, type PageTree } from "./page-tree.js";
+import { insideAny, type PageNode, pageTree, type PageTree, SUGGEST_MAX_ELEMENTS } from "./page-tree.js";
 import { findPagination } from "./pagination.js";
 import { recordGroups } from "./records.js";
 import { itemSelectorFor } from "./selectors.js";
@@ -189,6 +189,11 @@ export const suggestCandidates = (outline: OutlineElement, options: SuggestOptio
         (item.generated ? " (a class name a build tool made: it may change when the site is redeployed)" : ""),
       `key: ${identity.join(" + ")}`,
       paginationWhy,
+      ...(tree.complete
+        ? []
+        : [
+            `the page has more than ${SUGGEST_MAX_ELEMENTS} elements: this was found among its first ${SUGGEST_MAX_ELEMENTS}, and the preview reads the whole page`,
+          ]),
       ...(unmatched.length > 0 ? [`not found on the page: ${unmatched.join(", ")}`] : []),
     ].join("; ");
     candidates.push({ name: datasetName(tree, options.pageUrl, item.selector), columns, source, why: `${why}.` });
