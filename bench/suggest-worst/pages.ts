@@ -61,7 +61,7 @@ export const worstPages = (): WorstPage[] => [
     slug: "deep-records",
     what: "30,000 records three deep under a chain 25 deep (total depth near the bound)",
     html: doc(
-      `${"<div class=\"w\">".repeat(25)}<section class="list">${repeat(
+      `${'<div class="w">'.repeat(25)}<section class="list">${repeat(
         30_000,
         (i) => `<div class="rec"><a href="/p/${i}">Record ${i}</a><b>${i}</b></div>`,
       )}</section>${"</div>".repeat(25)}`,

@@ -104,5 +104,7 @@ for (const page of pages) {
 clearInterval(ticker);
 await host.close();
 site.close();
-console.log("\npage | size | suggestions | top item selector | records in its preview | suggest ms | suggest held ms | preview ms | preview held ms | floor ms");
+console.log(
+  "\npage | size | suggestions | top item selector | records in its preview | suggest ms | suggest held ms | preview ms | preview held ms | floor ms",
+);
 for (const row of rows) console.log(row);

@@ -253,7 +253,10 @@ const siblingGroups = (tree: PageTree): Map<string, PageNode[]> => {
       const byClass = new Map<string, PageNode[]>();
       for (const node of records) {
         const wrapper = wrapperOf.get(node);
-        for (const c of [...node.classes, ...(wrapper && wrapper !== node ? wrapper.classes.map((c) => `^${c}`) : [])]) {
+        for (const c of [
+          ...node.classes,
+          ...(wrapper && wrapper !== node ? wrapper.classes.map((c) => `^${c}`) : []),
+        ]) {
           if (!isClassName(c.replace(/^\^/, ""))) continue;
           const list = byClass.get(c);
           if (list) list.push(node);
