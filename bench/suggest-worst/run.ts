@@ -3,35 +3,17 @@
 // time, the longest the host's event loop was held during it (what every other request on the host
 // waits), and the floor: one GET of the page and one htmlparser2 parse, timed in the same rounds.
 //   npm run bench:suggest-worst -w @gleaner/bench -- [--repeats 3] [--page flat-list]
-import { startHost } from "@gleaner/koa";
-import { MemoryStoreLive } from "@gleaner/memory";
 import { parseWithHtmlparser2 } from "@gleaner/htmlparser2";
 import * as Effect from "effect/Effect";
-import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
 import { positiveIntegerArg } from "../args.js";
-import { benchHostConfig } from "../bench-host.js";
 import { median } from "../median.js";
+import { servePagesAndHost } from "../suggest/serve-pages.js";
 import { worstPages } from "./pages.js";
 
 const repeats = positiveIntegerArg("repeats", 3);
 const only = process.argv.includes("--page") ? process.argv[process.argv.indexOf("--page") + 1] : undefined;
 const pages = worstPages().filter((p) => only === undefined || p.slug === only);
-const bySlug = new Map(pages.map((p) => [p.slug, p]));
-const site = createServer((req, res) => {
-  const page = bySlug.get((req.url ?? "").split("/")[1] ?? "");
-  if (page && req.url === `/${page.slug}/page.html`) {
-    res.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end(page.html);
-  } else res.writeHead(404, { "content-type": "text/plain" }).end("not found");
-});
-await new Promise<void>((resolve) => site.listen(0, "127.0.0.1", resolve));
-const siteUrl = `http://127.0.0.1:${(site.address() as AddressInfo).port}`;
-const host = await startHost({
-  config: { ...benchHostConfig, ownerLimits: { ...benchHostConfig.ownerLimits, maxPreviewsPerMinute: 1_000_000 } },
-  overrides: { store: MemoryStoreLive },
-});
-const key = await host.createKey("bench-suggest-worst", 10);
-const pageUrl = (slug: string) => `${siteUrl}/${slug}/page.html`;
+const { host, key, pageUrl, close } = await servePagesAndHost(pages);
 
 // The host runs in this process: the longest gap between ticks of a 5 ms timer during a request is the
 // longest the host held the event loop, what any other request would have waited.
@@ -102,8 +84,7 @@ for (const page of pages) {
   console.log(rows[rows.length - 1]);
 }
 clearInterval(ticker);
-await host.close();
-site.close();
+await close();
 console.log(
   "\npage | size | suggestions | top item selector | records in its preview | suggest ms | suggest held ms | preview ms | preview held ms | floor ms",
 );
