@@ -4,36 +4,17 @@
 // same for any of the top 3, the share of truth fields found by the top suggestion, and the suggest
 // latency beside its floor: one GET of the same page and one parse of it, timed in the same rounds.
 //   npm run bench:suggest -w @gleaner/bench -- [--repeats 5]
-import { startHost } from "@gleaner/koa";
-import { MemoryStoreLive } from "@gleaner/memory";
 import { parseWithHtmlparser2 } from "@gleaner/htmlparser2";
 import * as Effect from "effect/Effect";
-import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
 import { positiveIntegerArg } from "../args.js";
-import { benchHostConfig } from "../bench-host.js";
 import { median, percentile } from "../median.js";
 import { corpus } from "./corpus.js";
+import { servePagesAndHost } from "./serve-pages.js";
 import { type Scored, scoreSuggestion } from "./score.js";
 
 const repeats = positiveIntegerArg("repeats", 5);
 const pages = corpus();
-const bySlug = new Map(pages.map((p) => [p.slug, p]));
-// Saved pages as a server sends them; any other path (a next page) is 404, as it is for a saved copy.
-const site = createServer((req, res) => {
-  const page = bySlug.get((req.url ?? "").split("/")[1] ?? "");
-  if (page && req.url === `/${page.slug}/page.html`) {
-    res.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end(page.html);
-  } else res.writeHead(404, { "content-type": "text/plain" }).end("not found");
-});
-await new Promise<void>((resolve) => site.listen(0, "127.0.0.1", resolve));
-const siteUrl = `http://127.0.0.1:${(site.address() as AddressInfo).port}`;
-const host = await startHost({
-  config: { ...benchHostConfig, ownerLimits: { ...benchHostConfig.ownerLimits, maxPreviewsPerMinute: 1_000_000 } },
-  overrides: { store: MemoryStoreLive },
-});
-const key = await host.createKey("bench-suggest", 10);
-const pageUrl = (slug: string) => `${siteUrl}/${slug}/page.html`;
+const { host, key, pageUrl, close } = await servePagesAndHost(pages);
 
 interface Suggestion {
   readonly source: unknown;
@@ -77,8 +58,7 @@ for (let round = 0; round < repeats; round++) {
     }
   }
 }
-await host.close();
-site.close();
+await close();
 
 const good = (s: Scored) => s.precision >= 0.9 && s.recall >= 0.9;
 const rows = pages.map((page) => {

@@ -178,7 +178,7 @@ export const findFields = (tree: PageTree, records: ReadonlyArray<PageNode>, bas
     const container = present.some(
       (t) =>
         !t.content.some((c) => typeof c === "string" && c.trim() !== "") &&
-        t.children.filter((c) => tree.text(c) !== "").length > 1,
+        t.children.filter((c) => tree.hasText(c)).length > 1,
     );
     // The record's own text is offered only when nothing inside it says anything apart.
     if (container) continue;

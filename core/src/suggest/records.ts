@@ -98,7 +98,7 @@ const thingsSaid = (tree: PageTree, record: PageNode): number => {
     if (ownText || node.tag === "img" || (node.tag === "a" && node.attributes.href)) count++;
     stack.push(...node.children);
   }
-  if (count === 0 && tree.text(record) !== "") count = 1;
+  if (count === 0 && tree.hasText(record)) count = 1;
   return count;
 };
 
@@ -176,7 +176,7 @@ const isContainer = (tree: PageTree, record: PageNode): boolean => {
 /** A table's header row, or a spacer: not a record. */
 const isRecordLike = (tree: PageTree, node: PageNode): boolean => {
   if (node.tag === "tr") return node.children.some((c) => c.tag === "td");
-  return tree.text(node) !== "" || node.children.some((c) => c.tag === "img" || c.tag === "a");
+  return tree.hasText(node) || node.children.some((c) => c.tag === "img" || c.tag === "a");
 };
 
 /**
@@ -206,6 +206,9 @@ const uniformity = (members: ReadonlyArray<PageNode>): number => {
   return Math.max(...counts.values()) / members.length;
 };
 
+/** How many classes may split one list into groups: far more than a listing's kinds of item (ads, featured, odd and even). */
+const maxClassSplits = 32;
+
 /** The groups of like siblings: per parent and tag, and per class shared by at least three of them. */
 const siblingGroups = (tree: PageTree): Map<string, PageNode[]> => {
   const groups = new Map<string, PageNode[]>();
@@ -229,10 +232,11 @@ const siblingGroups = (tree: PageTree): Map<string, PageNode[]> => {
       else byTag.set(inner.tag, [inner]);
     }
     // Siblings under parents alike (a grid's rows, say) are one group: keyed by the parent's kind.
-    const parentKey = `${parent.parent?.tag}>${parent.tag}.${parent.classes.filter(isStableClass).sort().join(".")}`;
+    let parentKey = "";
     for (const [tag, nodes] of byTag) {
       const records = nodes.filter((n) => isRecordLike(tree, n));
       if (records.length < 2) continue;
+      parentKey ||= `${parent.parent?.tag}>${parent.tag}.${parent.classes.filter(isStableClass).sort().join(".")}`;
       add(`${parentKey}>${tag}`, records);
       // Rows alike in tag but not in what they hold (a story's title row and its subtext row).
       const shapes = new Map<string, PageNode[]>();
@@ -245,20 +249,24 @@ const siblingGroups = (tree: PageTree): Map<string, PageNode[]> => {
       if (shapes.size > 1)
         for (const [shape, nodes] of shapes) if (nodes.length >= 3) add(`${parentKey}>${tag}(${shape})`, nodes);
       // Any class may split a group (a build tool's too): whether it can select the records is the selector's call.
-      const counts = new Map<string, number>();
-      const classesOf = (node: PageNode) => {
+      // Indexed by class in one pass: filtering the records once per class was quadratic on long class lists.
+      const byClass = new Map<string, PageNode[]>();
+      for (const node of records) {
         const wrapper = wrapperOf.get(node);
-        return [...node.classes, ...(wrapper && wrapper !== node ? wrapper.classes.map((c) => `^${c}`) : [])];
-      };
-      for (const node of records)
-        for (const c of classesOf(node)) if (isClassName(c.replace(/^\^/, ""))) counts.set(c, (counts.get(c) ?? 0) + 1);
-      for (const [c, count] of counts) {
-        if (count >= 2 && count < records.length)
-          add(
-            `${parentKey}>${tag}.${c}`,
-            records.filter((n) => classesOf(n).includes(c)),
-          );
+        for (const c of [
+          ...node.classes,
+          ...(wrapper && wrapper !== node ? wrapper.classes.map((c) => `^${c}`) : []),
+        ]) {
+          if (!isClassName(c.replace(/^\^/, ""))) continue;
+          const list = byClass.get(c);
+          if (list) list.push(node);
+          else byClass.set(c, [node]);
+        }
       }
+      const splits = [...byClass].filter(([, members]) => members.length >= 2 && members.length < records.length);
+      // The most shared first, and only so many: classes by the thousand (one per few records) would make a group each.
+      if (splits.length > maxClassSplits) splits.sort((a, b) => b[1].length - a[1].length).length = maxClassSplits;
+      for (const [c, members] of splits) add(`${parentKey}>${tag}.${c}`, members);
     }
   }
   return groups;

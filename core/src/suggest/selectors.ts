@@ -184,7 +184,8 @@ export const fieldSelectorFor = (
   const present = targets.filter((t): t is PageNode => t !== null);
   const own = commonPieces(tree, present).slice(0, 3);
   const tries: string[] = [...own];
-  const parents = present.map((t) => t.parent).filter((p): p is PageNode => p !== null && !records.includes(p));
+  const recordSet = new Set(records);
+  const parents = present.map((t) => t.parent).filter((p): p is PageNode => p !== null && !recordSet.has(p));
   if (parents.length === present.length) {
     for (const parent of commonPieces(tree, parents).slice(0, 2))
       for (const base of own) tries.push(`${parent} > ${base}`);

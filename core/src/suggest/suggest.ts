@@ -4,7 +4,7 @@ import type { RenderMode } from "../schema/source.js";
 import type { WantedColumn } from "../schema/sources.js";
 import { findFields, type FoundField, recordParts } from "./fields.js";
 import { chooseIdentity, extractionName, fieldNames } from "./names.js";
-import { isInside, type PageNode, pageTree, type PageTree } from "./page-tree.js";
+import { insideAny, type PageNode, pageTree, type PageTree, SUGGEST_MAX_ELEMENTS } from "./page-tree.js";
 import { findPagination } from "./pagination.js";
 import { recordGroups } from "./records.js";
 import { itemSelectorFor } from "./selectors.js";
@@ -116,7 +116,7 @@ export const suggestCandidates = (outline: OutlineElement, options: SuggestOptio
   const { pagination, why: paginationWhy } = findPagination(tree, options.pageUrl);
   const candidates: Candidate[] = [];
   const seen = new Set<string>();
-  const offered: PageNode[] = [];
+  const offered = new Set<PageNode>();
   // A selector that also picks up other elements, or leans on a build tool's class, counts for less.
   const ranked = recordGroups(tree)
     .slice(0, groupsLooked)
@@ -127,9 +127,9 @@ export const suggestCandidates = (outline: OutlineElement, options: SuggestOptio
   for (const { group, item } of ranked) {
     if (candidates.length >= (options.limit ?? 5)) break;
     // Parts of records already offered (each record's prices, say) are not records of their own.
-    if (item.matches.every((m) => offered.some((r) => isInside(m, r)))) continue;
+    if (item.matches.every((m) => insideAny(m, offered))) continue;
     const records = item.matches;
-    offered.push(...records);
+    for (const record of records) offered.add(record);
     // The same records reached by another element (an <li> and the <article> it wraps) are one suggestion.
     const signature = records.map((r) => tree.text(r)).join("\u0000");
     if (seen.has(signature)) continue;
@@ -189,6 +189,11 @@ export const suggestCandidates = (outline: OutlineElement, options: SuggestOptio
         (item.generated ? " (a class name a build tool made: it may change when the site is redeployed)" : ""),
       `key: ${identity.join(" + ")}`,
       paginationWhy,
+      ...(tree.complete
+        ? []
+        : [
+            `the page has more than ${SUGGEST_MAX_ELEMENTS} elements: this was found among its first ${SUGGEST_MAX_ELEMENTS}, and the preview reads the whole page`,
+          ]),
       ...(unmatched.length > 0 ? [`not found on the page: ${unmatched.join(", ")}`] : []),
     ].join("; ");
     candidates.push({ name: datasetName(tree, options.pageUrl, item.selector), columns, source, why: `${why}.` });

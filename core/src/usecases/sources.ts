@@ -1,7 +1,7 @@
 import * as Effect from "effect/Effect";
 import * as Schema from "effect/Schema";
 import { ValidationError } from "../errors.js";
-import { DocumentParser } from "../ports/document-parser.js";
+import { DocumentParser, type ParsedDocument } from "../ports/document-parser.js";
 import { type FetchedPage, Fetcher, type FetchRequest, type ReadFailed } from "../ports/fetcher.js";
 import { AllowedTargets } from "../reading/allowed-targets.js";
 import { originOnly } from "../reading/origin.js";
@@ -43,6 +43,41 @@ const readingOnce = (fetcher: Fetcher["Type"]): Fetcher["Type"] => {
   };
 };
 
+/**
+ * Parses each page once per request: a suggestion's previews all read the page it was made from, and
+ * a large page takes a few hundred milliseconds to parse. The documents live until `disposeAll`.
+ */
+const parsingOnce = (parser: DocumentParser["Type"]) => {
+  const parsed = new Map<string, { html: string; document: ParsedDocument }>();
+  const service: DocumentParser["Type"] = {
+    parse: (html, url) => {
+      const known = parsed.get(url);
+      if (known?.html === html) return Effect.succeed({ ...known.document, dispose: () => {} });
+      return parser.parse(html, url).pipe(
+        Effect.tap((document) => {
+          known?.document.dispose();
+          parsed.set(url, { html, document });
+        }),
+        Effect.map((document) => ({ ...document, dispose: () => {} })),
+      );
+    },
+  };
+  const disposeAll = Effect.sync(() => {
+    for (const { document } of parsed.values()) document.dispose();
+    parsed.clear();
+  });
+  return { service, disposeAll };
+};
+
+/**
+ * Lets the host's other requests run (a timer, not a microtask): each stage of a suggestion on a large
+ * page holds the thread for up to a few hundred milliseconds, and the stages need not be one block.
+ */
+const letOthersRun = Effect.async<void>((resume) => {
+  const timer = setTimeout(() => resume(Effect.void), 0);
+  return Effect.sync(() => clearTimeout(timer));
+});
+
 /** POST /v1/sources/preview: what a run of the source would get from its first pages, written nowhere. */
 export const previewSourceRequest = (ownerId: OwnerId, request: PreviewRequest) =>
   Effect.gen(function* () {
@@ -71,6 +106,12 @@ export const suggestSources = (ownerId: OwnerId, request: SuggestRequest) =>
     }
     yield* takePreview(ownerId);
     const fetcher = readingOnce(yield* Fetcher);
+    const parser = parsingOnce(yield* DocumentParser);
+    return yield* suggestFromPage(request, fetcher, parser.service).pipe(Effect.ensuring(parser.disposeAll));
+  });
+
+const suggestFromPage = (request: SuggestRequest, fetcher: Fetcher["Type"], parser: DocumentParser["Type"]) =>
+  Effect.gen(function* () {
     const render = request.render ?? "static";
     // The request's reads share a browser session (as a run's do), never another request's.
     const session = newId();
@@ -82,7 +123,7 @@ export const suggestSources = (ownerId: OwnerId, request: SuggestRequest) =>
       return { page, suggestions: [] } satisfies SuggestResponse;
     }
     const fetched = read.right;
-    const parsed = yield* Effect.either((yield* DocumentParser).parse(fetched.body, fetched.finalUrl));
+    const parsed = yield* Effect.either(parser.parse(fetched.body, fetched.finalUrl));
     if (parsed._tag === "Left") {
       const readFailure = {
         reason: parsed.left.reason,
@@ -92,25 +133,23 @@ export const suggestSources = (ownerId: OwnerId, request: SuggestRequest) =>
       return { page: { url: fetched.finalUrl, status: "failed" as const, readFailure }, suggestions: [] };
     }
     const document = parsed.right;
-    let candidates: ReturnType<typeof suggestCandidates>;
-    try {
-      candidates = suggestCandidates(document.outline(), {
-        pageUrl: fetched.finalUrl,
-        baseUrl: document.baseUrl,
-        render,
-        ...(request.columns ? { columns: request.columns } : {}),
-      });
-    } finally {
-      document.dispose();
-    }
+    yield* letOthersRun;
+    const candidates = suggestCandidates(document.outline(), {
+      pageUrl: fetched.finalUrl,
+      baseUrl: document.baseUrl,
+      render,
+      ...(request.columns ? { columns: request.columns } : {}),
+    });
     const allow = yield* AllowedTargets;
     const suggestions: Suggestion[] = [];
     for (const candidate of candidates) {
       const source = Schema.decodeUnknownOption(Source)(candidate.source);
       if (source._tag === "None" || sourceProblems(source.value, candidate.columns, allow).length > 0) continue;
+      yield* letOthersRun;
       const previewOf = (decoded: Source) =>
         previewSource(decoded, previewColumns(candidate.columns), 2, session).pipe(
           Effect.provideService(Fetcher, fetcher),
+          Effect.provideService(DocumentParser, parser),
         );
       let preview = yield* previewOf(source.value);
       let body = { source: candidate.source, why: candidate.why };
