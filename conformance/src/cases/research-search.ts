@@ -12,6 +12,15 @@ import { phaseOrder, researchStage } from "../research-stage.js";
  */
 export const researchSearchCases = (ctx: SuiteContext, set: AdapterSet): void => {
   const { site, searxng, researchRuns } = researchStage(ctx, set);
+  /** A run over results some of which are not read: it succeeds, coverage complete, on the pages it read. */
+  const succeedsOverSomeResults = async () => {
+    const owner = await ctx.owner(10);
+    const dataset = await createDataset(owner, publishersDataset(site()));
+    const run = await researchToEnd(owner, dataset.id);
+    expect(run.status, JSON.stringify(run)).to.equal("succeeded");
+    expect(run.checks.find((c: Body) => c.checkId === "coverage").passed).to.equal(true);
+    return { owner, dataset, run };
+  };
   researchRuns(() => {
     it("search research on the main host (the set's queue): results are normalised, de-duplicated, read and answered the same way", async () => {
       const owner = await ctx.owner(10);
@@ -45,11 +54,7 @@ export const researchSearchCases = (ctx: SuiteContext, set: AdapterSet): void =>
         { url: site().page(2), title: "More publishers", content: "" },
       ]);
       try {
-        const owner = await ctx.owner(10);
-        const dataset = await createDataset(owner, publishersDataset(site()));
-        const run = await researchToEnd(owner, dataset.id);
-        expect(run.status, JSON.stringify(run)).to.equal("succeeded");
-        expect(run.checks.find((c: Body) => c.checkId === "coverage").passed).to.equal(true);
+        const { owner, dataset, run } = await succeedsOverSomeResults();
         expect(await rowsOf(owner, dataset.id)).to.have.length(3);
         // Charged for the two pages read and checked, not the refused one.
         expect((await owner.get("/v1/usage")).body.balance).to.equal(8);
@@ -106,11 +111,7 @@ export const researchSearchCases = (ctx: SuiteContext, set: AdapterSet): void =>
         { url: site().page(2), title: "More publishers", content: "" },
       ]);
       try {
-        const owner = await ctx.owner(10);
-        const dataset = await createDataset(owner, publishersDataset(site()));
-        const run = await researchToEnd(owner, dataset.id);
-        expect(run.status, JSON.stringify(run)).to.equal("succeeded");
-        expect(run.checks.find((c: Body) => c.checkId === "coverage").passed).to.equal(true);
+        const { owner, run } = await succeedsOverSomeResults();
         expect(site().reads).to.deep.equal([]);
         // Only the pages read are charged.
         expect((await owner.get("/v1/usage")).body.balance).to.equal(8);
