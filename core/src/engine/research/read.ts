@@ -81,6 +81,7 @@ export const readResults = Effect.fn("research.readResults")(function* (
   const pages: ResearchPage[] = [];
   const failures: Array<ReadOutcome["failures"][number]> = [];
   const seen = new Set<string>();
+  const seenTexts = new Set<string>();
   for (const url of urls) {
     const started = yield* Clock.currentTimeMillis;
     const result = yield* Effect.either(
@@ -104,7 +105,9 @@ export const readResults = Effect.fn("research.readResults")(function* (
     const page = yield* cleaned(reader, result.right.body, result.right.finalUrl, sha256);
     // One page under several URLs (a trailing slash, tracking parameters, its query in another order)
     // reads as the same text: it is one page, asked about, counted and charged once.
-    if (pages.some((p) => p.text === page.text && p.lang === page.lang)) continue;
+    const reads = `${page.lang}\n${page.text}`;
+    if (seenTexts.has(reads)) continue;
+    seenTexts.add(reads);
     pages.push(page);
   }
   const coverage: Coverage = { complete: true };
